@@ -1,0 +1,92 @@
+/**
+ * The event contract: what a consumer may rely on. Stable and versioned; relay mechanics
+ * (attempts, leases, published_at, partition/offset) are never part of it.
+ *
+ * On Kafka an event is one record:
+ * - key: `aggregateId` (order per key is order per aggregate);
+ * - value: the payload as UTF-8 JSON, exactly the bytes recorded (no envelope around it);
+ * - headers: the contract fields below (`EVENT_HEADERS`), `content-type: application/json`,
+ *   plus the event's own headers (trace context, correlation id, user headers);
+ * - timestamp: the publish time; `occurred_at` travels in a header.
+ * @publicApi
+ */
+export interface EventEnvelope<TPayload = unknown> {
+  /** UUIDv7, assigned once when the event is recorded; the consumer's dedup key. */
+  readonly eventId: string;
+  /** For example `order.confirmed`. */
+  readonly eventType: string;
+  /** Version of this event type's payload format (not of the aggregate). */
+  readonly schemaVersion: number;
+  /** For example `order`; routes to a topic. */
+  readonly aggregateType: string;
+  /** The Kafka key. */
+  readonly aggregateId: string;
+  /** The aggregate's sequence number after this change (1, 2, 3, ...). */
+  readonly aggregateVersion: number;
+  readonly occurredAt: Date;
+  readonly payload: TPayload;
+  /** `traceparent`, `tracestate`, `correlation_id` and user headers. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Kafka header names of the contract fields.
+ * @publicApi
+ */
+export const EVENT_HEADERS = {
+  eventId: 'event_id',
+  eventType: 'event_type',
+  schemaVersion: 'schema_version',
+  aggregateType: 'aggregate_type',
+  aggregateId: 'aggregate_id',
+  aggregateVersion: 'aggregate_version',
+  occurredAt: 'occurred_at',
+  contentType: 'content-type',
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
+  correlationId: 'correlation_id',
+} as const;
+
+const RESERVED = new Set<string>(Object.values(EVENT_HEADERS));
+
+/** True when `name` is a contract header that event headers must not override. @publicApi */
+export function isReservedHeader(name: string): boolean {
+  return RESERVED.has(name.toLowerCase());
+}
+
+/**
+ * Builds the Kafka headers of an event: its own headers first, then the contract fields
+ * (which always win).
+ * @publicApi
+ */
+export function toKafkaHeaders(event: Omit<EventEnvelope, 'payload'>): Record<string, string> {
+  return {
+    ...event.headers,
+    [EVENT_HEADERS.eventId]: event.eventId,
+    [EVENT_HEADERS.eventType]: event.eventType,
+    [EVENT_HEADERS.schemaVersion]: String(event.schemaVersion),
+    [EVENT_HEADERS.aggregateType]: event.aggregateType,
+    [EVENT_HEADERS.aggregateId]: event.aggregateId,
+    [EVENT_HEADERS.aggregateVersion]: String(event.aggregateVersion),
+    [EVENT_HEADERS.occurredAt]: event.occurredAt.toISOString(),
+    [EVENT_HEADERS.contentType]: 'application/json',
+  };
+}
+
+/** A Kafka header value as kafkajs delivers it. */
+export type RawHeaderValue = Buffer | string | (Buffer | string)[] | undefined;
+
+/**
+ * Kafka headers as plain strings (the first value of a repeated header wins).
+ * @publicApi
+ */
+export function readHeaders(
+  raw: Record<string, RawHeaderValue> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[name] = first.toString();
+  }
+  return out;
+}

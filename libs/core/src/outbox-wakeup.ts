@@ -1,0 +1,36 @@
+/**
+ * DI token of the in-process after-commit signal. The OutboxModule provides one
+ * `OutboxWakeup` per application; a RelayModule in the same application injects it
+ * (optionally) and claims at once instead of waiting for its next poll.
+ * @publicApi
+ */
+export const OUTBOX_WAKEUP = Symbol('nest-outbox:wakeup');
+
+/** Called after a transaction that recorded events has committed. */
+export type WakeupListener = () => void;
+
+/**
+ * In-memory after-commit signal, one per application (never static, so two apps in one
+ * process do not see each other). A hint only: correctness never depends on it.
+ * @publicApi
+ */
+export class OutboxWakeup {
+  private readonly listeners = new Set<WakeupListener>();
+
+  /** Subscribes; returns the function that unsubscribes. */
+  subscribe(listener: WakeupListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells every listener that new events are committed. Listener errors are swallowed. */
+  signal(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A hint must never break the writer that committed.
+      }
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import { InvalidOptionsError } from './nest-outbox.error';
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Checks that `value` is a plain lower-case PostgreSQL identifier (letters, digits, `_`,
+ * at most 63 bytes, not starting with a digit) and returns it double-quoted for SQL.
+ * Anything else is refused: identifiers are interpolated into SQL, never bound.
+ * @throws InvalidOptionsError naming the module and option
+ * @publicApi
+ */
+export function sqlIdentifier(moduleName: string, option: string, value: unknown): string {
+  if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
+    throw new InvalidOptionsError(
+      moduleName,
+      option,
+      `must be a lower-case SQL identifier matching ${IDENTIFIER.source} (got ${JSON.stringify(value)}); ` +
+        'use letters, digits and underscores only, for example "outbox" or "app_events"',
+    );
+  }
+  return `"${value}"`;
+}
+
+/** `"schema"."table"` from two validated identifiers. @publicApi */
+export function qualifiedTable(moduleName: string, schema: string, table: string): string {
+  return `${sqlIdentifier(moduleName, 'schema', schema)}.${sqlIdentifier(moduleName, 'table', table)}`;
+}

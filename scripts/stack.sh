@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Makes PostgreSQL and a real Apache Kafka broker available for the tests, the benchmarks
+# and the demo, and waits until both answer.
+#
+#   scripts/stack.sh up       reuse what answers; else docker compose; else local processes
+#   scripts/stack.sh down     stop only what this script started
+#   scripts/stack.sh status   say what answers
+#   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker (fault tests)
+#
+# Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
+# KAFKA_BROKERS (default 127.0.0.1:9092), KAFKA_VERSION is fixed in scripts/kafka/pom.xml.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STATE="$ROOT/.stack"
+CACHE="$ROOT/.cache/kafka"
+DATABASE_URL=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:9092}
+KAFKA_HOST=${KAFKA_BROKERS%%,*}
+KAFKA_PORT=${KAFKA_HOST##*:}
+KAFKA_HOST=${KAFKA_HOST%%:*}
+PID_FILE="$STATE/kafka.pid"
+
+log() { printf '[stack] %s\n' "$*" >&2; }
+die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+pg_up() { psql "$DATABASE_URL" -qAtc 'select 1' >/dev/null 2>&1; }
+
+kafka_up() { port_open "$KAFKA_HOST" "$KAFKA_PORT"; }
+
+wait_for() { # name, seconds, command...
+  local name=$1 secs=$2 i
+  shift 2
+  for ((i = 0; i < secs * 5; i++)); do
+    if "$@"; then return 0; fi
+    sleep 0.2
+  done
+  return 1
+}
+
+docker_ok() { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }
+
+start_postgres() {
+  pg_up && { log "PostgreSQL answers at $DATABASE_URL"; return; }
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    log "starting the system PostgreSQL cluster"
+    local ver
+    ver=$(ls /etc/postgresql | sort -V | tail -1)
+    pg_ctlcluster --skip-systemctl-redirect "$ver" main start || true
+    wait_for postgres 30 pg_up || die "PostgreSQL did not answer at $DATABASE_URL within 30 s"
+    return
+  fi
+  die "no PostgreSQL answers at $DATABASE_URL and none is installed: install PostgreSQL 15+ or set DATABASE_URL"
+}
+
+fetch_kafka() {
+  if [ -f "$CACHE/libs/.complete" ]; then return; fi
+  command -v mvn >/dev/null 2>&1 || die "no Maven found: install Maven (to fetch Kafka from Maven Central) or start Kafka yourself and set KAFKA_BROKERS"
+  log "fetching Apache Kafka jars from Maven Central (once)"
+  rm -rf "$CACHE/libs"
+  mvn -q -B -Dstyle.color=never -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies \
+    -DoutputDirectory="$CACHE/libs" -DincludeScope=runtime >&2 ||
+    die "Maven could not fetch Kafka (see above)"
+  touch "$CACHE/libs/.complete"
+}
+
+start_kafka_process() {
+  command -v java >/dev/null 2>&1 || die "no Java found: install a JDK 17+ or start Kafka yourself and set KAFKA_BROKERS"
+  fetch_kafka
+  mkdir -p "$STATE"
+  local data="$STATE/kafka-data" props="$STATE/server.properties"
+  sed "s#@LOG_DIR@#$data#" "$ROOT/scripts/kafka/server.properties" >"$props"
+  local cp="$CACHE/libs/*"
+  local jvm=(-Xms256m -Xmx1g -XX:+UseG1GC "-Dlog4j2.configurationFile=$ROOT/scripts/kafka/log4j2.yaml")
+  if [ ! -f "$data/meta.properties" ]; then
+    log "formatting KRaft storage in $data"
+    local cluster
+    cluster=$(java -cp "$cp" "${jvm[@]}" kafka.tools.StorageTool random-uuid)
+    java -cp "$cp" "${jvm[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$props" >&2
+  fi
+  log "starting Kafka (KRaft, broker+controller) on $KAFKA_HOST:$KAFKA_PORT"
+  nohup java -cp "$cp" "${jvm[@]}" kafka.Kafka "$props" >"$STATE/kafka.log" 2>&1 &
+  echo $! >"$PID_FILE"
+  if ! wait_for kafka 90 kafka_ready; then
+    tail -40 "$STATE/kafka.log" >&2 || true
+    die "Kafka did not answer on $KAFKA_HOST:$KAFKA_PORT within 90 s (log: $STATE/kafka.log)"
+  fi
+}
+
+# The port opens before the broker can serve metadata; ask it with the bundled admin tool.
+kafka_ready() {
+  kafka_up || return 1
+  grep -q 'Kafka Server started\|\[KafkaRaftServer nodeId=1\] Kafka Server started' "$STATE/kafka.log" 2>/dev/null
+}
+
+local_kafka_running() { [ -f "$PID_FILE" ] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null; }
+
+start_kafka() {
+  if kafka_up; then log "Kafka answers at $KAFKA_BROKERS"; return; fi
+  start_kafka_process
+}
+
+cmd_up() {
+  if ! pg_up || ! kafka_up; then
+    if docker_ok && [ "${STACK_NO_DOCKER:-}" != 1 ]; then
+      log "a Docker engine answers: docker compose up -d --wait postgres kafka"
+      docker compose -f "$ROOT/docker-compose.yml" up -d --wait postgres kafka >&2
+    fi
+  fi
+  start_postgres
+  start_kafka
+  log "ready: PostgreSQL $DATABASE_URL, Kafka $KAFKA_BROKERS"
+}
+
+cmd_down() {
+  if local_kafka_running; then
+    local pid
+    pid=$(cat "$PID_FILE")
+    log "stopping Kafka (pid $pid)"
+    kill "$pid"
+    wait_for kafka-stop 60 bash -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$PID_FILE"
+}
+
+cmd_status() {
+  if pg_up; then echo "postgres: up ($DATABASE_URL)"; else echo "postgres: down"; fi
+  if kafka_up; then echo "kafka: up ($KAFKA_BROKERS)"; else echo "kafka: down"; fi
+  if local_kafka_running; then echo "local kafka pid: $(cat "$PID_FILE")"; fi
+}
+
+case "${1:-}" in
+up) cmd_up ;;
+down) cmd_down ;;
+status) cmd_status ;;
+kafka-stop) cmd_down ;;
+kafka-start) start_kafka ;;
+*) die "usage: scripts/stack.sh up|down|status|kafka-stop|kafka-start" ;;
+esac
