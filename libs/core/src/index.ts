@@ -9,4 +9,9 @@ export {
   type EventEnvelope,
   type RawHeaderValue,
 } from './event-contract';
-export { OUTBOX_WAKEUP, OutboxWakeup, type WakeupListener } from './outbox-wakeup';
+export {
+  DEFAULT_NOTIFY_CHANNEL,
+  OUTBOX_WAKEUP,
+  OutboxWakeup,
+  type WakeupListener,
+} from './outbox-wakeup';

@@ -1,0 +1,5 @@
+export {
+  outboxSchemaSql,
+  dropOutboxSchemaSql,
+  type OutboxTableName,
+} from './schema/outbox-schema.sql';
