@@ -8,7 +8,8 @@
 #   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker (fault tests)
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
-# KAFKA_BROKERS (default 127.0.0.1:9092), KAFKA_VERSION is fixed in scripts/kafka/pom.xml.
+# KAFKA_BROKERS (default 127.0.0.1:9092; a local broker listens on its first host:port),
+# KAFKA_CONTROLLER_PORT (default 9093). The Kafka version is fixed in scripts/kafka/pom.xml.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,6 +20,7 @@ KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:9092}
 KAFKA_HOST=${KAFKA_BROKERS%%,*}
 KAFKA_PORT=${KAFKA_HOST##*:}
 KAFKA_HOST=${KAFKA_HOST%%:*}
+KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-9093}
 PID_FILE="$STATE/kafka.pid"
 
 log() { printf '[stack] %s\n' "$*" >&2; }
@@ -71,7 +73,9 @@ start_kafka_process() {
   fetch_kafka
   mkdir -p "$STATE"
   local data="$STATE/kafka-data" props="$STATE/server.properties"
-  sed "s#@LOG_DIR@#$data#" "$ROOT/scripts/kafka/server.properties" >"$props"
+  sed -e "s#@LOG_DIR@#$data#" -e "s#127.0.0.1:9092#$KAFKA_HOST:$KAFKA_PORT#g" \
+    -e "s#127.0.0.1:9093#127.0.0.1:$KAFKA_CONTROLLER_PORT#g" \
+    "$ROOT/scripts/kafka/server.properties" >"$props"
   local cp="$CACHE/libs/*"
   local jvm=(-Xms256m -Xmx1g -XX:+UseG1GC "-Dlog4j2.configurationFile=$ROOT/scripts/kafka/log4j2.yaml")
   if [ ! -f "$data/meta.properties" ]; then
