@@ -1,5 +1,30 @@
+export { OutboxModule } from './outbox.module';
+export { OutboxService } from './outbox.service';
+export { OutboxTransactional } from './outbox-transactional.decorator';
+export { OUTBOX_OPTIONS } from './outbox.constants';
+export { MODULE_OPTIONS_TOKEN as OUTBOX_MODULE_OPTIONS } from './outbox.module-definition';
+export type {
+  OutboxModuleExtras,
+  OutboxModuleOptions,
+  ResolvedOutboxOptions,
+  TraceContext,
+} from './outbox-options.interface';
+export type { OutboxEventInput, RecordedEvent } from './event/outbox-event.interface';
+export { outboxLockKey } from './event/lock-key';
+export type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
+export type { TransitionSpec } from './transition/transition.interface';
+export { NoActiveTransactionError } from './errors/no-active-transaction.error';
+export { PayloadTooLargeError } from './errors/payload-too-large.error';
+export { PayloadSerializationError } from './errors/payload-serialization.error';
+export { InvalidTransitionError } from './errors/invalid-transition.error';
+export { InvalidEventError } from './errors/invalid-event.error';
+export { OutboxNotInitializedError } from './errors/outbox-not-initialized.error';
+export { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 export {
   outboxSchemaSql,
   dropOutboxSchemaSql,
   type OutboxTableName,
 } from './schema/outbox-schema.sql';
+export { createOutboxMigration, type OutboxMigrationOptions } from './schema/outbox.migration';
+// Re-exported for convenience: the wake-up is the core contract the relay injects.
+export { OUTBOX_WAKEUP, OutboxWakeup, DEFAULT_NOTIFY_CHANNEL } from '@nest-outbox/core';

@@ -1,0 +1,82 @@
+/**
+ * W3C trace context of the current span, as returned by a `traceContext` hook.
+ * @publicApi
+ */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
+/**
+ * Options of `OutboxModule.forRoot()` / `forRootAsync()`. Validated at start-up: a bad
+ * value stops the application with an `InvalidOptionsError` naming the option.
+ * @publicApi
+ */
+export interface OutboxModuleOptions {
+  /**
+   * Schema of the outbox table (a lower-case SQL identifier).
+   * @default 'public'
+   */
+  schema?: string;
+  /**
+   * Name of the outbox table (a lower-case SQL identifier).
+   * @default 'outbox'
+   */
+  table?: string;
+  /**
+   * Largest serialized payload accepted by `record()`, in bytes (UTF-8). Keep it under the
+   * topic's `max.message.bytes`, or the relay will have to park the event.
+   * @default 1000000
+   */
+  maxPayloadBytes?: number;
+  /**
+   * PostgreSQL channel on which relays in other processes are woken (coalesced, outside
+   * the business transaction); `false` disables cross-process notifications (the
+   * in-process `OUTBOX_WAKEUP` signal and the relay's polling still work).
+   * @default DEFAULT_NOTIFY_CHANNEL ('nest_outbox')
+   */
+  notifyChannel?: string | false;
+  /**
+   * At most one notification per this many milliseconds per process.
+   * @default 5
+   */
+  notifyCoalesceMs?: number;
+  /**
+   * Returns the active trace context, if any (for example from OpenTelemetry's
+   * `propagation.inject`). Its `traceparent`/`tracestate` go into the event's headers
+   * unless the caller passed its own.
+   */
+  traceContext?: () => TraceContext | undefined;
+  /**
+   * Check at start-up that the outbox table exists.
+   * @default true
+   */
+  verifyTableOnStartup?: boolean;
+}
+
+/**
+ * Options that shape the module itself (given next to the options in both `forRoot` and
+ * `forRootAsync`).
+ * @publicApi
+ */
+export interface OutboxModuleExtras {
+  /**
+   * Name of the `ClsPluginTransactional` connection (and so the data source) the outbox
+   * writes through; omit for the default, unnamed one.
+   */
+  connectionName?: string;
+}
+
+/** Options after validation and defaults. @publicApi */
+export interface ResolvedOutboxOptions {
+  readonly schema: string;
+  readonly table: string;
+  /** `"schema"."table"`, safe to interpolate into SQL. */
+  readonly qualifiedTable: string;
+  readonly maxPayloadBytes: number;
+  readonly notifyChannel: string | false;
+  readonly notifyCoalesceMs: number;
+  readonly traceContext: (() => TraceContext | undefined) | undefined;
+  readonly verifyTableOnStartup: boolean;
+  readonly connectionName: string | undefined;
+}

@@ -1,0 +1,32 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { OUTBOX_RUNNER, OUTBOX_TRANSACTIONAL_METHODS } from './outbox.constants';
+import { OutboxService } from './outbox.service';
+
+/**
+ * Gives every singleton provider and controller with `@OutboxTransactional()` methods a
+ * hidden reference to this application's `OutboxService` (an instance property, never
+ * static state, so two applications in one process stay apart).
+ * @internal
+ */
+@Injectable()
+export class OutboxTransactionalExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  onModuleInit(): void {
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    for (const wrapper of wrappers) {
+      const instance: unknown = wrapper.instance;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      if (!Reflect.getMetadata(OUTBOX_TRANSACTIONAL_METHODS, instance.constructor)) continue;
+      Object.defineProperty(instance, OUTBOX_RUNNER, {
+        value: this.outbox,
+        configurable: true,
+        enumerable: false,
+      });
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import { OUTBOX_OPTIONS } from './outbox.constants';
+import { ConfigurableModuleClass, OPTIONS_TYPE } from './outbox.module-definition';
+import { OutboxService } from './outbox.service';
+import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
+
+/**
+ * The producer side of nest-outbox: `OutboxService`, `@OutboxTransactional()` and the
+ * after-commit wake-up (`OUTBOX_WAKEUP`, one per application). Global, so a `RelayModule`
+ * in the same application can `@Optional() @Inject(OUTBOX_WAKEUP)` it.
+ *
+ * The application registers nestjs-cls with the transactional plugin (the inbox relies on
+ * the same `TransactionHost`, so neither library registers it itself).
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [
+ *     TypeOrmModule.forRoot({ type: 'postgres', url: process.env.DATABASE_URL }),
+ *     ClsModule.forRoot({
+ *       global: true,
+ *       plugins: [
+ *         new ClsPluginTransactional({
+ *           imports: [TypeOrmModule],
+ *           adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+ *         }),
+ *       ],
+ *     }),
+ *     OutboxModule.forRoot({ schema: 'app', table: 'outbox' }),
+ *     // or: OutboxModule.forRootAsync({ inject: [ConfigService],
+ *     //   useFactory: (config: ConfigService) => ({ schema: config.get('OUTBOX_SCHEMA') }) }),
+ *   ],
+ *   providers: [OrdersService],
+ * })
+ * export class AppModule {}
+ * ```
+ * Create the table with `createOutboxMigration({ schema: 'app', table: 'outbox' })` in
+ * your TypeORM migrations, or print the SQL: `npm run outbox:sql -- --schema app --table outbox`.
+ * @publicApi
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    { provide: OUTBOX_WAKEUP, useFactory: () => new OutboxWakeup() },
+    OutboxService,
+    OutboxTransactionalExplorer,
+  ],
+  exports: [OutboxService, OUTBOX_WAKEUP, OUTBOX_OPTIONS],
+})
+export class OutboxModule extends ConfigurableModuleClass {
+  /** Registers the outbox with these options (all optional: `forRoot()` uses the defaults). */
+  static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
+    return super.forRoot(options);
+  }
+}

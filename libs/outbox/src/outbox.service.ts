@@ -1,0 +1,194 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import type { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
+import type { EntityManager } from 'typeorm';
+import { NoActiveTransactionError } from './errors/no-active-transaction.error';
+import { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
+import type { OutboxEventInput, OutboxRow, RecordedEvent } from './event/outbox-event.interface';
+import { serializeOutboxEvent } from './event/outbox-event.serializer';
+import { OutboxNotifier } from './notify/outbox-notifier';
+import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
+import type { ResolvedOutboxOptions } from './outbox-options.interface';
+import { OutboxStore } from './store/outbox.store';
+import { ForeignCommitListener } from './transaction/foreign-commit.listener';
+import type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
+import { OutboxUnit } from './transaction/outbox-unit';
+import { TransitionRunner } from './transition/transition.runner';
+import type { TransitionSpec } from './transition/transition.interface';
+
+type TypeOrmHost = TransactionHost<TransactionalAdapterTypeOrm>;
+
+function toRecorded(row: OutboxRow): RecordedEvent {
+  const { payloadJson: _payload, lockKey: _key, ...recorded } = row;
+  return recorded;
+}
+
+/**
+ * Records events in the caller's PostgreSQL transaction and wakes relays after commit.
+ *
+ * Inside `@OutboxTransactional()` / `transaction(fn)`, recorded events are buffered and
+ * written in one INSERT at the end of the outermost call, still inside its transaction
+ * (commit both or neither); after the commit the in-process relay is signalled and a
+ * coalesced `pg_notify` goes out on another connection. Inside a plain nestjs-cls
+ * transaction of the same connection, `record()` inserts at once.
+ * @publicApi
+ */
+@Injectable()
+export class OutboxService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('OutboxService');
+  /** CLS key of the current unit; per instance, so two applications never share one. */
+  private readonly unitKey = Symbol('nest-outbox:unit');
+  private readonly store: OutboxStore;
+  private readonly transitions = new TransitionRunner();
+  private readonly notifier: OutboxNotifier | undefined;
+  private readonly foreignCommits = new ForeignCommitListener(() => this.afterCommit());
+
+  constructor(
+    /** The validated module options. */
+    @Inject(OUTBOX_OPTIONS) readonly options: ResolvedOutboxOptions,
+    @Inject(OUTBOX_TRANSACTION_HOST) private readonly host: TypeOrmHost,
+    private readonly cls: ClsService,
+    @Inject(OUTBOX_WAKEUP) private readonly wakeup: OutboxWakeup,
+  ) {
+    this.store = new OutboxStore(options.qualifiedTable);
+    const channel = options.notifyChannel;
+    if (channel !== false) {
+      const payload = `${options.schema}.${options.table}`;
+      this.notifier = new OutboxNotifier(
+        () =>
+          this.host.withoutTransaction(() =>
+            this.host.tx.query('SELECT pg_notify($1, $2)', [channel, payload]),
+          ),
+        options.notifyCoalesceMs,
+        this.logger,
+      );
+    }
+  }
+
+  /** @internal */
+  async onModuleInit(): Promise<void> {
+    if (!this.options.verifyTableOnStartup) return;
+    const rows = await this.host.withoutTransaction(() =>
+      this.host.tx.query<{ oid: string | null }[]>('SELECT to_regclass($1) AS oid', [
+        this.options.qualifiedTable,
+      ]),
+    );
+    if (!rows[0]?.oid) throw new OutboxTableNotFoundError(this.options.qualifiedTable);
+  }
+
+  /** @internal */
+  async onModuleDestroy(): Promise<void> {
+    this.foreignCommits.detach();
+    await this.notifier?.close();
+  }
+
+  /**
+   * Records an event in the active transaction. Validation, serialization and the size
+   * check happen now and throw (so the business change rolls back); `eventId` is assigned
+   * now. Always `await` it: inside a transaction the outbox did not open, the row is
+   * inserted before the promise resolves.
+   * @throws NoActiveTransactionError when no transaction is active
+   * @throws PayloadSerializationError, PayloadTooLargeError, InvalidEventError
+   */
+  record<TPayload>(event: OutboxEventInput<TPayload>): Promise<RecordedEvent> {
+    if (!this.host.isTransactionActive()) throw new NoActiveTransactionError('record');
+    const row = serializeOutboxEvent(event, this.options);
+    const tx = this.host.tx;
+    const unit = this.currentUnit(tx);
+    if (unit) {
+      unit.rows.push(row);
+      return Promise.resolve(toRecorded(row));
+    }
+    // Not ours to flush (a plain nestjs-cls transaction, or a savepoint inside ours whose
+    // rollback must take the event with it): insert now, in that transaction.
+    if (tx.queryRunner) this.foreignCommits.track(tx.connection, tx.queryRunner);
+    return this.store.insertRows(tx, [row]).then(() => toRecorded(row));
+  }
+
+  /**
+   * Runs `fn` in one transaction with the outbox (the function form of
+   * `@OutboxTransactional()`): joins the active outbox transaction if there is one, else
+   * the active nestjs-cls transaction, else opens one.
+   */
+  async transaction<R>(fn: () => Promise<R> | R, options?: OutboxTransactionOptions): Promise<R> {
+    if (this.host.isTransactionActive()) {
+      if (this.currentUnit(this.host.tx)) return fn();
+      return this.runInForeignTransaction(fn);
+    }
+    let unit: OutboxUnit | undefined;
+    const body = async () => {
+      unit = this.openUnit();
+      const result = await fn();
+      await this.flush(unit);
+      return result;
+    };
+    const isolationLevel = options?.isolationLevel;
+    const result = isolationLevel
+      ? await this.host.withTransaction({ isolationLevel }, body)
+      : await this.host.withTransaction(body);
+    if (unit && unit.rows.length > 0) this.afterCommit();
+    return result;
+  }
+
+  /**
+   * Conditional transition in the active transaction. Record the event only after it
+   * returned, with `aggregateVersion` = the returned version.
+   * @returns the row's new version
+   * @throws InvalidTransitionError when no row was in an expected state
+   * @throws NoActiveTransactionError when no transaction is active
+   */
+  async transition(spec: TransitionSpec): Promise<number> {
+    if (!this.host.isTransactionActive()) throw new NoActiveTransactionError('transition');
+    return this.transitions.run(this.host.tx, spec);
+  }
+
+  /** True inside a transaction in which `record()` may be called. */
+  isTransactionActive(): boolean {
+    return this.host.isTransactionActive();
+  }
+
+  private currentUnit(tx: EntityManager): OutboxUnit | undefined {
+    const unit = this.cls.isActive()
+      ? this.cls.get<OutboxUnit | undefined>(this.unitKey)
+      : undefined;
+    return unit?.accepts(tx) ? unit : undefined;
+  }
+
+  private openUnit(): OutboxUnit {
+    const unit = new OutboxUnit(this.host.tx);
+    this.cls.set(this.unitKey, unit);
+    return unit;
+  }
+
+  private async flush(unit: OutboxUnit): Promise<void> {
+    unit.closed = true;
+    await this.store.insertRows(unit.tx, unit.rows);
+  }
+
+  /** A decorated call inside someone else's transaction: buffer, flush at its end. */
+  private runInForeignTransaction<R>(fn: () => Promise<R> | R): Promise<R> {
+    return this.cls.run({ ifNested: 'inherit' }, async () => {
+      const unit = this.openUnit();
+      const result = await fn();
+      await this.flush(unit);
+      const queryRunner = unit.tx.queryRunner;
+      if (unit.rows.length > 0 && queryRunner) {
+        this.foreignCommits.track(unit.tx.connection, queryRunner);
+      }
+      return result;
+    });
+  }
+
+  private afterCommit(): void {
+    this.wakeup.signal();
+    this.notifier?.hint();
+  }
+}

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import { sqlIdentifier } from '@nest-outbox/core';
+import type { NamedStatement } from '../store/transaction-query';
+import type { TransitionSpec } from './transition.interface';
+
+const WHERE = 'OutboxService.transition';
+
+/** The UPDATE of a transition and the order of its bound values. @internal */
+export interface TransitionStatement extends NamedStatement {
+  /** Names of the `set` columns, in the order of their values after `$1..$3`. */
+  readonly setColumns: readonly string[];
+}
+
+function quotedTable(table: string): string {
+  const parts = table.split('.');
+  if (parts.length > 2) sqlIdentifier(WHERE, 'table', table);
+  return parts.map((part) => sqlIdentifier(WHERE, 'table', part)).join('.');
+}
+
+/**
+ * Builds the conditional UPDATE for the shape of `spec` (table, columns; not values).
+ * `$1` id, `$2` new status, `$3` accepted statuses (an array of the column's type).
+ * @internal
+ */
+export function transitionStatement(spec: TransitionSpec): TransitionStatement {
+  const status = sqlIdentifier(WHERE, 'statusColumn', spec.statusColumn ?? 'status');
+  const version = sqlIdentifier(WHERE, 'versionColumn', spec.versionColumn ?? 'version');
+  const id = sqlIdentifier(WHERE, 'idColumn', spec.idColumn ?? 'id');
+  const setColumns = Object.keys(spec.set ?? {});
+  const extra = setColumns.map((c, i) => `, ${sqlIdentifier(WHERE, `set.${c}`, c)} = $${i + 4}`);
+  const text =
+    `UPDATE ${quotedTable(spec.table)} SET ${status} = $2, ${version} = ${version} + 1` +
+    `${extra.join('')} WHERE ${id} = $1 AND ${status} = ANY($3) RETURNING ${version} AS version`;
+  const digest = createHash('sha1').update(text).digest('hex').slice(0, 16);
+  return { name: `nest_outbox_transition_${digest}`, text, setColumns };
+}
