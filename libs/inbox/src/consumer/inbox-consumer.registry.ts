@@ -1,0 +1,56 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import type { Consumer } from 'kafkajs';
+import { InboxMetrics } from '../metrics/inbox.metrics';
+import { ConsumerSession, type ConsumerSnapshot } from './consumer.session';
+
+/**
+ * The Kafka consumers this application's inbox handlers run on, one session each. A
+ * consumer is attached the first time a record of it reaches an `@InboxHandler`; call
+ * `attach(consumer)` right after `startAllMicroservices()` to have health and rebalance
+ * tracking before the first record (`microservice.unwrap()[1]` is ServerKafka's consumer).
+ * @publicApi
+ */
+@Injectable()
+export class InboxConsumerRegistry implements BeforeApplicationShutdown {
+  private readonly sessions = new Map<Consumer, ConsumerSession>();
+  private readonly logger = new Logger('InboxModule');
+
+  constructor(@Inject(InboxMetrics) private readonly metrics: InboxMetrics) {}
+
+  /** The session of `consumer`, created (and its events subscribed) on first use. */
+  attach(consumer: Consumer): ConsumerSession {
+    let session = this.sessions.get(consumer);
+    if (!session) {
+      session = new ConsumerSession(consumer, this.metrics, this.logger);
+      this.sessions.set(consumer, session);
+    }
+    return session;
+  }
+
+  /** What each attached consumer looks like now. */
+  snapshots(): ConsumerSnapshot[] {
+    return [...this.sessions.values()].map((s) => s.snapshot());
+  }
+
+  /**
+   * Resumes a partition paused by a poison event (after the operator fixed the cause): the
+   * event is redelivered and retried. Returns false when no consumer had it paused.
+   */
+  resume(topic: string, partition: number): boolean {
+    let resumed = false;
+    for (const session of this.sessions.values())
+      resumed = session.resume(topic, partition) || resumed;
+    return resumed;
+  }
+
+  /** Commits every committable offset now (also done at shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.flush()));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush().catch(() => undefined);
+    // Sessions stay registered (closed): records still finishing during shutdown commit nothing.
+    for (const session of this.sessions.values()) session.close();
+  }
+}

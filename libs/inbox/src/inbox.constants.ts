@@ -1,0 +1,23 @@
+/** DI token of the validated, defaulted module options (`ResolvedInboxOptions`). @internal */
+export const INBOX_OPTIONS = Symbol('nest-outbox:inbox-options');
+
+/**
+ * DI token of the module's own prom-client `Registry` (never the global one, so two apps in
+ * one process do not collide). Expose it from your `/metrics` endpoint.
+ * @publicApi
+ */
+export const INBOX_METRICS_REGISTRY = Symbol('nest-outbox:inbox-metrics-registry');
+
+/** Metadata key set by `@InboxHandler`. @internal */
+export const INBOX_HANDLER_METADATA = 'nest-outbox:inbox-handler';
+
+/** Name used in errors and logs. @internal */
+export const INBOX_MODULE = 'InboxModule';
+
+/**
+ * Environment variable of the test-only fault seam: when it is `kill-after-pg-commit`, the
+ * consumer kills itself with SIGKILL right after the PostgreSQL commit of an applied event,
+ * before its offset is committed. Read once at start-up; costs nothing when unset.
+ * @internal
+ */
+export const INBOX_FAULT_ENV = 'NEST_OUTBOX_INBOX_FAULT';

@@ -1,0 +1,9 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { InboxModuleOptions } from './inbox.options';
+
+export const {
+  ConfigurableModuleClass: InboxConfigurableModule,
+  MODULE_OPTIONS_TOKEN: INBOX_MODULE_OPTIONS,
+  OPTIONS_TYPE: INBOX_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: INBOX_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<InboxModuleOptions>().setClassMethodName('forRoot').build();

@@ -1,0 +1,108 @@
+import type { KafkaConfig } from 'kafkajs';
+
+/**
+ * What happens to an event whose handler still fails after `retry.maxAttempts`:
+ * - `'dead-letter'`: recorded in the rejected-messages table (and the dead-letter topic, if
+ *   any) with its reason; the offset is committed and the consumer moves on.
+ * - `'pause'`: for strictly ordered projections. The partition is paused at that offset,
+ *   nothing is committed past it, and the health indicator reports it down.
+ * @publicApi
+ */
+export type ExhaustedPolicy = 'dead-letter' | 'pause';
+
+/**
+ * Per-aggregate ordering aid based on `aggregate_version`:
+ * - `'off'`: no tracking;
+ * - `'log'`: a gap (version > last + 1) is counted and logged, the event is applied;
+ * - `'hold'`: a gap is counted and logged, and the event is retried with backoff (held)
+ *   until the missing version is applied; after `retry.maxAttempts` the exhausted policy
+ *   applies.
+ * In every mode but `'off'`, a version at or below the last applied one is skipped
+ * (counted as stale), its inbox row kept.
+ * @publicApi
+ */
+export type VersionCheckMode = 'off' | 'log' | 'hold';
+
+/** Retry of a failing handler, inside the consumer, without committing. @publicApi */
+export interface InboxRetryOptions {
+  /** Attempts in total, the first one included. @default 5 */
+  readonly maxAttempts?: number;
+  /** Delay before the second attempt; doubles each time, with jitter. @default 200 */
+  readonly initialDelayMs?: number;
+  /** Cap of the delay. @default 10000 */
+  readonly maxDelayMs?: number;
+}
+
+/** Inbox retention and its check against the topics' `retention.ms`. @publicApi */
+export interface InboxRetentionOptions {
+  /**
+   * How long processed inbox rows are kept; `Infinity` keeps them for ever.
+   * @default 1209600000 (14 days)
+   */
+  readonly inboxRetentionMs?: number;
+  /** Longest manual replay (offset reset) you may run, on top of topic retention. @default 86400000 (1 day) */
+  readonly replayWindowMs?: number;
+  /** Refuse to start (default) or only warn loudly when the inbox retention is too short. @default 'refuse' */
+  readonly onTooShort?: 'refuse' | 'warn';
+  /** Read every handled topic's `retention.ms` at start-up. @default true */
+  readonly checkTopics?: boolean;
+  /** Prune processed rows older than the retention. @default true */
+  readonly prune?: boolean;
+  /** @default 60000 */
+  readonly pruneIntervalMs?: number;
+  /** Rows deleted per statement (small batches, no long transaction). @default 1000 */
+  readonly pruneBatchSize?: number;
+}
+
+/** Table names; each one a lower-case SQL identifier. @publicApi */
+export interface InboxTableNames {
+  /** @default 'public' */
+  readonly schema?: string;
+  /** @default 'inbox' */
+  readonly inbox?: string;
+  /** @default 'inbox_rejected' */
+  readonly rejected?: string;
+  /** @default 'inbox_aggregate_versions' */
+  readonly versions?: string;
+}
+
+/**
+ * Options of `InboxModule.forRoot()` / `forRootAsync()`. Handler-level options given to
+ * `@InboxHandler` override the defaults below.
+ * @publicApi
+ */
+export interface InboxModuleOptions {
+  /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
+  readonly kafka: KafkaConfig;
+  readonly tables?: InboxTableNames;
+  /** Create the inbox tables at start-up (idempotent DDL). Prefer the migration in production. @default false */
+  readonly createSchema?: boolean;
+  /** Largest accepted record value in bytes. @default 1048576 */
+  readonly maxMessageBytes?: number;
+  readonly retry?: InboxRetryOptions;
+  /** @default 'dead-letter' */
+  readonly onExhausted?: ExhaustedPolicy;
+  /** Topic that receives rejected and dead-lettered records (value and headers as received). */
+  readonly deadLetterTopic?: string;
+  /** @default 'off' */
+  readonly versionCheck?: VersionCheckMode;
+  /** True when retrying cannot help; `InboxPermanentError` is always permanent. */
+  readonly isPermanentError?: (error: unknown) => boolean;
+  readonly retention?: InboxRetentionOptions;
+}
+
+/**
+ * Options of one `@InboxHandler`.
+ * @publicApi
+ */
+export interface InboxHandlerOptions {
+  /** Accepted `event_type`s; anything else is rejected (`unknown_event_type`). Default: all. */
+  readonly eventTypes?: readonly string[];
+  /** Accepted `schema_version`s. Default: all positive integers. */
+  readonly schemaVersions?: readonly number[];
+  readonly maxMessageBytes?: number;
+  readonly retry?: InboxRetryOptions;
+  readonly onExhausted?: ExhaustedPolicy;
+  readonly deadLetterTopic?: string;
+  readonly versionCheck?: VersionCheckMode;
+}

@@ -1,0 +1,61 @@
+/**
+ * The offsets of one partition, as seen by one assignment of it to this consumer.
+ *
+ * `begin(offset)` when a record starts, `finish(offset)` when it has a final result (its
+ * effect committed, or it was recorded as rejected / dead-lettered), `abandon(offset)` when
+ * it will be redelivered. `committable()` is the offset to commit (next to read): never past
+ * an offset still in flight, so a later record finishing first can not carry the committed
+ * offset past an earlier one. Counts per offset, because kafkajs may redeliver a record
+ * while an earlier delivery of it is still running.
+ * @internal
+ */
+export class PartitionOffsetTracker {
+  private readonly inFlight = new Map<bigint, number>();
+  private maxFinished: bigint | undefined;
+  private committed: bigint | undefined;
+  /** False once the partition was revoked: nothing is committed for it any more. */
+  live = true;
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+  ) {}
+
+  begin(offset: bigint): void {
+    this.inFlight.set(offset, (this.inFlight.get(offset) ?? 0) + 1);
+  }
+
+  finish(offset: bigint): void {
+    this.release(offset);
+    if (this.maxFinished === undefined || offset > this.maxFinished) this.maxFinished = offset;
+  }
+
+  abandon(offset: bigint): void {
+    this.release(offset);
+  }
+
+  /** The offset to commit now (next offset to read), or undefined when nothing new. */
+  committable(): bigint | undefined {
+    if (!this.live || this.maxFinished === undefined) return undefined;
+    let next = this.maxFinished + 1n;
+    for (const offset of this.inFlight.keys()) if (offset < next) next = offset;
+    if (this.committed !== undefined && next <= this.committed) return undefined;
+    return next;
+  }
+
+  /** Records that `next` was committed. */
+  committedUpTo(next: bigint): void {
+    if (this.committed === undefined || next > this.committed) this.committed = next;
+  }
+
+  /** Offset committed last by this consumer (next to read), if any. */
+  get lastCommitted(): bigint | undefined {
+    return this.committed;
+  }
+
+  private release(offset: bigint): void {
+    const count = this.inFlight.get(offset) ?? 0;
+    if (count <= 1) this.inFlight.delete(offset);
+    else this.inFlight.set(offset, count - 1);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Logger } from '@nestjs/common';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { InboxRetentionTooShortError } from '../errors/inbox.errors';
+import type { ResolvedInboxOptions } from '../inbox-options.resolver';
+
+/**
+ * Reads each topic's `retention.ms` (Kafka admin) and compares it with the inbox
+ * retention: the inbox must remember an event id for as long as the event can be
+ * redelivered (topic retention plus the replay window). Too short: refuse to start, or
+ * warn loudly with `onTooShort: 'warn'`. A topic whose config can not be read is warned
+ * about (the Kafka transport fails on it anyway).
+ * @internal
+ */
+export async function checkTopicRetention(
+  options: ResolvedInboxOptions,
+  topics: string[],
+  logger: Logger,
+): Promise<void> {
+  if (!options.retention.checkTopics || topics.length === 0) return;
+  const { inboxRetentionMs, replayWindowMs, onTooShort } = options.retention;
+  const admin = new Kafka({
+    logLevel: logLevel.NOTHING,
+    ...options.raw.kafka,
+    clientId: `${options.raw.kafka.clientId ?? 'nest-outbox'}-inbox-admin`,
+  }).admin();
+  await admin.connect();
+  try {
+    for (const topic of topics) {
+      let retentionMs: number;
+      try {
+        const described = await admin.describeConfigs({
+          includeSynonyms: false,
+          resources: [
+            { type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] },
+          ],
+        });
+        const value = described.resources[0]?.configEntries.find(
+          (e) => e.configName === 'retention.ms',
+        )?.configValue;
+        retentionMs = Number(value);
+        if (value === undefined || !Number.isFinite(retentionMs))
+          throw new Error(`no retention.ms in ${JSON.stringify(value)}`);
+      } catch (error) {
+        logger.warn(
+          `could not read retention.ms of topic "${topic}": ${(error as Error).message}; retention not checked`,
+        );
+        continue;
+      }
+      const needed = retentionMs < 0 ? Infinity : retentionMs + replayWindowMs;
+      if (inboxRetentionMs >= needed) continue;
+      const problem = new InboxRetentionTooShortError(
+        topic,
+        retentionMs,
+        inboxRetentionMs,
+        replayWindowMs,
+      );
+      if (onTooShort === 'refuse') throw problem;
+      logger.error(`WARNING (accepted by retention.onTooShort='warn'): ${problem.message}`);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,82 @@
+import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
+import { INBOX_MODULE } from '../inbox.constants';
+import type { InboxTableNames } from '../inbox.options';
+
+/**
+ * DDL of the inbox tables, version 1, as idempotent statements (safe to run at every
+ * start-up or from a migration):
+ * - the inbox: one row per (consumer, event_id) whose effect committed;
+ * - rejected messages: bad input and dead-lettered events, with their reason and headers,
+ *   never the payload; unique per (consumer, topic, partition, offset) so a redelivered
+ *   rejection is recorded once;
+ * - aggregate versions: the last applied `aggregate_version` per consumer and aggregate
+ *   (used only when `versionCheck` is not `'off'`).
+ * @publicApi
+ */
+export function inboxSchemaSql(tables: InboxTableNames = {}): string[] {
+  const n = {
+    schema: tables.schema ?? 'public',
+    inbox: tables.inbox ?? 'inbox',
+    rejected: tables.rejected ?? 'inbox_rejected',
+    versions: tables.versions ?? 'inbox_aggregate_versions',
+  };
+  const inbox = qualifiedTable(INBOX_MODULE, n.schema, n.inbox);
+  const rejected = qualifiedTable(INBOX_MODULE, n.schema, n.rejected);
+  const versions = qualifiedTable(INBOX_MODULE, n.schema, n.versions);
+  const name = (table: string, suffix: string) =>
+    sqlIdentifier(INBOX_MODULE, 'tables', `${table}_${suffix}`);
+  return [
+    `CREATE SCHEMA IF NOT EXISTS ${sqlIdentifier(INBOX_MODULE, 'tables.schema', n.schema)}`,
+    `CREATE TABLE IF NOT EXISTS ${inbox} (
+  consumer          text        NOT NULL,
+  event_id          uuid        NOT NULL,
+  event_type        text        NOT NULL,
+  schema_version    integer     NOT NULL,
+  aggregate_type    text        NOT NULL,
+  aggregate_id      text        NOT NULL,
+  aggregate_version bigint      NOT NULL,
+  topic             text        NOT NULL,
+  kafka_partition   integer     NOT NULL,
+  kafka_offset      bigint      NOT NULL,
+  processed_at      timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT ${name(n.inbox, 'pkey')} PRIMARY KEY (consumer, event_id)
+)`,
+    // Pruning walks processed rows by age.
+    `CREATE INDEX IF NOT EXISTS ${name(n.inbox, 'processed_idx')} ON ${inbox} (processed_at)`,
+    `CREATE TABLE IF NOT EXISTS ${rejected} (
+  id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  consumer          text        NOT NULL,
+  topic             text        NOT NULL,
+  kafka_partition   integer     NOT NULL,
+  kafka_offset      bigint      NOT NULL,
+  reason_code       text        NOT NULL,
+  reason            text        NOT NULL,
+  event_id          text        NULL,
+  event_type        text        NULL,
+  aggregate_id      text        NULL,
+  attempts          integer     NOT NULL DEFAULT 0,
+  headers           jsonb       NOT NULL DEFAULT '{}'::jsonb,
+  dead_letter_topic text        NULL,
+  received_at       timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT ${name(n.rejected, 'record_key')} UNIQUE (consumer, topic, kafka_partition, kafka_offset)
+)`,
+    `CREATE TABLE IF NOT EXISTS ${versions} (
+  consumer          text        NOT NULL,
+  aggregate_type    text        NOT NULL,
+  aggregate_id      text        NOT NULL,
+  last_version      bigint      NOT NULL,
+  updated_at        timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT ${name(n.versions, 'pkey')} PRIMARY KEY (consumer, aggregate_type, aggregate_id)
+)`,
+  ];
+}
+
+/** Statements that remove the inbox tables (the schema is left alone). @publicApi */
+export function dropInboxSchemaSql(tables: InboxTableNames = {}): string[] {
+  const schema = tables.schema ?? 'public';
+  return [
+    tables.inbox ?? 'inbox',
+    tables.rejected ?? 'inbox_rejected',
+    tables.versions ?? 'inbox_aggregate_versions',
+  ].map((t) => `DROP TABLE IF EXISTS ${qualifiedTable(INBOX_MODULE, schema, t)}`);
+}

@@ -1,0 +1,119 @@
+import type { INestApplication } from '@nestjs/common';
+import { InboxConsumerRegistry, INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
+import {
+  createTestSchema,
+  createTopics,
+  uniqueTopic,
+  waitFor,
+  type TestSchema,
+} from '@test/support';
+import type { Registry } from 'prom-client';
+import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
+import { effectsDdl, startInboxApp, type HandlerBehavior } from './inbox-test.app';
+import { eventRecord } from './inbox-test.records';
+
+jest.setTimeout(90_000);
+
+describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
+  let db: TestSchema;
+  let tools: Awaited<ReturnType<typeof kafkaTools>>;
+  const apps: INestApplication[] = [];
+
+  const effects = async (eventId?: string) => {
+    const { rows } = await db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "${db.name}".effects ${eventId ? 'WHERE event_id = $1' : ''}`,
+      eventId ? [eventId] : [],
+    );
+    return Number(rows[0]!.n);
+  };
+  const metric = async (app: INestApplication, name: string) => {
+    const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
+    const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+    return values.reduce((sum, v) => sum + v.value, 0);
+  };
+  const start = async (topic: string, groupId: string, behavior?: HandlerBehavior) => {
+    const app = await startInboxApp({ schema: db.name, topics: [topic], groupId, behavior });
+    apps.push(app);
+    return app;
+  };
+
+  beforeAll(async () => {
+    db = await createTestSchema('inbox_dedup');
+    await db.pool.query(effectsDdl(db.name));
+    tools = await kafkaTools();
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close().catch(() => undefined);
+    await tools?.close();
+    await db?.drop();
+  });
+
+  it('applies an event published twice once, and absorbs its redelivery after a restart', async () => {
+    const topic = uniqueTopic('inbox-dedup');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const event = eventRecord();
+    const other = eventRecord();
+    await send(tools.producer, topic, [event, event, other]); // the relay published it twice
+
+    const groupId = uniqueTopic('g');
+    const first = await start(topic, groupId);
+    await waitFor('both events applied and all three offsets committed', async () => {
+      const committed = (await committedOffsets(tools.admin, groupId, topic)).get(0);
+      return committed === 3n && (await metric(first, 'inbox_events_duplicate_total')) === 1;
+    });
+    expect(await effects()).toBe(2);
+    expect(await effects(event.eventId)).toBe(1);
+    await first.close();
+
+    // A restart under a new group re-reads the whole topic: every delivery is a redelivery.
+    const second = await start(topic, uniqueTopic('g'));
+    await waitFor(
+      'the redeliveries absorbed',
+      async () => (await metric(second, 'inbox_events_duplicate_total')) === 3,
+    );
+    expect(await effects(event.eventId)).toBe(1);
+    expect(await effects(other.eventId)).toBe(1);
+    expect(await metric(second, 'inbox_events_applied_total')).toBe(0);
+  });
+
+  it('commits no offset while a handler fails twice, then applies its effect once when it succeeds', async () => {
+    const topic = uniqueTopic('inbox-retry');
+    const groupId = uniqueTopic('g');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const event = eventRecord();
+    let attempts = 0;
+    const committedDuringFailures: bigint[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const app = await start(topic, groupId, {
+      // The effect row is written first, then the handler fails: the rollback must undo it.
+      after: async () => {
+        attempts += 1;
+        const committed = (await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n;
+        committedDuringFailures.push(committed);
+        if (attempts <= 2) throw new Error(`transient failure ${attempts}`);
+        await released;
+      },
+    });
+    await send(tools.producer, topic, [event]);
+    await waitFor('the third attempt', () => attempts === 3);
+    expect(await effects(event.eventId)).toBe(0); // the two failed attempts were rolled back
+    expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
+    release();
+    await waitFor(
+      'offset 1 committed after the success',
+      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 1n,
+    );
+    expect(committedDuringFailures).toEqual([-1n, -1n, -1n]);
+    expect(await effects(event.eventId)).toBe(1);
+    expect(await metric(app, 'inbox_handler_failures_total')).toBe(2);
+    expect(await metric(app, 'inbox_events_applied_total')).toBe(1);
+    const rows = await db.pool.query(
+      `SELECT kafka_offset FROM "${db.name}".inbox WHERE event_id = $1`,
+      [event.eventId],
+    );
+    expect(rows.rowCount).toBe(1);
+    expect(app.get(InboxConsumerRegistry).snapshots()[0]?.status).toBe('running');
+  });
+});

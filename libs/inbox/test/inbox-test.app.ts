@@ -1,0 +1,162 @@
+/**
+ * A real hybrid (HTTP + Kafka) Nest application for the inbox's integration tests: TypeORM
+ * on the test PostgreSQL, ClsModule with the transactional plugin (registered by the app,
+ * as in production), InboxModule, and one Kafka controller whose handler writes an effect
+ * row through TransactionHost.tx (no unique constraint: a doubled effect is visible).
+ */
+import { Controller, Get, Inject, Module, type INestApplication, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  Ctx,
+  EventPattern,
+  KafkaContext,
+  Transport,
+  type MicroserviceOptions,
+} from '@nestjs/microservices';
+import { ClsPluginTransactional, TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import type { EventEnvelope } from '@nest-outbox/core';
+import { ClsModule } from 'nestjs-cls';
+import {
+  InboxEvent,
+  InboxHandler,
+  InboxHealthIndicator,
+  InboxModule,
+  type InboxHandlerOptions,
+  type InboxModuleOptions,
+} from '@nest-outbox/inbox';
+import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
+
+/** What the test's handler does before and after writing its effect. */
+export interface HandlerBehavior {
+  before?(event: EventEnvelope, ctx: KafkaContext): Promise<void> | void;
+  after?(event: EventEnvelope, ctx: KafkaContext): Promise<void> | void;
+}
+
+export interface InboxTestAppOptions {
+  readonly schema: string;
+  readonly topics: string[];
+  readonly groupId: string;
+  readonly consumer?: string;
+  readonly handler?: InboxHandlerOptions;
+  readonly module?: Partial<InboxModuleOptions>;
+  readonly behavior?: HandlerBehavior;
+  readonly partitionsConsumedConcurrently?: number;
+  readonly brokers?: string[];
+  readonly logger?: false | ('error' | 'warn' | 'log')[];
+  /** Extra kafkajs consumer config. */
+  readonly consumerConfig?: Record<string, unknown>;
+}
+
+/** DDL of the effect table the test handler writes. */
+export function effectsDdl(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS "${schema}".effects (
+    consumer text NOT NULL, event_id uuid NOT NULL, aggregate_id text NOT NULL,
+    kafka_partition int NOT NULL, kafka_offset bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`;
+}
+
+function buildAppModule(o: InboxTestAppOptions): Type {
+  const consumer = o.consumer ?? 'test-projection';
+  const behavior = o.behavior ?? {};
+
+  @Controller()
+  class EffectController {
+    constructor(
+      @Inject(TransactionHost)
+      private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    ) {}
+
+    @EventPattern(o.topics)
+    @InboxHandler(consumer, o.handler)
+    async onEvent(@InboxEvent() event: EventEnvelope, @Ctx() ctx: KafkaContext): Promise<void> {
+      await behavior.before?.(event, ctx);
+      await this.txHost.tx.query(
+        `INSERT INTO "${o.schema}".effects (consumer, event_id, aggregate_id, kafka_partition, kafka_offset) VALUES ($1, $2, $3, $4, $5)`,
+        [consumer, event.eventId, event.aggregateId, ctx.getPartition(), ctx.getMessage().offset],
+      );
+      await behavior.after?.(event, ctx);
+    }
+  }
+
+  @Controller('health')
+  class HealthController {
+    constructor(
+      @Inject(HealthCheckService) private readonly health: HealthCheckService,
+      @Inject(InboxHealthIndicator) private readonly inbox: InboxHealthIndicator,
+    ) {}
+
+    @Get()
+    @HealthCheck()
+    check() {
+      return this.health.check([() => this.inbox.isHealthy('inbox')]);
+    }
+  }
+
+  @Module({
+    imports: [
+      TypeOrmModule.forRoot({
+        type: 'postgres',
+        url: DATABASE_URL,
+        extra: { max: 10 },
+        entities: [],
+      }),
+      ClsModule.forRoot({
+        global: true,
+        plugins: [
+          new ClsPluginTransactional({
+            imports: [TypeOrmModule],
+            adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+          }),
+        ],
+      }),
+      InboxModule.forRoot({
+        kafka: { brokers: o.brokers ?? KAFKA_BROKERS },
+        tables: { schema: o.schema },
+        createSchema: true,
+        retry: { maxAttempts: 5, initialDelayMs: 50, maxDelayMs: 400 },
+        ...o.module,
+      }),
+      TerminusModule,
+    ],
+    controllers: [EffectController, HealthController],
+    providers: [InboxHealthIndicator],
+  })
+  class AppModule {}
+  return AppModule;
+}
+
+/** Starts the hybrid app and its Kafka consumer; resolves once the consumer has joined. */
+export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplication> {
+  const app = await NestFactory.create(buildAppModule(o), {
+    logger: o.logger ?? ['error', 'warn'],
+  });
+  app.enableShutdownHooks();
+  app.connectMicroservice<MicroserviceOptions>(
+    {
+      transport: Transport.KAFKA,
+      options: {
+        client: { clientId: `inbox-test`, brokers: o.brokers ?? KAFKA_BROKERS, logLevel: 1 },
+        consumer: {
+          groupId: o.groupId,
+          sessionTimeout: 10_000,
+          heartbeatInterval: 500,
+          maxWaitTimeInMs: 100,
+          retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 1000 },
+          ...o.consumerConfig,
+        },
+        subscribe: { fromBeginning: true },
+        run: {
+          autoCommit: false,
+          partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
+        },
+        postfixId: '',
+      },
+    },
+    { inheritAppConfig: true },
+  );
+  await app.init();
+  await app.startAllMicroservices();
+  return app;
+}
