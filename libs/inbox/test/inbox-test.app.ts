@@ -156,7 +156,12 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
     },
     { inheritAppConfig: true },
   );
-  await app.init();
-  await app.startAllMicroservices();
+  try {
+    await app.init();
+    await app.startAllMicroservices();
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }
