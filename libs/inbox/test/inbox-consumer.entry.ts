@@ -1,0 +1,27 @@
+/**
+ * Child-process entry for the SIGKILL test: a hybrid app consuming INBOX_TOPIC in group
+ * INBOX_GROUP into schema INBOX_SCHEMA. With NEST_OUTBOX_INBOX_FAULT=kill-after-pg-commit
+ * it kills itself right after the PostgreSQL commit of the first applied event.
+ */
+import { startInboxApp } from './inbox-test.app';
+
+async function main(): Promise<void> {
+  const env = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is required`);
+    return value;
+  };
+  const app = await startInboxApp({
+    schema: env('INBOX_SCHEMA'),
+    topics: [env('INBOX_TOPIC')],
+    groupId: env('INBOX_GROUP'),
+  });
+  console.log('INBOX_READY');
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import { INBOX_FAULT_ENV } from '@nest-outbox/inbox';
+import {
+  createTestSchema,
+  createTopics,
+  spawnTs,
+  uniqueTopic,
+  waitFor,
+  type TestSchema,
+  type TsChild,
+} from '@test/support';
+import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
+import { effectsDdl } from './inbox-test.app';
+import { eventRecord } from './inbox-test.records';
+
+jest.setTimeout(120_000);
+
+describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL commit and its offset commit', () => {
+  let db: TestSchema;
+  let tools: Awaited<ReturnType<typeof kafkaTools>>;
+  const children: TsChild[] = [];
+
+  beforeAll(async () => {
+    db = await createTestSchema('inbox_crash');
+    await db.pool.query(effectsDdl(db.name));
+    tools = await kafkaTools();
+  });
+
+  afterAll(async () => {
+    for (const child of children) await child.kill();
+    await tools?.close();
+    await db?.drop();
+  });
+
+  const effects = async () =>
+    (
+      await db.pool.query<{ event_id: string }>(
+        `SELECT event_id FROM "${db.name}".effects ORDER BY applied_at`,
+      )
+    ).rows.map((r) => r.event_id);
+
+  it('redelivers the event after restart and absorbs it: no effect lost or doubled', async () => {
+    const topic = uniqueTopic('inbox-crash');
+    const groupId = uniqueTopic('g');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const env = { INBOX_SCHEMA: db.name, INBOX_TOPIC: topic, INBOX_GROUP: groupId };
+    const first = eventRecord();
+    await send(tools.producer, topic, [first]);
+
+    const doomed = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
+      ...env,
+      [INBOX_FAULT_ENV]: 'kill-after-pg-commit',
+    });
+    children.push(doomed);
+    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
+      doomed.process.once('exit', (_code, signal) => resolve(signal)),
+    );
+    expect(exit).toBe('SIGKILL');
+    expect(await effects()).toEqual([first.eventId]); // the effect committed...
+    expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n); // ...its offset did not
+
+    const survivor = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', env);
+    children.push(survivor);
+    await survivor.waitForOutput('INBOX_READY');
+    const second = eventRecord();
+    await send(tools.producer, topic, [second]);
+    await waitFor(
+      'both offsets committed',
+      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 2n,
+      { timeoutMs: 60_000 },
+    );
+    expect(await effects()).toEqual([first.eventId, second.eventId]);
+    const inbox = await db.pool.query(`SELECT event_id FROM "${db.name}".inbox`);
+    expect(inbox.rowCount).toBe(2);
+    await survivor.stop();
+  });
+});
