@@ -1,0 +1,82 @@
+import {
+  Body,
+  ConflictException,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+} from '@nestjs/common';
+import { InvalidTransitionError } from '@nest-outbox/outbox';
+import { OrderMetrics } from '../observability/order.metrics';
+import { parseCreateOrder } from './create-order.input';
+import type { Order } from './order.entity';
+import { OrdersService } from './orders.service';
+
+type Command = 'create' | 'confirm' | 'cancel';
+
+/**
+ * The HTTP API: create, confirm, cancel and read orders. An invalid transition answers 409
+ * (nothing was written: no change, no event); an unknown order answers 404.
+ */
+@Controller('orders')
+export class OrdersController {
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly metrics: OrderMetrics,
+  ) {}
+
+  @Post()
+  async create(@Body() body: unknown): Promise<Order> {
+    const order = await this.orders.create(parseCreateOrder(body));
+    this.metrics.commands.inc({ command: 'create', outcome: 'applied' });
+    return order;
+  }
+
+  @Post(':id/confirm')
+  @HttpCode(200)
+  confirm(@Param('id', new ParseUUIDPipe()) id: string): Promise<Order> {
+    return this.transition('confirm', id, () => this.orders.confirm(id));
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  cancel(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @Body() body: { reason?: unknown } | undefined,
+  ): Promise<Order> {
+    const reason = typeof body?.reason === 'string' && body.reason ? body.reason : 'unspecified';
+    return this.transition('cancel', id, () => this.orders.cancel(id, reason.slice(0, 200)));
+  }
+
+  @Get(':id')
+  async read(@Param('id', new ParseUUIDPipe()) id: string): Promise<Order> {
+    const order = await this.orders.find(id);
+    if (!order) throw new NotFoundException(`no order ${id}`);
+    return order;
+  }
+
+  private async transition(command: Command, id: string, run: () => Promise<Order>) {
+    try {
+      const order = await run();
+      this.metrics.commands.inc({ command, outcome: 'applied' });
+      return order;
+    } catch (error) {
+      if (!(error instanceof InvalidTransitionError)) throw error;
+      const current = await this.orders.find(id);
+      if (!current) {
+        this.metrics.commands.inc({ command, outcome: 'not_found' });
+        throw new NotFoundException(`no order ${id}`);
+      }
+      this.metrics.commands.inc({ command, outcome: 'conflict' });
+      throw new ConflictException({
+        error: 'invalid_transition',
+        message: `order ${id} is ${current.status}: it cannot be ${command === 'confirm' ? 'confirmed' : 'cancelled'}`,
+        status: current.status,
+        version: current.version,
+      });
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import 'reflect-metadata';
+
+// kafkajs 2 prints a partitioner notice at every producer start; the default one is what we want.
+process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
+
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { InboxConsumerRegistry } from '@nest-outbox/inbox';
+import type { Consumer } from 'kafkajs';
+import { ensureSchema } from './database/ensure-schema';
+import { ensureTopics } from './kafka/topic.bootstrap';
+import { loadShippingServiceConfig } from './shipping-service.config';
+import { ShippingServiceModule } from './shipping-service.module';
+
+/** Starts the shipping service: HTTP and the Kafka consumer of the order events (hybrid). */
+async function bootstrap(): Promise<void> {
+  const config = loadShippingServiceConfig();
+  await ensureSchema(config.databaseUrl, config.schema);
+  if (config.createTopics) {
+    await ensureTopics(
+      config.kafkaBrokers,
+      [config.orderEventsTopic, config.shipmentEventsTopic],
+      config.topicPartitions,
+    );
+  }
+  const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
+    logger: ['log', 'warn', 'error'],
+  });
+  const kafka = app.connectMicroservice<MicroserviceOptions>({
+    transport: Transport.KAFKA,
+    options: {
+      postfixId: '',
+      client: { clientId: 'shipping-service', brokers: config.kafkaBrokers },
+      consumer: { groupId: config.consumerGroup, allowAutoTopicCreation: false },
+      subscribe: { fromBeginning: true },
+      // The inbox commits offsets itself, after each effect's PostgreSQL commit.
+      run: { autoCommit: false, partitionsConsumedConcurrently: config.consumerConcurrency },
+    },
+  });
+  app.enableShutdownHooks();
+  await app.startAllMicroservices();
+  const [, consumer] = kafka.unwrap<[unknown, Consumer]>();
+  app.get(InboxConsumerRegistry).attach(consumer);
+  await app.listen(config.port, '0.0.0.0');
+  new Logger('ShippingService').log(
+    `listening on :${config.port} (schema ${config.schema}, group ${config.consumerGroup}, ` +
+      `reads ${config.orderEventsTopic}, writes ${config.shipmentEventsTopic})`,
+  );
+}
+
+bootstrap().catch((error: unknown) => {
+  new Logger('ShippingService').error(
+    `start-up failed: ${(error as Error).stack ?? String(error)}`,
+  );
+  process.exit(1);
+});
