@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
 import { OUTBOX_OPTIONS } from './outbox.constants';
 import { ConfigurableModuleClass, OPTIONS_TYPE } from './outbox.module-definition';
+import { resolveOutboxOptions } from './outbox-options.validator';
 import { OutboxService } from './outbox.service';
 import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
 
@@ -53,6 +54,9 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
 export class OutboxModule extends ConfigurableModuleClass {
   /** Registers the outbox with these options (all optional: `forRoot()` uses the defaults). */
   static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
+    // Static options are checked at once, before any connection is opened.
+    const { connectionName, ...moduleOptions } = options;
+    resolveOutboxOptions(moduleOptions, connectionName);
     return super.forRoot(options);
   }
 }
