@@ -1,0 +1,111 @@
+import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import type { Consumer } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { InboxMetrics } from '../metrics/inbox.metrics';
+import { ConsumerSession } from './consumer.session';
+
+const EVENTS = {
+  GROUP_JOIN: 'consumer.group_join',
+  REBALANCING: 'consumer.rebalancing',
+  CRASH: 'consumer.crash',
+  STOP: 'consumer.stop',
+  CONNECT: 'consumer.connect',
+  END_BATCH_PROCESS: 'consumer.end_batch_process',
+};
+
+/** A recording fake of the kafkajs consumer surface the session uses. */
+function fakeConsumer() {
+  const emitter = new EventEmitter();
+  const commits: { topic: string; partition: number; offset: string }[][] = [];
+  const consumer = {
+    events: EVENTS,
+    on: (event: string, fn: (e: unknown) => void) => {
+      emitter.on(event, fn);
+      return () => emitter.off(event, fn);
+    },
+    commitOffsets: (offsets: { topic: string; partition: number; offset: string }[]) => {
+      commits.push(offsets);
+      return Promise.resolve();
+    },
+    pause: jest.fn(),
+    resume: jest.fn(),
+    seek: jest.fn(),
+  };
+  const join = (assignment: Record<string, number[]>) =>
+    emitter.emit(EVENTS.GROUP_JOIN, { payload: { groupId: 'g', memberAssignment: assignment } });
+  return {
+    consumer: consumer as unknown as Consumer,
+    commits,
+    join,
+    emit: (e: string) => emitter.emit(e, { payload: {} }),
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('ConsumerSession', () => {
+  const newSession = () => {
+    const fake = fakeConsumer();
+    const session = new ConsumerSession(
+      fake.consumer,
+      new InboxMetrics(new Registry()),
+      new Logger('test'),
+    );
+    return { ...fake, session };
+  };
+
+  it('coalesces the results of several partitions into one commit of offset + 1', async () => {
+    const { session, commits } = newSession();
+    const a = session.begin('t', 0, 10n);
+    const b = session.begin('t', 1, 3n);
+    session.finish(a, 10n);
+    session.finish(b, 3n);
+    await session.flush();
+    expect(commits).toEqual([
+      [
+        { topic: 't', partition: 0, offset: '11' },
+        { topic: 't', partition: 1, offset: '4' },
+      ],
+    ]);
+  });
+
+  it('commits nothing between a rebalance and the next join, and nothing for a partition the join revoked', async () => {
+    const { session, commits, join, emit } = newSession();
+    join({ t: [0, 1] });
+    const kept = session.begin('t', 0, 5n);
+    const revoked = session.begin('t', 1, 7n);
+    emit(EVENTS.REBALANCING);
+    session.finish(kept, 5n);
+    session.finish(revoked, 7n);
+    await settle();
+    expect(commits).toEqual([]);
+    join({ t: [0] });
+    await session.flush();
+    expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '6' }]]);
+    // A late result of a record of the revoked partition is never committed either.
+    const again = session.begin('t', 1, 8n);
+    expect(again).not.toBe(revoked);
+    session.finish(revoked, 9n);
+    await session.flush();
+    expect(commits.flat().some((c) => c.partition === 1 && c.offset === '10')).toBe(false);
+  });
+
+  it('pauses a poisoned partition at its offset and reports it until resumed', () => {
+    const { session, consumer } = newSession();
+    session.pausePoisoned({
+      topic: 't',
+      partition: 2,
+      offset: '4',
+      consumer: 'c',
+      eventId: 'e',
+      reason: 'r',
+      since: new Date(),
+    });
+    expect(consumer.pause).toHaveBeenCalledWith([{ topic: 't', partitions: [2] }]);
+    expect(consumer.seek).toHaveBeenCalledWith({ topic: 't', partition: 2, offset: '4' });
+    expect(session.snapshot().paused).toHaveLength(1);
+    expect(session.resume('t', 2)).toBe(true);
+    expect(session.snapshot().paused).toHaveLength(0);
+  });
+});
