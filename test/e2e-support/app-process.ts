@@ -1,0 +1,86 @@
+import { spawnTs, waitFor, type TsChild } from '@test/support';
+
+/** The answer of an app's `/health`. */
+export interface HealthAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * One sample app run as a real child process (ts-node), restartable: `kill()` is a
+ * SIGKILL (no shutdown hook runs), `start()` spawns a new incarnation on the same port.
+ */
+export class AppProcess {
+  private child: TsChild | undefined;
+  private readonly previousOutput: string[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly entry: string,
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** True while the current incarnation has not exited. */
+  get running(): boolean {
+    const p = this.child?.process;
+    return !!p && p.exitCode === null && p.signalCode === null;
+  }
+
+  /** Spawns the app and waits until its `/health` answers 200 (fails fast if it exits). */
+  async start(extraEnv: Record<string, string> = {}, timeoutMs = 90_000): Promise<void> {
+    if (this.running) throw new Error(`${this.name} is already running`);
+    if (this.child) this.previousOutput.push(this.child.output());
+    this.child = spawnTs(this.entry, { ...this.env, ...extraEnv, PORT: String(this.port) });
+    await this.waitForHealth(200, timeoutMs);
+  }
+
+  /** Polls `/health` until it answers `status` (fails at once when the process exited). */
+  async waitForHealth(status: number, timeoutMs = 60_000): Promise<HealthAnswer> {
+    return waitFor(
+      `${this.name} /health to answer ${status}`,
+      async () => {
+        if (!this.running) {
+          throw new Error(`${this.name} exited:\n${this.output().slice(-3000)}`);
+        }
+        const answer = await this.health().catch(() => undefined);
+        return answer?.status === status ? answer : undefined;
+      },
+      { timeoutMs, intervalMs: 250 },
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${(error as Error).message}\n--- ${this.name} ---\n${this.output().slice(-3000)}`,
+      );
+    });
+  }
+
+  async health(): Promise<HealthAnswer> {
+    const response = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(8000) });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  }
+
+  /** SIGKILL: like a crash or an OOM kill. */
+  async kill(): Promise<void> {
+    await this.child?.kill();
+  }
+
+  /** SIGTERM, graceful shutdown (SIGKILL after the timeout). */
+  async stop(timeoutMs = 20_000): Promise<void> {
+    await this.child?.stop(timeoutMs);
+  }
+
+  /** Everything every incarnation printed. */
+  output(): string {
+    return [...this.previousOutput, this.child?.output() ?? ''].join('\n--- restart ---\n');
+  }
+
+  /** Waits until the current incarnation printed `text`. */
+  waitForOutput(text: string | RegExp, timeoutMs?: number): Promise<void> {
+    if (!this.child) throw new Error(`${this.name} was never started`);
+    return this.child.waitForOutput(text, timeoutMs);
+  }
+}

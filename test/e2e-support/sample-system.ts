@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { createTopics, DATABASE_URL, KAFKA_BROKERS, testKafka } from '@test/support';
+import { AppProcess } from './app-process';
+import { freePort } from './free-port';
+import { SampleHttpClient } from './sample-http.client';
+
+/** Entry points of the three sample apps. */
+export const ENTRIES = {
+  orders: 'apps/order-service/src/main.ts',
+  shipping: 'apps/shipping-service/src/main.ts',
+  relay: 'test/e2e-support/relay-standalone.entry.ts',
+} as const;
+
+/** How to run one sample system. */
+export interface SampleSystemOptions {
+  /** Short name used in schema, topic and group names (lower case). */
+  readonly prefix: string;
+  /** @default KAFKA_BROKERS of the shared stack */
+  readonly brokers?: string[];
+  /**
+   * `embedded`: the order service publishes its own outbox; `standalone`: it does not
+   * (`RELAY_EMBEDDED=false`) and a separate relay process does.
+   * @default 'embedded'
+   */
+  readonly relay?: 'embedded' | 'standalone';
+  /** @default 3 */
+  readonly partitions?: number;
+  /** Lease of every relay (short, so a killed relay's claim is taken over soon). @default 4000 */
+  readonly leaseMs?: number;
+  readonly ordersEnv?: Record<string, string>;
+  readonly shippingEnv?: Record<string, string>;
+  readonly relayEnv?: Record<string, string>;
+}
+
+/** Names one system uses, unique per instance so test files run in parallel. */
+export interface SampleNames {
+  readonly ordersSchema: string;
+  readonly shippingSchema: string;
+  readonly orderTopic: string;
+  readonly shipmentTopic: string;
+  readonly consumerGroup: string;
+}
+
+/**
+ * The order service, the shipping service and (optionally) a standalone relay, as real
+ * child processes on free ports, with their own schemas, topics and consumer group.
+ */
+export class SampleSystem {
+  readonly db = new Pool({ connectionString: DATABASE_URL, max: 4 });
+  readonly brokers: string[];
+  readonly http: SampleHttpClient;
+  private constructor(
+    readonly names: SampleNames,
+    readonly orders: AppProcess,
+    readonly shipping: AppProcess,
+    readonly relay: AppProcess | undefined,
+    brokers: string[],
+  ) {
+    this.brokers = brokers;
+    this.http = new SampleHttpClient(orders.url, shipping.url);
+  }
+
+  /** Creates the topics and the processes (not started yet). */
+  static async create(options: SampleSystemOptions): Promise<SampleSystem> {
+    const id = `${options.prefix}_${randomBytes(3).toString('hex')}`;
+    const names: SampleNames = {
+      ordersSchema: `t_${id}_orders`,
+      shippingSchema: `t_${id}_shipping`,
+      orderTopic: `${id.replace(/_/g, '-')}-orders`,
+      shipmentTopic: `${id.replace(/_/g, '-')}-shipments`,
+      consumerGroup: `${id}-shipping`,
+    };
+    const brokers = options.brokers ?? KAFKA_BROKERS;
+    const partitions = options.partitions ?? 3;
+    await createTopics(
+      [names.orderTopic, names.shipmentTopic].map((topic) => ({
+        topic,
+        numPartitions: partitions,
+      })),
+      brokers,
+    );
+    const [ordersPort, shippingPort, relayPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const leaseMs = String(options.leaseMs ?? 4000);
+    const common = {
+      DATABASE_URL,
+      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_CREATE_TOPICS: 'false',
+      RELAY_LEASE_MS: leaseMs,
+      NO_COLOR: '1',
+    };
+    const standalone = options.relay === 'standalone';
+    const orders = new AppProcess('order-service', ENTRIES.orders, ordersPort, {
+      ...common,
+      ORDERS_SCHEMA: names.ordersSchema,
+      ORDER_EVENTS_TOPIC: names.orderTopic,
+      SHIPPING_URL: `http://127.0.0.1:${shippingPort}`,
+      RELAY_EMBEDDED: String(!standalone),
+      RECONCILE_INTERVAL_MS: '0',
+      ...options.ordersEnv,
+    });
+    const shipping = new AppProcess('shipping-service', ENTRIES.shipping, shippingPort, {
+      ...common,
+      SHIPPING_SCHEMA: names.shippingSchema,
+      ORDER_EVENTS_TOPIC: names.orderTopic,
+      SHIPMENT_EVENTS_TOPIC: names.shipmentTopic,
+      CONSUMER_GROUP: names.consumerGroup,
+      ...options.shippingEnv,
+    });
+    const relay = standalone
+      ? new AppProcess('relay', ENTRIES.relay, relayPort, {
+          ...common,
+          OUTBOX_SCHEMA: names.ordersSchema,
+          OUTBOX_TABLE: 'outbox',
+          RELAY_ROUTES: `order=${names.orderTopic}`,
+          ...options.relayEnv,
+        })
+      : undefined;
+    return new SampleSystem(names, orders, shipping, relay, brokers);
+  }
+
+  /**
+   * Starts the order service first (it runs its migrations), then the relay and the
+   * shipping service in parallel; resolves when every `/health` answers 200.
+   */
+  async start(): Promise<void> {
+    await this.orders.start();
+    await Promise.all([this.relay?.start(), this.shipping.start()]);
+  }
+
+  /** The apps' outputs, for a failing test's message. */
+  outputs(): string {
+    return [this.orders, this.shipping, this.relay]
+      .filter((app): app is AppProcess => !!app)
+      .map((app) => `===== ${app.name} =====\n${app.output().slice(-4000)}`)
+      .join('\n');
+  }
+
+  /** Stops every process it started, drops its schemas, deletes its topics. */
+  async teardown(): Promise<void> {
+    await Promise.all([this.orders.stop(), this.shipping.stop(), this.relay?.stop()]);
+    for (const schema of [this.names.ordersSchema, this.names.shippingSchema]) {
+      await this.db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    }
+    await this.db.end();
+    const admin = testKafka(this.brokers).admin();
+    await admin.connect().catch(() => undefined);
+    await admin
+      .deleteTopics({ topics: [this.names.orderTopic, this.names.shipmentTopic], timeout: 5000 })
+      .catch(() => undefined);
+    await admin.deleteGroups([this.names.consumerGroup]).catch(() => undefined);
+    await admin.disconnect().catch(() => undefined);
+  }
+}
