@@ -1,0 +1,72 @@
+import type { ErrorKind } from '../options/relay-options.interface';
+import { NoTopicError, PublishTimeoutError } from './relay.errors';
+
+/** Kafka protocol error types that no retry can fix. */
+const PERMANENT = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'INVALID_TOPIC_EXCEPTION',
+  'TOPIC_AUTHORIZATION_FAILED',
+  'CLUSTER_AUTHORIZATION_FAILED',
+  'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+  'INVALID_RECORD',
+  'CORRUPT_MESSAGE',
+  'POLICY_VIOLATION',
+  'INVALID_REQUIRED_ACKS',
+  'UNSUPPORTED_VERSION',
+  'UNSUPPORTED_COMPRESSION_TYPE',
+  'SASL_AUTHENTICATION_FAILED',
+]);
+
+const THROTTLED = new Set(['THROTTLING_QUOTA_EXCEEDED']);
+
+interface ErrorLike {
+  name?: unknown;
+  type?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+  errors?: unknown;
+}
+
+/** Every error in the chain: the error itself, its causes, and aggregated errors. */
+function* chain(error: unknown, depth = 0): Generator<ErrorLike> {
+  if (depth > 8 || typeof error !== 'object' || error === null) return;
+  const e = error as ErrorLike;
+  yield e;
+  if (e.cause && e.cause !== error) yield* chain(e.cause, depth + 1);
+  if (e.originalError && e.originalError !== error) yield* chain(e.originalError, depth + 1);
+  if (Array.isArray(e.errors)) for (const inner of e.errors) yield* chain(inner, depth + 1);
+}
+
+/**
+ * Built-in classification of a publish error from kafkajs: protocol error types that no
+ * retry can fix are permanent; throttling is throttled; everything else (connection
+ * refused, request timeout, leader election, our own publish timeout) is transient.
+ * @publicApi
+ */
+export function classifyKafkaError(error: unknown): ErrorKind {
+  if (error instanceof PublishTimeoutError) return 'transient';
+  if (error instanceof NoTopicError) return 'permanent';
+  for (const e of chain(error)) {
+    if (typeof e.type === 'string') {
+      if (PERMANENT.has(e.type)) return 'permanent';
+      if (THROTTLED.has(e.type)) return 'throttled';
+    }
+    if (e.name === 'KafkaJSSASLAuthenticationError') return 'permanent';
+  }
+  return 'transient';
+}
+
+/** A short description of an error for logs and `last_error` (never a payload). */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (const e of chain(error)) {
+    const name = typeof e.name === 'string' ? e.name : 'Error';
+    const type = typeof e.type === 'string' ? `[${e.type}]` : '';
+    const message = (e as { message?: unknown }).message;
+    parts.push(`${name}${type}: ${typeof message === 'string' ? message : ''}`);
+    if (parts.length >= 3) break;
+  }
+  return (parts.join(' <- ') || String(error)).slice(0, 1000);
+}

@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
+import { RelayLoop } from '../loop/relay.loop';
+import { RelayMetrics } from '../metrics/relay.metrics';
+import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import type { RelayPublisher } from '../publisher/relay-publisher.interface';
+import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { RelayStatsService } from './relay-stats.service';
+
+/**
+ * Terminus indicator of the relay: down when the loop is not running, the broker does not
+ * answer, or the oldest unpublished event is older than `maxOldestAgeMs`. Reports pending
+ * count, oldest age and parked count either way.
+ * @example
+ * ```ts
+ * @Get('health') @HealthCheck()
+ * check() { return this.health.check([() => this.relay.isHealthy('relay')]); }
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class RelayHealthIndicator {
+  constructor(
+    private readonly healthIndicatorService: HealthIndicatorService,
+    private readonly loop: RelayLoop,
+    private readonly stats: RelayStatsService,
+    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
+    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
+  ) {}
+
+  async isHealthy<const Key extends string = 'relay'>(
+    key: Key = 'relay' as Key,
+    { brokerTimeoutMs = 2000 }: { brokerTimeoutMs?: number } = {},
+  ): Promise<HealthIndicatorResult<Key>> {
+    const indicator = this.healthIndicatorService.check(key);
+    const [stats, brokerUp] = await Promise.all([
+      this.stats.refresh().catch(() => undefined),
+      this.publisher.ping(brokerTimeoutMs),
+    ]);
+    this.metrics.brokerUp.set(brokerUp ? 1 : 0);
+    const data = {
+      running: this.loop.isRunning,
+      broker: brokerUp ? 'up' : 'down',
+      pending: stats?.pending ?? null,
+      parked: stats?.parked ?? null,
+      oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
+    };
+    const problems: string[] = [];
+    if (!data.running) problems.push('relay loop not running');
+    if (!brokerUp) problems.push('broker unreachable');
+    if (!stats) problems.push('database unreachable');
+    else if (stats.oldestAgeMs > this.options.maxOldestAgeMs) {
+      problems.push(
+        `oldest unpublished event is ${Math.round(stats.oldestAgeMs)} ms old (> ${this.options.maxOldestAgeMs})`,
+      );
+    }
+    return problems.length === 0
+      ? indicator.up(data)
+      : indicator.down({ ...data, message: problems.join('; ') });
+  }
+}

@@ -1,0 +1,206 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
+import type { Pool } from 'pg';
+import { RelayMetrics } from '../metrics/relay.metrics';
+import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import type { RelayPublisher } from '../publisher/relay-publisher.interface';
+import { RELAY_OPTIONS, RELAY_PG_POOL, RELAY_PUBLISHER } from '../relay.constants';
+import { RelaySchemaMissingError } from '../errors/relay.errors';
+import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
+import { PgRelayStore } from '../store/pg-relay.store';
+import { NotificationListener } from '../wakeup/notification.listener';
+import { RelayWaker } from '../wakeup/relay-waker';
+import { BatchProcessor, type BatchOutcome } from './batch.processor';
+
+/**
+ * The relay loop: claim -> publish -> mark, one batch at a time, woken by the in-process
+ * after-commit signal or LISTEN, polling adaptively otherwise. Owns its start (bootstrap)
+ * and its stop (stop claiming before shutdown, finish or abandon in-flight by the deadline,
+ * release what was not started).
+ * @publicApi
+ */
+@Injectable()
+export class RelayLoop
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  private readonly logger = new Logger('RelayLoop');
+  readonly store: PgRelayStore;
+  private readonly processor: BatchProcessor;
+  private readonly waker: RelayWaker;
+  private listener: NotificationListener | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private abort = new AbortController();
+  private claimErrorMs = 0;
+  /** Totals since start, for tests and the health indicator. */
+  readonly totals: BatchOutcome & { batches: number } = {
+    published: 0,
+    leaseLost: 0,
+    failed: 0,
+    released: 0,
+    batches: 0,
+  };
+
+  constructor(
+    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
+    @Inject(RELAY_PG_POOL) pool: Pool,
+    @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
+    private readonly metrics: RelayMetrics,
+    @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
+  ) {
+    this.store = new PgRelayStore(pool, options, options.relayId);
+    this.processor = new BatchProcessor(this.store, publisher, options, metrics);
+    this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);
+  }
+
+  /** True while the loop runs. */
+  get isRunning(): boolean {
+    return this.running !== undefined && !this.stopping;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.checkSchema();
+    if (this.options.autoStart) await this.start();
+  }
+
+  private async checkSchema(): Promise<void> {
+    const names = relayObjectNames(this.options);
+    if (this.options.installSchema) {
+      for (const statement of relaySchemaSql(this.options)) await this.store.pool.query(statement);
+    }
+    const plain = (q: string) => q.replace(/"/g, '');
+    const { rows } = await this.store.pool.query<{ outbox: boolean; audit: boolean }>(
+      this.store.sql.exists,
+      [plain(names.outbox), plain(names.audit)],
+    );
+    if (!rows[0]?.outbox) throw new RelaySchemaMissingError(`the outbox table ${names.outbox}`);
+    if (!rows[0]?.audit) throw new RelaySchemaMissingError(`the relay audit table ${names.audit}`);
+  }
+
+  /** Starts the loop (idempotent). */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.stopping = false;
+    this.abort = new AbortController();
+    await this.publisher
+      .connect()
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `broker not reachable at start-up (${String(error)}); the loop retries with backoff`,
+        ),
+      );
+    this.unsubscribe = this.wakeup?.subscribe(() => this.waker.wake());
+    if (this.options.listenChannel) {
+      this.listener = new NotificationListener(
+        this.options.pool,
+        this.options.listenChannel,
+        `${this.options.schema}.${this.options.table}`,
+        () => this.waker.wake(),
+      );
+      await this.listener.start();
+    }
+    this.metrics.running.set(1);
+    this.running = this.run();
+    this.logger.log(`relay ${this.options.relayId} started on ${this.options.qualifiedTable}`);
+  }
+
+  /** Ends any wait at once (same effect as an after-commit signal). */
+  wake(): void {
+    this.waker.wake();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      const outcome = await this.step();
+      if (this.stopping) break;
+      if (outcome === 'idle') await this.waker.idle();
+      else if (outcome === 'error') await this.waker.sleep(this.claimErrorMs);
+      else this.waker.busy();
+    }
+  }
+
+  /** One claim and its batch. */
+  private async step(): Promise<'idle' | 'work' | 'error'> {
+    let batch;
+    try {
+      const stopTimer = this.metrics.claimSeconds.startTimer();
+      batch = await this.store.claim(this.options);
+      stopTimer();
+      this.claimErrorMs = 0;
+    } catch (error) {
+      this.claimErrorMs = Math.min(
+        this.options.backoff.capMs,
+        Math.max(this.options.backoff.baseMs, this.claimErrorMs * 2),
+      );
+      this.logger.error(
+        `claim failed stage=claim (${String(error)}); retrying in ${this.claimErrorMs} ms`,
+      );
+      return 'error';
+    }
+    for (const p of batch.crashLoopParked) {
+      this.metrics.parked.inc({ kind: 'crash-loop' });
+      this.logger.error(
+        `parked event_id=${p.eventId} aggregate_id=${p.aggregateId} type=${p.eventType} stage=claim kind=crash-loop`,
+      );
+    }
+    if (batch.rows.length === 0) return batch.crashLoopParked.length ? 'work' : 'idle';
+    try {
+      const outcome = await this.processor.process(batch, this.abort.signal);
+      this.totals.batches++;
+      this.totals.published += outcome.published;
+      this.totals.leaseLost += outcome.leaseLost;
+      this.totals.failed += outcome.failed;
+      this.totals.released += outcome.released;
+      return outcome.published > 0 ? 'work' : 'idle';
+    } catch (error) {
+      // A database error while recording the outcome: the lease expires and the rows return.
+      this.logger.error(
+        `batch failed stage=mark (${String(error)}); its rows return when the lease expires`,
+      );
+      this.claimErrorMs = this.options.backoff.baseMs;
+      return 'error';
+    }
+  }
+
+  /** Stops claiming; waits for the in-flight batch until the deadline, then cancels it. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.stopping = true;
+    this.waker.wake();
+    this.unsubscribe?.();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), this.options.shutdownTimeoutMs)),
+    );
+    if ((await Promise.race([this.running, deadline])) === 'late') {
+      this.logger.warn(
+        `in-flight batch still running after ${this.options.shutdownTimeoutMs} ms: cancelling it`,
+      );
+      this.abort.abort(new Error('relay shutting down'));
+      await this.running;
+    }
+    clearTimeout(timer);
+    this.running = undefined;
+    await this.listener?.stop();
+    this.listener = undefined;
+    this.metrics.running.set(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+    await this.publisher.disconnect();
+  }
+}

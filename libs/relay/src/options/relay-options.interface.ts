@@ -1,0 +1,141 @@
+import type { KafkaConfig, ProducerConfig } from 'kafkajs';
+import type { PoolConfig } from 'pg';
+import type { Registry } from 'prom-client';
+import type { RelayPublisher } from '../publisher/relay-publisher.interface';
+
+/**
+ * Outcome of classifying a publish error. `transient` is retried with backoff and counts as
+ * an attempt; `throttled` is retried with backoff and does not count; `permanent` parks the
+ * event at once.
+ * @publicApi
+ */
+export type ErrorKind = 'transient' | 'throttled' | 'permanent';
+
+/** What a classifier sees about the event whose publish failed (never the payload). */
+export interface ClassifiedEvent {
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+  readonly topic: string;
+  readonly attempt: number;
+}
+
+/**
+ * User hook deciding the kind of a publish error; return `undefined` to keep the built-in
+ * classification (kafkajs protocol error types).
+ * @publicApi
+ */
+export type ErrorClassifier = (error: unknown, event: ClassifiedEvent) => ErrorKind | undefined;
+
+/**
+ * Topic routing: a per-event `topic` column wins, then `routes[aggregate_type]`, then
+ * `defaultTopic`. An event that matches none is parked ("no topic").
+ * @publicApi
+ */
+export interface TopicRoutingOptions {
+  /** Topic for aggregate types without a route. */
+  readonly defaultTopic?: string;
+  /**
+   * `aggregate_type -> topic`, as an object or as the string `"order=orders,payment=payments"`
+   * (the form environment variables use).
+   */
+  readonly routes?: Readonly<Record<string, string>> | string;
+}
+
+/** Exponential backoff of transient failures, per event. @publicApi */
+export interface BackoffOptions {
+  /** @default 500 */
+  readonly baseMs?: number;
+  /** @default 30000 */
+  readonly capMs?: number;
+  /** `full`: uniform in [0, delay]; `equal`: delay/2 + uniform in [0, delay/2]; `none`. @default 'equal' */
+  readonly jitter?: 'full' | 'equal' | 'none';
+}
+
+/** Idle polling bounds: short while busy, doubling with jitter up to `maxMs` while idle. @publicApi */
+export interface PollingOptions {
+  /** @default 20 */
+  readonly minMs?: number;
+  /** @default 1000 */
+  readonly maxMs?: number;
+}
+
+/** Retention of published rows. @publicApi */
+export interface RetentionOptions {
+  /** Age after publication at which rows go. @default 604800000 (7 days) */
+  readonly publishedMs?: number;
+  /** `delete` rows, or move them to `<table>_archive`. @default 'delete' */
+  readonly mode?: 'delete' | 'archive';
+  /** Rows per housekeeping transaction. @default 1000 */
+  readonly batchSize?: number;
+  /** Pause between housekeeping runs. @default 60000 */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Test-only fault seam: called at each stage of a batch. Unset in production (costs one
+ * `undefined` check per stage).
+ * @internal
+ */
+export type RelayStage = 'after-claim' | 'after-send' | 'during-mark';
+
+/** @internal */
+export interface RelayHooks {
+  onStage?(stage: RelayStage, eventIds: readonly string[]): void | Promise<void>;
+}
+
+/**
+ * Options of `RelayModule.forRoot()` / `forRootAsync()`.
+ * @publicApi
+ */
+export interface RelayModuleOptions {
+  /** PostgreSQL connection string or `pg` PoolConfig of the relay's own small pool. */
+  readonly connection: string | PoolConfig;
+  /** @default 'public' */
+  readonly schema?: string;
+  /** @default 'outbox' */
+  readonly table?: string;
+  /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `publisher`. */
+  readonly kafka?: KafkaConfig;
+  /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
+  readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
+  readonly routing: TopicRoutingOptions;
+  /** Rows per claim. @default 1000 */
+  readonly batchSize?: number;
+  /** Largest sum of record bytes per Kafka request (keep under the broker's `message.max.bytes`). @default 900000 */
+  readonly maxRequestBytes?: number;
+  /** Lease duration of a claim. @default 30000 */
+  readonly leaseMs?: number;
+  /** Publish timeout (must be < leaseMs); cancels the send when it elapses. @default 10000 */
+  readonly publishTimeoutMs?: number;
+  readonly backoff?: BackoffOptions;
+  /** Failed attempts after which an event is parked. @default 10 */
+  readonly maxAttempts?: number;
+  /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
+  readonly crashLoopThreshold?: number;
+  readonly polling?: PollingOptions;
+  /** LISTEN for coalesced producer notifications; `false` to rely on polling alone. @default true */
+  readonly listen?: boolean | { readonly channel?: string };
+  /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
+  readonly retention?: RetentionOptions | false;
+  readonly classifyError?: ErrorClassifier;
+  /** Health is down when the oldest unpublished event is older than this. @default 60000 */
+  readonly maxOldestAgeMs?: number;
+  /** prom-client registry (one is created per module when absent) and metric name prefix. */
+  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string };
+  /** Deadline for in-flight work at shutdown. @default 10000 */
+  readonly shutdownTimeoutMs?: number;
+  /** Refresh period of pending/oldest/parked figures. @default 5000 */
+  readonly statsIntervalMs?: number;
+  /** Apply the relay's idempotent DDL (index, audit and archive tables) at start-up. @default false */
+  readonly installSchema?: boolean;
+  /** Start the loop at application bootstrap. @default true */
+  readonly autoStart?: boolean;
+  /** Instance name used in lease tokens and logs. @default `<hostname>-<pid>-<random>` */
+  readonly relayId?: string;
+  /** A transport other than Kafka (for example the benchmark's null publisher). */
+  readonly publisher?: RelayPublisher;
+  /** @internal test-only fault seam */
+  readonly hooks?: RelayHooks;
+}

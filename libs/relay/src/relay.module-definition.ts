@@ -1,0 +1,13 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { RelayModuleOptions } from './options/relay-options.interface';
+
+/** @internal */
+export const {
+  ConfigurableModuleClass: RelayConfigurableModule,
+  MODULE_OPTIONS_TOKEN: RELAY_MODULE_OPTIONS,
+  OPTIONS_TYPE: RELAY_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: RELAY_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<RelayModuleOptions>()
+  .setClassMethodName('forRoot')
+  .setFactoryMethodName('createRelayOptions')
+  .build();

@@ -1,0 +1,87 @@
+import { Module, type Provider } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { Pool } from 'pg';
+import { Registry } from 'prom-client';
+import { RelayHealthIndicator } from './health/relay.health-indicator';
+import { RelayStatsService } from './health/relay-stats.service';
+import { HousekeepingService } from './housekeeping/housekeeping.service';
+import { RelayLoop } from './loop/relay.loop';
+import { RelayMetrics } from './metrics/relay.metrics';
+import { RelayOperatorService } from './operator/relay-operator.service';
+import type { RelayModuleOptions } from './options/relay-options.interface';
+import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
+import { KafkaPublisher } from './publisher/kafka.publisher';
+import { RelayPoolHolder } from './relay-pool.holder';
+import {
+  RELAY_METRICS_REGISTRY,
+  RELAY_OPTIONS,
+  RELAY_PG_POOL,
+  RELAY_PUBLISHER,
+} from './relay.constants';
+import { RELAY_MODULE_OPTIONS, RelayConfigurableModule } from './relay.module-definition';
+
+const providers: Provider[] = [
+  {
+    provide: RELAY_OPTIONS,
+    useFactory: (raw: RelayModuleOptions) => resolveRelayOptions(raw),
+    inject: [RELAY_MODULE_OPTIONS],
+  },
+  {
+    provide: RELAY_PG_POOL,
+    useFactory: (o: ResolvedRelayOptions) =>
+      new Pool({ application_name: `nest-outbox-relay`, ...o.pool }),
+    inject: [RELAY_OPTIONS],
+  },
+  {
+    provide: RELAY_METRICS_REGISTRY,
+    useFactory: (o: ResolvedRelayOptions) => o.raw.metrics?.registry ?? new Registry(),
+    inject: [RELAY_OPTIONS],
+  },
+  {
+    provide: RelayMetrics,
+    useFactory: (o: ResolvedRelayOptions, registry: Registry) =>
+      new RelayMetrics(registry, o.metricsPrefix),
+    inject: [RELAY_OPTIONS, RELAY_METRICS_REGISTRY],
+  },
+  {
+    provide: RELAY_PUBLISHER,
+    useFactory: (o: ResolvedRelayOptions) =>
+      o.raw.publisher ?? new KafkaPublisher(o.raw.kafka!, o.raw.producer),
+    inject: [RELAY_OPTIONS],
+  },
+  RelayPoolHolder,
+  RelayLoop,
+  RelayStatsService,
+  RelayHealthIndicator,
+  RelayOperatorService,
+  HousekeepingService,
+];
+
+/**
+ * The relay: a leased, ordered, at-least-once publisher from the outbox table to Kafka.
+ * Runs inside any Nest app (next to the writer, woken in memory) or as a standalone process.
+ * @example
+ * ```ts
+ * RelayModule.forRoot({
+ *   connection: process.env.DATABASE_URL!,
+ *   kafka: { brokers: ['127.0.0.1:9092'] },
+ *   routing: { defaultTopic: 'events', routes: { order: 'orders' } },
+ * })
+ * ```
+ * @publicApi
+ */
+@Module({
+  imports: [TerminusModule],
+  providers,
+  exports: [
+    RELAY_OPTIONS,
+    RELAY_METRICS_REGISTRY,
+    RelayMetrics,
+    RelayLoop,
+    RelayHealthIndicator,
+    RelayOperatorService,
+    HousekeepingService,
+    RelayStatsService,
+  ],
+})
+export class RelayModule extends RelayConfigurableModule {}

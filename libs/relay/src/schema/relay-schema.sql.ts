@@ -1,0 +1,50 @@
+import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
+import { RELAY_MODULE } from '../relay.constants';
+
+/** Where the outbox table lives. */
+export interface RelayTableName {
+  readonly schema: string;
+  readonly table: string;
+}
+
+/** Names of the relay's own objects next to the outbox table. @publicApi */
+export function relayObjectNames(name: RelayTableName) {
+  const id = (suffix: string) => sqlIdentifier(RELAY_MODULE, 'table', `${name.table}_${suffix}`);
+  const q = (suffix: string) =>
+    qualifiedTable(RELAY_MODULE, name.schema, `${name.table}_${suffix}`);
+  return {
+    outbox: qualifiedTable(RELAY_MODULE, name.schema, name.table),
+    claimIndex: id('relay_claim_idx'),
+    audit: q('relay_audit'),
+    auditIndex: id('relay_audit_event_idx'),
+    archive: q('archive'),
+  };
+}
+
+/**
+ * The relay's own idempotent DDL (safe to run at every deploy), on top of the outbox table
+ * (`outboxSchemaSql`):
+ * - `<table>_relay_claim_idx`: unpublished rows in id order, so a claim walks only pending
+ *   rows and stops at its batch size (the base index is by aggregate, for the head check);
+ * - `<table>_relay_audit`: who retried, skipped or republished what, and why;
+ * - `<table>_archive`: same columns as the outbox, for `retention.mode: 'archive'`.
+ * @publicApi
+ */
+export function relaySchemaSql(name: RelayTableName): string[] {
+  const n = relayObjectNames(name);
+  return [
+    `CREATE INDEX IF NOT EXISTS ${n.claimIndex} ON ${n.outbox} (id)
+  WHERE published_at IS NULL AND skipped_at IS NULL`,
+    `CREATE TABLE IF NOT EXISTS ${n.audit} (
+  id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at         timestamptz NOT NULL DEFAULT now(),
+  action     text        NOT NULL,
+  actor      text        NOT NULL,
+  reason     text        NULL,
+  event_id   uuid        NULL,
+  details    jsonb       NOT NULL DEFAULT '{}'::jsonb
+)`,
+    `CREATE INDEX IF NOT EXISTS ${n.auditIndex} ON ${n.audit} (event_id)`,
+    `CREATE TABLE IF NOT EXISTS ${n.archive} (LIKE ${n.outbox} INCLUDING DEFAULTS)`,
+  ];
+}

@@ -1,0 +1,66 @@
+import { Logger } from '@nestjs/common';
+import { Client, type ClientConfig, type PoolConfig } from 'pg';
+
+/**
+ * One dedicated connection that LISTENs for the producers' coalesced notifications and
+ * calls `onNotify` when the payload names this outbox. Reconnects with a capped delay.
+ * Notifications are hints: a lost one costs at most one poll interval.
+ * @internal
+ */
+export class NotificationListener {
+  private readonly logger = new Logger('RelayNotificationListener');
+  private client: Client | undefined;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = 200;
+
+  constructor(
+    private readonly config: PoolConfig,
+    private readonly channel: string,
+    private readonly payload: string,
+    private readonly onNotify: () => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.connect().catch((error: unknown) => this.scheduleRetry(error));
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client(this.config as ClientConfig);
+    client.on('error', (error) => this.scheduleRetry(error, client));
+    client.on('notification', (n) => {
+      if (n.channel === this.channel && (!n.payload || n.payload === this.payload)) this.onNotify();
+    });
+    await client.connect();
+    await client.query(`LISTEN "${this.channel}"`);
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.retryMs = 200;
+    this.onNotify(); // anything committed while we were not listening
+  }
+
+  private scheduleRetry(error: unknown, client?: Client): void {
+    if (client && client !== this.client) return;
+    this.client = undefined;
+    void client?.end().catch(() => undefined);
+    if (this.stopped || this.retryTimer) return;
+    this.logger.warn(`LISTEN connection lost (${String(error)}); retrying in ${this.retryMs} ms`);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect().catch((e: unknown) => this.scheduleRetry(e));
+    }, this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, 10_000);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

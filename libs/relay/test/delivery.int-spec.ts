@@ -1,0 +1,126 @@
+import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import { consumeUntil, createTopics, uniqueTopic, waitFor, type TestSchema } from '@test/support';
+import type { TestingModule } from '@nestjs/testing';
+import { RelayLoop } from '../src/loop/relay.loop';
+import {
+  TestProducer,
+  checkDelivery,
+  createRelaySchema,
+  pendingCount,
+  startRelay,
+  testRelayOptions,
+} from './relay-test.fixture';
+
+describe('Relay delivery (real PostgreSQL + Kafka)', () => {
+  let schema: TestSchema;
+  let producer: TestProducer;
+  let relay: TestingModule | undefined;
+  const topic = uniqueTopic('relay-delivery');
+  const routed = uniqueTopic('relay-routed');
+  const own = uniqueTopic('relay-own');
+  const wakeup = new OutboxWakeup();
+
+  beforeAll(async () => {
+    schema = await createRelaySchema('relay_delivery');
+    producer = new TestProducer(schema.pool, schema.name);
+    await createTopics([topic, routed, own]);
+  });
+
+  afterAll(async () => {
+    await relay?.close();
+    await schema.drop();
+  });
+
+  it('publishes every recorded event with key = aggregate_id, the contract headers and the exact payload bytes, in aggregate_version order per key', async () => {
+    await producer.writeMany(3000, 40, 250);
+    const [oddPayload] = await producer.write([
+      { aggregateId: 'k1', rawPayload: '{"b" : 1,   "a":[2, 3]}' },
+    ]);
+    const [routedId] = await producer.write([{ aggregateType: 'invoice', aggregateId: 'i1' }]);
+    const [ownId] = await producer.write([
+      { aggregateType: 'invoice', aggregateId: 'i1', topic: own },
+    ]);
+    const before = Date.now();
+
+    relay = await startRelay(
+      testRelayOptions(schema.name, {
+        routing: { defaultTopic: topic, routes: `invoice=${routed}` },
+        batchSize: 500,
+        polling: { minMs: 20, maxMs: 5000 },
+      }),
+      [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
+    );
+    await waitFor(
+      'outbox drained',
+      async () => (await pendingCount(schema.pool, schema.name)) === 0,
+      { timeoutMs: 60_000 },
+    );
+
+    const thingRecords = await consumeUntil(
+      [topic],
+      (r) => {
+        if (r.length % 500 === 1) console.log('got', r.length, Date.now());
+        return r.length >= 3001;
+      },
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const thingEvents = producer.written.filter((e) => e.aggregateId.startsWith('k'));
+    const report = checkDelivery(thingRecords, thingEvents);
+    expect(report.missing).toEqual([]);
+    expect(report.orderViolations).toEqual([]);
+
+    const odd = thingRecords.find((r) => r.headers.event_id === oddPayload)!;
+    expect(odd.value).toBe('{"b" : 1,   "a":[2, 3]}');
+    expect(odd.key).toBe('k1');
+    expect(odd.headers).toMatchObject({
+      event_type: 'thing.happened',
+      schema_version: '1',
+      aggregate_type: 'thing',
+      aggregate_id: 'k1',
+      'content-type': 'application/json',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
+    expect(Number(odd.headers.aggregate_version)).toBeGreaterThan(1);
+    expect(new Date(odd.headers.occurred_at!).getTime()).toBeLessThanOrEqual(before);
+    // The record timestamp is the publish time, not the creation time.
+    expect(Number(odd.timestamp)).toBeGreaterThanOrEqual(before - 50);
+
+    const [routedRecord] = await consumeUntil([routed], (r) => r.length >= 1);
+    expect(routedRecord!.headers.event_id).toBe(routedId);
+    const [ownRecord] = await consumeUntil([own], (r) => r.length >= 1);
+    expect(ownRecord!.headers.event_id).toBe(ownId);
+
+    // The mark records where each event went.
+    const { rows } = await schema.pool.query<{
+      event_id: string;
+      kafka_partition: number;
+      kafka_offset: string;
+    }>(
+      `SELECT event_id, kafka_partition, kafka_offset::text FROM "${schema.name}".outbox WHERE aggregate_type = 'thing'`,
+    );
+    const where = new Map(
+      thingRecords.map((r) => [r.headers.event_id, `${r.partition}/${r.offset}`]),
+    );
+    for (const row of rows)
+      expect(`${row.kafka_partition}/${row.kafka_offset}`).toBe(where.get(row.event_id));
+  });
+
+  it('publishes at once on the in-process after-commit signal instead of waiting for the next poll', async () => {
+    const loop = relay!.get(RelayLoop);
+    // Let the idle delay grow towards its 5 s maximum.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const published = loop.totals.published;
+    const [id] = await producer.write([{ aggregateId: 'k-wake' }]);
+    const start = Date.now();
+    wakeup.signal();
+    await waitFor('woken publish', () => loop.totals.published > published, {
+      timeoutMs: 5000,
+      intervalMs: 5,
+    });
+    expect(Date.now() - start).toBeLessThan(1000);
+    const records = await consumeUntil([topic], (r) => r.some((x) => x.headers.event_id === id));
+    expect(records.some((x) => x.headers.event_id === id)).toBe(true);
+  });
+});
