@@ -1,0 +1,43 @@
+import { Controller, Get, Header, Inject, Module, type DynamicModule } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import {
+  RELAY_METRICS_REGISTRY,
+  RelayHealthIndicator,
+  RelayModule,
+  type RelayModuleOptions,
+} from '@nest-outbox/relay';
+import type { Registry } from 'prom-client';
+
+/** `/health` (terminus) and `/metrics` (prom-client) of the standalone relay. */
+@Controller()
+export class RelayHttpController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly relay: RelayHealthIndicator,
+    @Inject(RELAY_METRICS_REGISTRY) private readonly registry: Registry,
+  ) {}
+
+  @Get('health')
+  @HealthCheck()
+  check() {
+    return this.health.check([() => this.relay.isHealthy('relay')]);
+  }
+
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4')
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** The standalone relay process: the RelayModule plus health and metrics endpoints. */
+@Module({})
+export class RelayAppModule {
+  static register(options: RelayModuleOptions): DynamicModule {
+    return {
+      module: RelayAppModule,
+      imports: [TerminusModule, RelayModule.forRoot(options)],
+      controllers: [RelayHttpController],
+    };
+  }
+}
