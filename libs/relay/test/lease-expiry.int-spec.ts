@@ -1,0 +1,81 @@
+import { consumeUntil, createTopics, uniqueTopic, waitFor, type TestSchema } from '@test/support';
+import type { TestingModule } from '@nestjs/testing';
+import type { Registry } from 'prom-client';
+import { RelayLoop } from '../src/loop/relay.loop';
+import { RELAY_METRICS_REGISTRY } from '../src/relay.constants';
+import {
+  TestProducer,
+  createRelaySchema,
+  pendingCount,
+  startRelay,
+  testRelayOptions,
+} from './relay-test.fixture';
+
+describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
+  let schema: TestSchema;
+  const apps: TestingModule[] = [];
+  const topic = uniqueTopic('relay-lease');
+
+  beforeAll(async () => {
+    schema = await createRelaySchema('relay_lease');
+    await createTopics([topic]);
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await schema.drop();
+  });
+
+  it('refuses the slow relay its mark once its lease expired ("lease lost"), while the event is still published, never lost', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    const ids = await producer.write(Array.from({ length: 10 }, () => ({ aggregateId: 'slow' })));
+    let slowEntered = false;
+    const slow = await startRelay(
+      testRelayOptions(schema.name, {
+        relayId: 'slow',
+        routing: { defaultTopic: topic },
+        leaseMs: 1500,
+        publishTimeoutMs: 1000,
+        hooks: {
+          async onStage(stage) {
+            if (stage !== 'after-send' || slowEntered) return;
+            slowEntered = true;
+            // Acked by the broker, but the mark comes only after another relay took over.
+            await waitFor(
+              'the fast relay to mark the events',
+              async () => (await pendingCount(schema.pool, schema.name)) === 0,
+              {
+                timeoutMs: 30_000,
+              },
+            );
+          },
+        },
+      }),
+    );
+    apps.push(slow);
+    await waitFor('slow relay in its publish', () => slowEntered);
+    const fast = await startRelay(
+      testRelayOptions(schema.name, { relayId: 'fast', routing: { defaultTopic: topic } }),
+    );
+    apps.push(fast);
+
+    const slowLoop = slow.get(RelayLoop);
+    await waitFor('slow relay to try its mark', () => slowLoop.totals.leaseLost > 0, {
+      timeoutMs: 30_000,
+    });
+    expect(slowLoop.totals.leaseLost).toBe(10);
+    expect(slowLoop.totals.published).toBe(0);
+    expect(fast.get(RelayLoop).totals.published).toBe(10);
+    const metrics = await slow
+      .get<Registry>(RELAY_METRICS_REGISTRY)
+      .getSingleMetricAsString('nest_outbox_relay_lease_lost_total');
+    expect(metrics).toMatch(/nest_outbox_relay_lease_lost_total 10/);
+
+    const { rows } = await schema.pool.query<{ owner: string }>(
+      `SELECT lease_owner AS owner FROM "${schema.name}".outbox`,
+    );
+    for (const row of rows) expect(row.owner).toMatch(/^fast:/);
+    const records = await consumeUntil([topic], (r) => r.length >= 20);
+    for (const id of ids) expect(records.filter((r) => r.headers.event_id === id)).toHaveLength(2);
+  });
+});
