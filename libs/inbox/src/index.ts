@@ -30,3 +30,4 @@ export { expectRowCount, type RowCountResult } from './support/expect-row-count'
 export { idempotencyKey } from './support/idempotency-key';
 export { dropInboxSchemaSql, inboxSchemaSql } from './schema/inbox-schema.sql';
 export { createInboxMigration } from './schema/inbox.migration';
+export { InboxKafkaServer, type InboxKafkaServerOptions } from './transport/inbox-kafka.server';

@@ -98,7 +98,9 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
     expect(dead[0]!.headers['x-inbox-source']).toBe(`${topic}/0/0`);
 
     expect(app.get(InboxConsumerRegistry).snapshots()[0]?.status).toBe('running');
-    const health = await request(app.getHttpServer()).get('/health');
+    const health = await request(app.getHttpServer() as Parameters<typeof request>[0]).get(
+      '/health',
+    );
     expect(health.status).toBe(200);
     expect(health.body.info.inbox.status).toBe('up');
   });

@@ -16,12 +16,12 @@ async function main(): Promise<void> {
     topics: [env('INBOX_TOPIC')],
     groupId: env('INBOX_GROUP'),
   });
-  console.log('INBOX_READY');
+  process.stdout.write('INBOX_READY\n');
   const stop = () => void app.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  process.stderr.write(`${String((error as Error).stack ?? error)}\n`);
   process.exit(1);
 });

@@ -116,4 +116,50 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(rows.rowCount).toBe(1);
     expect(app.get(InboxConsumerRegistry).snapshots()[0]?.status).toBe('running');
   });
+
+  it('with the batching InboxKafkaServer: rolls back a chunk whose record fails, replays it record by record, and applies each event once', async () => {
+    const topic = uniqueTopic('inbox-batched');
+    const groupId = uniqueTopic('g');
+    await createTopics([{ topic, numPartitions: 2 }]);
+    const events = Array.from({ length: 30 }, () => eventRecord());
+    const flaky = events[13]!.eventId;
+    let failures = 0;
+    await send(tools.producer, topic, [
+      ...events.slice(0, 20),
+      events[3]!,
+      events[13]!,
+      ...events.slice(20),
+      events[25]!,
+    ]);
+    const app = await startInboxApp({
+      schema: db.name,
+      topics: [topic],
+      groupId,
+      transport: 'batched',
+      partitionsConsumedConcurrently: 2,
+      behavior: {
+        after: (event) => {
+          if (event.eventId === flaky && failures < 2) {
+            failures += 1;
+            throw new Error('transient failure');
+          }
+        },
+      },
+      logger: ['error'],
+    });
+    apps.push(app);
+    await waitFor('every offset committed', async () => {
+      const committed = await committedOffsets(tools.admin, groupId, topic);
+      return [...committed.values()].reduce((s, o) => s + (o > 0n ? o : 0n), 0n) === 33n;
+    });
+    const { rows } = await db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "${db.name}".effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id`,
+      [events.map((e) => e.eventId)],
+    );
+    expect(rows).toHaveLength(30);
+    expect(rows.every((r) => r.n === '1')).toBe(true);
+    expect(failures).toBe(2);
+    expect(await metric(app, 'inbox_events_applied_total')).toBe(30);
+    expect(await metric(app, 'inbox_events_duplicate_total')).toBe(3);
+  });
 });

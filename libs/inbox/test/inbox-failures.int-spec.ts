@@ -109,7 +109,9 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
     });
     apps.push(app);
     await waitFor('health down with the paused partition', async () => {
-      const res = await request(app.getHttpServer()).get('/health');
+      const res = await request(app.getHttpServer() as Parameters<typeof request>[0]).get(
+        '/health',
+      );
       return res.status === 503 && JSON.stringify(res.body).includes(poison);
     });
     await waitFor(
@@ -126,7 +128,9 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
       async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 5n,
     );
     expect(await effectsAt(events[0]!)).toEqual([0, 1, 2, 3, 4]);
-    expect((await request(app.getHttpServer()).get('/health')).status).toBe(200);
+    expect(
+      (await request(app.getHttpServer() as Parameters<typeof request>[0]).get('/health')).status,
+    ).toBe(200);
   });
 
   it('dead-letters an event after its attempts (or at once for a permanent error) and moves on', async () => {

@@ -23,6 +23,7 @@ import {
   InboxEvent,
   InboxHandler,
   InboxHealthIndicator,
+  InboxKafkaServer,
   InboxModule,
   type InboxHandlerOptions,
   type InboxModuleOptions,
@@ -46,6 +47,8 @@ export interface InboxTestAppOptions {
   readonly partitionsConsumedConcurrently?: number;
   readonly brokers?: string[];
   readonly logger?: false | ('error' | 'warn' | 'log')[];
+  /** `batched`: the InboxKafkaServer strategy (chunks of 10 records per transaction). */
+  readonly transport?: 'plain' | 'batched';
   /** Extra kafkajs consumer config. */
   readonly consumerConfig?: Record<string, unknown>;
 }
@@ -133,27 +136,27 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
     logger: o.logger ?? ['error', 'warn'],
   });
   app.enableShutdownHooks();
-  app.connectMicroservice<MicroserviceOptions>(
-    {
-      transport: Transport.KAFKA,
-      options: {
-        client: { clientId: `inbox-test`, brokers: o.brokers ?? KAFKA_BROKERS, logLevel: 1 },
-        consumer: {
-          groupId: o.groupId,
-          sessionTimeout: 10_000,
-          heartbeatInterval: 500,
-          maxWaitTimeInMs: 100,
-          retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 1000 },
-          ...o.consumerConfig,
-        },
-        subscribe: { fromBeginning: true },
-        run: {
-          autoCommit: false,
-          partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
-        },
-        postfixId: '',
-      },
+  const kafkaOptions = {
+    client: { clientId: `inbox-test`, brokers: o.brokers ?? KAFKA_BROKERS, logLevel: 1 },
+    consumer: {
+      groupId: o.groupId,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 500,
+      maxWaitTimeInMs: 100,
+      retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 1000 },
+      ...o.consumerConfig,
     },
+    subscribe: { fromBeginning: true },
+    run: {
+      autoCommit: false,
+      partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
+    },
+    postfixId: '',
+  };
+  app.connectMicroservice<MicroserviceOptions>(
+    o.transport === 'batched'
+      ? { strategy: new InboxKafkaServer({ ...kafkaOptions, inboxBatchSize: 10 }) }
+      : { transport: Transport.KAFKA, options: kafkaOptions },
     { inheritAppConfig: true },
   );
   try {

@@ -8,6 +8,7 @@ import type { ResolvedInboxOptions } from '../inbox-options.resolver';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import { InboxStore } from '../store/inbox.store';
 import { DeadLetterSink } from './dead-letter.sink';
+import { currentInboxBatch, type InboxBatch } from './inbox-batch.context';
 import type { InboxDelivery } from './inbox-delivery';
 import { backoffDelay, waitWithHeartbeat } from './retry-backoff';
 
@@ -17,6 +18,9 @@ import { backoffDelay, waitWithHeartbeat } from './retry-backoff';
  * @publicApi
  */
 export type InboxOutcome = 'applied' | 'duplicate' | 'stale' | 'dead-lettered' | 'paused';
+
+/** Outcomes of a record handled inside an `InboxKafkaServer` batch (settled at its commit). @internal */
+export type BatchedOutcome = 'applied' | 'duplicate' | 'stale' | 'aborted';
 
 /** Why a retry stopped before an outcome: the partition was revoked or the consumer stops. @internal */
 export class InboxRetryAbandoned extends Error {
@@ -45,6 +49,43 @@ export class InboxExecutor {
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {}
 
+  /**
+   * Inside an `InboxKafkaServer` batch: one attempt in the batch's transaction; its metrics
+   * count when the batch commits. An error aborts the batch (replayed record by record).
+   */
+  async runBatched(
+    batch: InboxBatch,
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    handle: () => Promise<unknown>,
+  ): Promise<BatchedOutcome> {
+    let outcome: Exclude<BatchedOutcome, 'aborted'>;
+    try {
+      outcome = await this.attempt(delivery, event, handle);
+    } catch (error) {
+      batch.abort(error);
+      return 'aborted';
+    }
+    const labels = { consumer: delivery.consumer, topic: delivery.position.topic };
+    if (outcome === 'applied') batch.applied += 1;
+    batch.onCommit(() => this.count(outcome, labels));
+    return outcome;
+  }
+
+  /** The ambient `InboxKafkaServer` batch, if any. */
+  batch(): InboxBatch | undefined {
+    return currentInboxBatch();
+  }
+
+  private count(
+    outcome: 'applied' | 'duplicate' | 'stale',
+    labels: { consumer: string; topic: string },
+  ): void {
+    if (outcome === 'applied') this.metrics.applied.inc(labels);
+    else if (outcome === 'duplicate') this.metrics.duplicates.inc(labels);
+    else this.metrics.stale.inc(labels);
+  }
+
   async run(
     delivery: InboxDelivery,
     event: EventEnvelope,
@@ -56,11 +97,8 @@ export class InboxExecutor {
         const outcome = await this.txHost.withTransaction(() =>
           this.attempt(delivery, event, handle),
         );
-        if (outcome === 'applied') {
-          if (this.killAfterCommit) process.kill(process.pid, 'SIGKILL');
-          this.metrics.applied.inc(labels);
-        } else if (outcome === 'duplicate') this.metrics.duplicates.inc(labels);
-        else this.metrics.stale.inc(labels);
+        if (outcome === 'applied' && this.killAfterCommit) process.kill(process.pid, 'SIGKILL');
+        this.count(outcome, labels);
         return outcome;
       } catch (error) {
         this.metrics.failed.inc(labels);

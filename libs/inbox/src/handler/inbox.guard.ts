@@ -11,6 +11,7 @@ import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
 import { decodeEnvelope, headerStrings } from '../envelope/envelope.decoder';
 import { InboxMisuseError } from '../errors/inbox.errors';
 import { DeadLetterSink } from './dead-letter.sink';
+import { currentInboxBatch } from './inbox-batch.context';
 import { attachDelivery, type InboxDelivery } from './inbox-delivery';
 import { InboxHandlerPolicies } from './inbox-handler.policies';
 
@@ -91,7 +92,11 @@ export class InboxGuard implements CanActivate {
         `offset=${position.offset} event_id=${headers.event_id ?? '-'} type=${headers.event_type ?? '-'} ` +
         `reason=${result.code}: ${result.reason} stage=guard`,
     );
-    session.finish(tracker, delivery.offset);
+    const batch = currentInboxBatch();
+    if (batch) {
+      batch.onCommit(() => session.finish(tracker, delivery.offset));
+      batch.onRollback(() => tracker.abandon(delivery.offset));
+    } else session.finish(tracker, delivery.offset);
     attachDelivery(kafka, delivery);
     return true;
   }

@@ -33,6 +33,18 @@ export class InboxInterceptor implements NestInterceptor {
     return defer(async () => {
       const { session, position, offset } = delivery;
       const tracker = session.begin(position.topic, position.partition, offset);
+      const batch = this.executor.batch();
+      if (batch) {
+        // InboxKafkaServer: the offset becomes committable when the batch's transaction commits.
+        batch.onCommit(() => session.finish(tracker, offset));
+        batch.onRollback(() => tracker.abandon(offset));
+        if (batch.aborted === undefined) {
+          await this.executor.runBatched(batch, { ...delivery, tracker }, event, () =>
+            lastValueFrom(next.handle(), { defaultValue: undefined }),
+          );
+        }
+        return undefined;
+      }
       let final = false;
       try {
         // next.handle() is called inside the transaction so the handler runs in its CLS context.
