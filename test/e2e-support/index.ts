@@ -15,3 +15,9 @@ export {
   type ShippingFigures,
 } from './sample-queries';
 export { ENTRIES, SampleSystem, type SampleNames, type SampleSystemOptions } from './sample-system';
+export {
+  planOf,
+  runOrderWorkload,
+  type WorkloadOptions,
+  type WorkloadResult,
+} from './order-workload';

@@ -109,6 +109,8 @@ export class SampleSystem {
       ORDER_EVENTS_TOPIC: names.orderTopic,
       SHIPMENT_EVENTS_TOPIC: names.shipmentTopic,
       CONSUMER_GROUP: names.consumerGroup,
+      // A killed consumer's partitions come back after 6 s (the broker's minimum), not 30 s.
+      CONSUMER_SESSION_TIMEOUT_MS: '6000',
       ...options.shippingEnv,
     });
     const relay = standalone

@@ -32,7 +32,12 @@ async function bootstrap(): Promise<void> {
     options: {
       postfixId: '',
       client: { clientId: 'shipping-service', brokers: config.kafkaBrokers },
-      consumer: { groupId: config.consumerGroup, allowAutoTopicCreation: false },
+      consumer: {
+        groupId: config.consumerGroup,
+        allowAutoTopicCreation: false,
+        sessionTimeout: config.consumerSessionTimeoutMs,
+        heartbeatInterval: Math.min(3000, Math.floor(config.consumerSessionTimeoutMs / 5)),
+      },
       subscribe: { fromBeginning: true },
       // The inbox commits offsets itself, after each effect's PostgreSQL commit.
       run: { autoCommit: false, partitionsConsumedConcurrently: config.consumerConcurrency },

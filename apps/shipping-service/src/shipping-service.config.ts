@@ -25,6 +25,12 @@ export interface ShippingServiceConfig {
   readonly consumerGroup: string;
   /** Partitions handled concurrently by the consumer. `CONSUMER_CONCURRENCY`, default 3. */
   readonly consumerConcurrency: number;
+  /**
+   * Kafka consumer session timeout: how long a crashed consumer keeps its partitions before
+   * the group reassigns them. `CONSUMER_SESSION_TIMEOUT_MS`, default 30000 (kafkajs' default;
+   * the broker's minimum is 6000).
+   */
+  readonly consumerSessionTimeoutMs: number;
   /** Run the relay of the shipping outbox in this process. `RELAY_EMBEDDED`, default true. */
   readonly relayEmbedded: boolean;
   /** Lease of the embedded relay. `RELAY_LEASE_MS`, default 10000. */
@@ -68,6 +74,7 @@ export function loadShippingServiceConfig(
     createTopics: bool(env, 'KAFKA_CREATE_TOPICS', true),
     consumerGroup: env.CONSUMER_GROUP || 'shipping-service',
     consumerConcurrency: int(env, 'CONSUMER_CONCURRENCY', 3, 1),
+    consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6000),
     relayEmbedded: bool(env, 'RELAY_EMBEDDED', true),
     relayLeaseMs: int(env, 'RELAY_LEASE_MS', 10_000, 1000),
   };
