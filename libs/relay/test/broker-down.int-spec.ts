@@ -1,0 +1,104 @@
+import {
+  consumeUntil,
+  createTopics,
+  startPrivateKafka,
+  uniqueTopic,
+  waitFor,
+  type PrivateKafka,
+  type TestSchema,
+} from '@test/support';
+import type { TestingModule } from '@nestjs/testing';
+import { logLevel } from 'kafkajs';
+import { RelayHealthIndicator } from '../src/health/relay.health-indicator';
+import {
+  TestProducer,
+  checkDelivery,
+  createRelaySchema,
+  pendingCount,
+  startRelay,
+  testRelayOptions,
+} from './relay-test.fixture';
+
+describe('Broker stopped for longer than the backoff cap, then restarted (private Kafka + real PostgreSQL)', () => {
+  let schema: TestSchema;
+  let kafka: PrivateKafka;
+  let relay: TestingModule | undefined;
+  const topic = uniqueTopic('relay-down');
+
+  beforeAll(async () => {
+    [schema, kafka] = await Promise.all([createRelaySchema('relay_down'), startPrivateKafka()]);
+    await createTopics([topic], kafka.brokers);
+  }, 120_000);
+
+  afterAll(async () => {
+    await relay?.close();
+    await kafka?.destroy();
+    await schema?.drop();
+  });
+
+  it('backs off without a hot loop, reports health down then up, and loses nothing', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    await producer.writeMany(100, 5, 20);
+    relay = await startRelay(
+      testRelayOptions(schema.name, {
+        kafka: {
+          clientId: 'relay-down',
+          brokers: kafka.brokers,
+          logLevel: logLevel.NOTHING,
+          connectionTimeout: 500,
+          requestTimeout: 1000,
+        },
+        routing: { defaultTopic: topic },
+        leaseMs: 4000,
+        publishTimeoutMs: 1500,
+        backoff: { baseMs: 100, capMs: 800 },
+        maxAttempts: 1000,
+      }),
+    );
+    const health = relay.get(RelayHealthIndicator);
+    await waitFor('first drain', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    expect((await health.isHealthy('relay')).relay.status).toBe('up');
+
+    await kafka.stop();
+    const stoppedAt = Date.now();
+    await producer.writeMany(50, 5, 10);
+    const down = await waitFor('health down', async () => {
+      const result = await health.isHealthy('relay', { brokerTimeoutMs: 1000 });
+      return result.relay.status === 'down' ? result : undefined;
+    });
+    expect(down.relay).toMatchObject({ broker: 'down', running: true, pending: 50 });
+    // Stay down well past the backoff cap, then count attempts: backoff, not a hot loop.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, 5000 - (Date.now() - stoppedAt))),
+    );
+    const { rows } = await schema.pool.query<{ attempts: number; max: number }>(
+      `SELECT sum(attempts)::int AS attempts, max(attempts)::int AS max FROM "${schema.name}".outbox WHERE published_at IS NULL`,
+    );
+    const elapsed = Date.now() - stoppedAt;
+    expect(rows[0]!.max).toBeGreaterThan(1); // it did retry
+    expect(rows[0]!.max).toBeLessThanOrEqual(Math.ceil(elapsed / 400) + 3); // at the cap, >= 400 ms apart
+    expect(rows[0]!.attempts).toBeLessThanOrEqual(5 * (Math.ceil(elapsed / 400) + 3)); // only heads are attempted
+
+    await kafka.start();
+    await waitFor(
+      'drain after restart',
+      async () => (await pendingCount(schema.pool, schema.name)) === 0,
+      { timeoutMs: 60_000 },
+    );
+    await waitFor(
+      'health up again',
+      async () => (await health.isHealthy('relay')).relay.status === 'up',
+    );
+    const records = await consumeUntil(
+      [topic],
+      (r) => new Set(r.map((x) => x.headers.event_id)).size >= 150,
+      {
+        brokers: kafka.brokers,
+        timeoutMs: 60_000,
+      },
+    );
+    const report = checkDelivery(records, producer.written);
+    expect(report.missing).toEqual([]);
+    expect(report.orderViolations).toEqual([]);
+  });
+});
