@@ -111,7 +111,7 @@ export class InboxKafkaServer extends ServerKafka {
           }
         }),
       );
-    } catch (error) {
+    } catch {
       process.stderr.write(
         `chunk of ${chunk.length} aborted: ${String((error as Error).cause ?? error)}\n`,
       );
