@@ -49,7 +49,7 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
   const dir = mkdtempSync(join(tmpdir(), 'nest-outbox-kafka-'));
   const [port, controllerPort] = [await freePort(), await freePort()];
   const props = readFileSync(join(REPO_ROOT, 'scripts/kafka/server.properties'), 'utf8')
-    .replace('@LOG_DIR@', join(dir, 'data'))
+    .replace(/@LOG_DIR@/g, join(dir, 'data'))
     .replace(/9092/g, String(port))
     .replace(/9093/g, String(controllerPort));
   const propsFile = join(dir, 'server.properties');
