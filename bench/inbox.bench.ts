@@ -134,7 +134,15 @@ async function round(
     `CREATE TABLE "${db.name}".projection (aggregate_id text PRIMARY KEY, events bigint NOT NULL, total bigint NOT NULL)`,
   );
   const topic = uniqueTopic('bench-inbox');
-  await createTopics([{ topic, numPartitions: PARTITIONS }]);
+  // A busy broker may answer UNKNOWN_TOPIC_OR_PARTITION while the leaders settle: retry a few times.
+  await waitFor(
+    'the bench topic',
+    () => createTopics([{ topic, numPartitions: PARTITIONS }]).then(() => true),
+    {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    },
+  );
   const producer = testKafka().producer();
   await producer.connect();
   for (let i = 0; i < messages.length; i += 2000) {

@@ -112,9 +112,6 @@ export class InboxKafkaServer extends ServerKafka {
         }),
       );
     } catch {
-      process.stderr.write(
-        `chunk of ${chunk.length} aborted: ${String((error as Error).cause ?? error)}\n`,
-      );
       inboxBatch.settle(false);
       return false;
     }
