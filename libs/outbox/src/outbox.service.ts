@@ -61,12 +61,15 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     this.store = new OutboxStore(options.qualifiedTable);
     const channel = options.notifyChannel;
     if (channel !== false) {
-      const payload = `${options.schema}.${options.table}`;
+      // A NOTIFY assigns a transaction id, so its commit waits for a WAL flush like a
+      // business write would; it is only a hint, so its own transaction skips that wait
+      // (set_config(..., true) lasts until that commit). Both names are validated
+      // identifiers, so they are literals: no parameters, one simple-protocol message.
+      const notify =
+        "SELECT set_config('synchronous_commit', 'off', true), " +
+        `pg_notify('${channel}', '${options.schema}.${options.table}')`;
       this.notifier = new OutboxNotifier(
-        () =>
-          this.host.withoutTransaction(() =>
-            this.host.tx.query('SELECT pg_notify($1, $2)', [channel, payload]),
-          ),
+        () => this.host.withoutTransaction(() => this.host.tx.query(notify)),
         options.notifyCoalesceMs,
         this.logger,
       );
