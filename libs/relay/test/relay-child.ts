@@ -1,7 +1,7 @@
 /**
  * Test entry: a relay in a real child process, configured by env like apps/relay, plus
- * RELAY_FAULT=after-claim|after-send|during-mark (SIGKILL itself at that stage of batch
- * number RELAY_FAULT_BATCH, default 1), RELAY_SLOW_PUBLISH_MS (sleep before each send),
+ * RELAY_FAULT=after-claim|before-send|after-send|during-mark (SIGKILL itself at that stage of batch
+ * number RELAY_FAULT_BATCH, default 1, optionally only when RELAY_FAULT_EVENT is in it),
  * and RELAY_PUBLISHER=null.
  */
 import 'reflect-metadata';
@@ -17,6 +17,9 @@ function faultHooks(): RelayHooks | undefined {
   return {
     onStage(stage, eventIds) {
       if (stage !== fault) return;
+      // RELAY_FAULT_EVENT: die only when this event is in the batch (a poison that kills the relay).
+      if (process.env.RELAY_FAULT_EVENT && !eventIds.includes(process.env.RELAY_FAULT_EVENT))
+        return;
       if (++seen < batch) return;
       process.stdout.write(`FAULT ${stage} ids=${eventIds.join(',')}\n`, () =>
         process.kill(process.pid, 'SIGKILL'),

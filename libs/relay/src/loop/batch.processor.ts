@@ -258,6 +258,12 @@ export class BatchProcessor {
       () => timeout.abort(new PublishTimeoutError(this.options.publishTimeoutMs)),
       this.options.publishTimeoutMs,
     );
+    const hooks = this.options.raw.hooks;
+    if (hooks?.onStage)
+      await hooks.onStage(
+        'before-send',
+        records.map((r) => r.headers.event_id!),
+      );
     const stopTimer = this.metrics.publishSeconds.startTimer();
     try {
       const acks = await this.publisher.publish(

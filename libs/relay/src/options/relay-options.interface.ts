@@ -78,7 +78,7 @@ export interface RetentionOptions {
  * `undefined` check per stage).
  * @internal
  */
-export type RelayStage = 'after-claim' | 'after-send' | 'during-mark';
+export type RelayStage = 'after-claim' | 'before-send' | 'after-send' | 'during-mark';
 
 /** @internal */
 export interface RelayHooks {

@@ -1,0 +1,89 @@
+import {
+  consumeUntil,
+  createTopics,
+  uniqueTopic,
+  waitFor,
+  type TestSchema,
+  type TsChild,
+} from '@test/support';
+import { spawnRelay, waitForExit } from './child-relay.fixture';
+import { TestProducer, createRelaySchema, pendingCount } from './relay-test.fixture';
+
+describe('An event whose publish keeps killing the relay (real child processes, PostgreSQL + Kafka)', () => {
+  let schema: TestSchema;
+  const children: TsChild[] = [];
+  const topic = uniqueTopic('relay-crash');
+
+  beforeAll(async () => {
+    schema = await createRelaySchema('relay_crash');
+    await createTopics([topic]);
+  });
+
+  afterAll(async () => {
+    for (const child of children) await child.kill();
+    await schema.drop();
+  });
+
+  it('is detected from publishes started and never finished and parked as a crash loop, while its neighbours in the fatal batches are delivered', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    await producer.writeMany(60, 6, 30);
+    const [killer] = await producer.write([{ aggregateId: 'k2' }]);
+    const [behind] = await producer.write([{ aggregateId: 'k2' }]);
+    await producer.writeMany(60, 6, 30, 'm');
+
+    let crashes = 0;
+    for (let round = 0; round < 6; round++) {
+      const { rows } = await schema.pool.query<{ parked: boolean }>(
+        `SELECT parked_at IS NOT NULL AS parked FROM "${schema.name}".outbox WHERE event_id = $1`,
+        [killer],
+      );
+      if (rows[0]!.parked) break;
+      const child = await spawnRelay(schema.name, topic, {
+        RELAY_FAULT: 'before-send',
+        RELAY_FAULT_EVENT: killer!,
+      });
+      children.push(child);
+      // Either it dies on the killer, or (once parked) it drains and we stop it.
+      await waitFor(
+        'child died or outbox settled',
+        async () =>
+          child.process.exitCode !== null ||
+          child.process.signalCode !== null ||
+          (await pendingCount(schema.pool, schema.name)) <= 2,
+        { timeoutMs: 60_000 },
+      );
+      if (child.process.signalCode === 'SIGKILL') {
+        crashes++;
+        continue;
+      }
+      await child.stop(20_000);
+      await waitForExit(child);
+    }
+    const { rows } = await schema.pool.query<{
+      parked_reason: string;
+      claims: number;
+      attempts: number;
+    }>(`SELECT parked_reason, claims, attempts FROM "${schema.name}".outbox WHERE event_id = $1`, [
+      killer,
+    ]);
+    expect(rows[0]!.parked_reason).toMatch(/^crash-loop: 3 publishes started and never finished/);
+    expect(crashes).toBe(3);
+
+    // Everything else reaches Kafka; only the killer's own aggregate waits behind it.
+    const survivor = await spawnRelay(schema.name, topic);
+    children.push(survivor);
+    await waitFor(
+      'all but the blocked aggregate drained',
+      async () => (await pendingCount(schema.pool, schema.name)) === 2,
+    );
+    await survivor.stop(20_000);
+    const others = producer.written.filter((e) => e.eventId !== killer && e.eventId !== behind);
+    const records = await consumeUntil([topic], (r) => {
+      const seen = new Set(r.map((x) => x.headers.event_id));
+      return others.every((e) => seen.has(e.eventId));
+    });
+    expect(
+      records.some((r) => r.headers.event_id === killer || r.headers.event_id === behind),
+    ).toBe(false);
+  });
+});
