@@ -20,10 +20,11 @@ export interface SampleSystemOptions {
   readonly brokers?: string[];
   /**
    * `embedded`: the order service publishes its own outbox; `standalone`: it does not
-   * (`RELAY_EMBEDDED=false`) and a separate relay process does.
+   * (`RELAY_EMBEDDED=false`) and a separate relay process does; `both`: the two share the
+   * outbox (leases share the work).
    * @default 'embedded'
    */
-  readonly relay?: 'embedded' | 'standalone';
+  readonly relay?: 'embedded' | 'standalone' | 'both';
   /** @default 3 */
   readonly partitions?: number;
   /** Lease of every relay (short, so a killed relay's claim is taken over soon). @default 4000 */
@@ -93,13 +94,13 @@ export class SampleSystem {
       RELAY_LEASE_MS: leaseMs,
       NO_COLOR: '1',
     };
-    const standalone = options.relay === 'standalone';
+    const mode = options.relay ?? 'embedded';
     const orders = new AppProcess('order-service', ENTRIES.orders, ordersPort, {
       ...common,
       ORDERS_SCHEMA: names.ordersSchema,
       ORDER_EVENTS_TOPIC: names.orderTopic,
       SHIPPING_URL: `http://127.0.0.1:${shippingPort}`,
-      RELAY_EMBEDDED: String(!standalone),
+      RELAY_EMBEDDED: String(mode !== 'standalone'),
       RECONCILE_INTERVAL_MS: '0',
       ...options.ordersEnv,
     });
@@ -113,15 +114,16 @@ export class SampleSystem {
       CONSUMER_SESSION_TIMEOUT_MS: '6000',
       ...options.shippingEnv,
     });
-    const relay = standalone
-      ? new AppProcess('relay', ENTRIES.relay, relayPort, {
-          ...common,
-          OUTBOX_SCHEMA: names.ordersSchema,
-          OUTBOX_TABLE: 'outbox',
-          RELAY_ROUTES: `order=${names.orderTopic}`,
-          ...options.relayEnv,
-        })
-      : undefined;
+    const relay =
+      mode !== 'embedded'
+        ? new AppProcess('relay', ENTRIES.relay, relayPort, {
+            ...common,
+            OUTBOX_SCHEMA: names.ordersSchema,
+            OUTBOX_TABLE: 'outbox',
+            RELAY_ROUTES: `order=${names.orderTopic}`,
+            ...options.relayEnv,
+          })
+        : undefined;
     return new SampleSystem(names, orders, shipping, relay, brokers);
   }
 
@@ -142,13 +144,14 @@ export class SampleSystem {
       .join('\n');
   }
 
-  /** Stops every process it started, drops its schemas, deletes its topics. */
-  async teardown(): Promise<void> {
+  /** Stops every process it started, drops its schemas, deletes its topics (unless told not to). */
+  async teardown(options: { deleteTopics?: boolean } = {}): Promise<void> {
     await Promise.all([this.orders.stop(), this.shipping.stop(), this.relay?.stop()]);
     for (const schema of [this.names.ordersSchema, this.names.shippingSchema]) {
       await this.db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     }
     await this.db.end();
+    if (options.deleteTopics === false) return;
     const admin = testKafka(this.brokers).admin();
     await admin.connect().catch(() => undefined);
     await admin
