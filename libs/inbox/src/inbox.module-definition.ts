@@ -6,4 +6,8 @@ export const {
   MODULE_OPTIONS_TOKEN: INBOX_MODULE_OPTIONS,
   OPTIONS_TYPE: INBOX_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: INBOX_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<InboxModuleOptions>().setClassMethodName('forRoot').build();
+} = new ConfigurableModuleBuilder<InboxModuleOptions>()
+  .setClassMethodName('forRoot')
+  // useClass / useExisting factories implement createInboxOptions(): InboxModuleOptions.
+  .setFactoryMethodName('createInboxOptions')
+  .build();

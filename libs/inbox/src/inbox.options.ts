@@ -106,3 +106,11 @@ export interface InboxHandlerOptions {
   readonly deadLetterTopic?: string;
   readonly versionCheck?: VersionCheckMode;
 }
+
+/**
+ * What a `forRootAsync({ useClass })` / `useExisting` provider implements.
+ * @publicApi
+ */
+export interface InboxOptionsFactory {
+  createInboxOptions(): InboxModuleOptions | Promise<InboxModuleOptions>;
+}

@@ -4,6 +4,7 @@ export type {
   ExhaustedPolicy,
   InboxHandlerOptions,
   InboxModuleOptions,
+  InboxOptionsFactory,
   InboxRetentionOptions,
   InboxRetryOptions,
   InboxTableNames,
