@@ -13,6 +13,8 @@
  * - raw_without: plain `pg`: BEGIN; the same UPDATE; COMMIT;
  * - raw_with:    plain `pg`: BEGIN; the same UPDATE; INSERT of an outbox row of the same
  *   shape; COMMIT.
+ * The outbox notifies on a channel named after the run's schema (no relay listens), every
+ * BENCH_NOTIFY_MS (default: the module's 5 ms); BENCH_NOTIFY=off disables it.
  * Prints p50/p99 latency and throughput per variant and run, medians, and as the last
  * line one JSON object with the with/without ratios (medians of the per-run ratios).
  */
@@ -109,7 +111,9 @@ class BenchCommands {
     OutboxModule.forRoot({
       schema: SCHEMA,
       table: 'outbox',
-      notifyChannel: process.env.BENCH_NOTIFY === 'off' ? false : undefined,
+      // A channel of its own: relays of other runs listening on the default channel would
+      // otherwise wake up on every notification and load the database during the run.
+      notifyChannel: process.env.BENCH_NOTIFY === 'off' ? false : SCHEMA,
       notifyCoalesceMs: process.env.BENCH_NOTIFY_MS
         ? Number(process.env.BENCH_NOTIFY_MS)
         : undefined,
@@ -152,6 +156,8 @@ function rawCommand(pool: Pool, withEvent: boolean): Command {
 
 interface Result {
   ops: number;
+  /** CPU time of this Node process per operation (user + system), microseconds. */
+  cpuUs: number;
   seconds: number;
   p50: number;
   p99: number;
@@ -167,6 +173,7 @@ async function drive(command: Command, seconds: number): Promise<Result> {
   const latencies: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const caller = async (c: number) => {
     const states = new Array<boolean>(ROWS_PER_CALLER).fill(false);
     const current = await statesOf(c);
@@ -186,9 +193,11 @@ async function drive(command: Command, seconds: number): Promise<Result> {
   };
   await Promise.all(Array.from({ length: CALLERS }, (_, c) => caller(c)));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   const sorted = Float64Array.from(latencies).sort();
   return {
     ops: latencies.length,
+    cpuUs: (cpu.user + cpu.system) / latencies.length,
     seconds: elapsed,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
@@ -260,7 +269,7 @@ async function main(): Promise<void> {
         await done?.();
         results[name]!.push(result);
         console.log(
-          `run ${run + 1} ${name.padEnd(12)} ${fmt(result.throughput, 0).padStart(6)} tx/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  (${result.ops} ops)`,
+          `run ${run + 1} ${name.padEnd(12)} ${fmt(result.throughput, 0).padStart(6)} tx/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  node CPU ${fmt(result.cpuUs, 0)} us/op  (${result.ops} ops)`,
         );
       }
     }

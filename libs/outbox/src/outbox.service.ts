@@ -9,11 +9,12 @@ import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
 import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
 import { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 import type { OutboxEventInput, OutboxRow, RecordedEvent } from './event/outbox-event.interface';
 import { serializeOutboxEvent } from './event/outbox-event.serializer';
+import { createNotifySender } from './notify/notify-sender';
 import { OutboxNotifier } from './notify/outbox-notifier';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
 import type { ResolvedOutboxOptions } from './outbox-options.interface';
@@ -48,7 +49,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   private readonly unitKey = Symbol('nest-outbox:unit');
   private readonly store: OutboxStore;
   private readonly transitions = new TransitionRunner();
-  private readonly notifier: OutboxNotifier | undefined;
+  private notifier: OutboxNotifier | undefined;
   private readonly foreignCommits = new ForeignCommitListener(() => this.afterCommit());
 
   constructor(
@@ -59,31 +60,17 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     @Inject(OUTBOX_WAKEUP) private readonly wakeup: OutboxWakeup,
   ) {
     this.store = new OutboxStore(options.qualifiedTable);
-    const channel = options.notifyChannel;
-    if (channel !== false) {
-      // A NOTIFY assigns a transaction id, so its commit waits for a WAL flush like a
-      // business write would; it is only a hint, so its own transaction skips that wait
-      // (set_config(..., true) lasts until that commit). Both names are validated
-      // identifiers, so they are literals: no parameters, one simple-protocol message.
-      const notify =
-        "SELECT set_config('synchronous_commit', 'off', true), " +
-        `pg_notify('${channel}', '${options.schema}.${options.table}')`;
-      this.notifier = new OutboxNotifier(
-        () => this.host.withoutTransaction(() => this.host.tx.query(notify)),
-        options.notifyCoalesceMs,
-        this.logger,
-      );
-    }
   }
 
   /** @internal */
   async onModuleInit(): Promise<void> {
+    // Outside any CLS context (start-up), `tx` is the data source's own manager.
+    const dataSource = this.host.tx.connection;
+    this.notifier = this.createNotifier(dataSource);
     if (!this.options.verifyTableOnStartup) return;
-    const rows = await this.host.withoutTransaction(() =>
-      this.host.tx.query<{ oid: string | null }[]>('SELECT to_regclass($1) AS oid', [
-        this.options.qualifiedTable,
-      ]),
-    );
+    const rows = await dataSource.query<{ oid: string | null }[]>('SELECT to_regclass($1) AS oid', [
+      this.options.qualifiedTable,
+    ]);
     if (!rows[0]?.oid) throw new OutboxTableNotFoundError(this.options.qualifiedTable);
   }
 
@@ -188,6 +175,19 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       }
       return result;
     });
+  }
+
+  private createNotifier(dataSource: DataSource): OutboxNotifier | undefined {
+    const { notifyChannel: channel, schema, table, notifyCoalesceMs } = this.options;
+    if (channel === false) return undefined;
+    // A NOTIFY assigns a transaction id, so its commit waits for a WAL flush like a
+    // business write would; it is only a hint, so its own transaction skips that wait
+    // (set_config(..., true) lasts until that commit). Both names are validated
+    // identifiers, so they are literals: no parameters, one simple-protocol message.
+    const sql =
+      "SELECT set_config('synchronous_commit', 'off', true), " +
+      `pg_notify('${channel}', '${schema}.${table}')`;
+    return new OutboxNotifier(createNotifySender(dataSource, sql), notifyCoalesceMs, this.logger);
   }
 
   private afterCommit(): void {

@@ -1,4 +1,11 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/** One-shot `crypto.hash` (Node >= 20.12) is about 40% cheaper than `createHash`. */
+const oneShot = (
+  crypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }
+).hash;
+const sha1 = (text: string): Buffer =>
+  oneShot ? oneShot('sha1', text, 'buffer') : crypto.createHash('sha1').update(text).digest();
 
 /**
  * Key of the transaction-scoped advisory lock that serialises writers of one aggregate in
@@ -15,8 +22,6 @@ export function outboxLockKey(
   aggregateType: string,
   aggregateId: string,
 ): bigint {
-  return createHash('sha1')
-    .update(JSON.stringify([qualifiedName, aggregateType, aggregateId]))
-    .digest()
-    .readBigInt64BE(0);
+  const text = JSON.stringify([qualifiedName, aggregateType, aggregateId]);
+  return sha1(text).readBigInt64BE(0);
 }
