@@ -22,6 +22,7 @@ describe('sample order system: relay and consumer crashes mid-stream (e2e)', () 
     system = await SampleSystem.create({
       prefix: 'e2e_crash',
       relay: 'standalone',
+      faultRelay: true,
       leaseMs: 3000,
       relayEnv: { RELAY_BATCH_SIZE: '20' },
     });

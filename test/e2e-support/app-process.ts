@@ -19,6 +19,8 @@ export class AppProcess {
     private readonly entry: string,
     readonly port: number,
     private readonly env: Record<string, string>,
+    /** Environment variable the app reads its HTTP port from. */
+    private readonly portVariable = 'PORT',
   ) {}
 
   get url(): string {
@@ -35,18 +37,21 @@ export class AppProcess {
   async start(extraEnv: Record<string, string> = {}, timeoutMs = 90_000): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     if (this.child) this.previousOutput.push(this.child.output());
-    this.child = spawnTs(this.entry, { ...this.env, ...extraEnv, PORT: String(this.port) });
+    this.child = spawnTs(this.entry, {
+      ...this.env,
+      ...extraEnv,
+      [this.portVariable]: String(this.port),
+    });
     await this.waitForHealth(200, timeoutMs);
   }
 
   /** Polls `/health` until it answers `status` (fails at once when the process exited). */
   async waitForHealth(status: number, timeoutMs = 60_000): Promise<HealthAnswer> {
-    return waitFor(
+    const exited = Symbol('exited');
+    const outcome = await waitFor(
       `${this.name} /health to answer ${status}`,
       async () => {
-        if (!this.running) {
-          throw new Error(`${this.name} exited:\n${this.output().slice(-3000)}`);
-        }
+        if (!this.running) return exited;
         const answer = await this.health().catch(() => undefined);
         return answer?.status === status ? answer : undefined;
       },
@@ -56,6 +61,12 @@ export class AppProcess {
         `${(error as Error).message}\n--- ${this.name} ---\n${this.output().slice(-3000)}`,
       );
     });
+    if (outcome === exited) {
+      throw new Error(
+        `${this.name} exited before /health answered ${status}:\n${this.output().slice(-3000)}`,
+      );
+    }
+    return outcome;
   }
 
   async health(): Promise<HealthAnswer> {

@@ -9,7 +9,9 @@ import { SampleHttpClient } from './sample-http.client';
 export const ENTRIES = {
   orders: 'apps/order-service/src/main.ts',
   shipping: 'apps/shipping-service/src/main.ts',
-  relay: 'test/e2e-support/relay-standalone.entry.ts',
+  relay: 'apps/relay/src/main.ts',
+  /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
+  faultRelay: 'test/e2e-support/fault-relay.entry.ts',
 } as const;
 
 /** How to run one sample system. */
@@ -32,6 +34,8 @@ export interface SampleSystemOptions {
   readonly ordersEnv?: Record<string, string>;
   readonly shippingEnv?: Record<string, string>;
   readonly relayEnv?: Record<string, string>;
+  /** Run the standalone relay from the fault-seam entry (see `ENTRIES.faultRelay`). */
+  readonly faultRelay?: boolean;
 }
 
 /** Names one system uses, unique per instance so test files run in parallel. */
@@ -114,16 +118,21 @@ export class SampleSystem {
       CONSUMER_SESSION_TIMEOUT_MS: '6000',
       ...options.shippingEnv,
     });
+    const relayEnv = {
+      ...common,
+      OUTBOX_SCHEMA: names.ordersSchema,
+      OUTBOX_TABLE: 'outbox',
+      RELAY_TOPIC_ROUTES: `order=${names.orderTopic}`,
+      RELAY_PUBLISH_TIMEOUT_MS: String(Math.floor(Number(leaseMs) / 2)),
+      RELAY_BACKOFF_BASE_MS: '200',
+      RELAY_BACKOFF_CAP_MS: '5000',
+      ...options.relayEnv,
+    };
+    const relayEntry = options.faultRelay ? ENTRIES.faultRelay : ENTRIES.relay;
     const relay =
-      mode !== 'embedded'
-        ? new AppProcess('relay', ENTRIES.relay, relayPort, {
-            ...common,
-            OUTBOX_SCHEMA: names.ordersSchema,
-            OUTBOX_TABLE: 'outbox',
-            RELAY_ROUTES: `order=${names.orderTopic}`,
-            ...options.relayEnv,
-          })
-        : undefined;
+      mode === 'embedded'
+        ? undefined
+        : new AppProcess('relay', relayEntry, relayPort, relayEnv, 'RELAY_HTTP_PORT');
     return new SampleSystem(names, orders, shipping, relay, brokers);
   }
 

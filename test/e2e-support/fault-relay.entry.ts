@@ -1,0 +1,41 @@
+/**
+ * The standalone relay of `apps/relay` (same module, same environment) with a test-only
+ * fault seam: `RELAY_KILL_AFTER_SEND_BATCH=N` SIGKILLs the process right after the broker
+ * acknowledged its N-th batch and before that batch is marked published, so the next relay
+ * publishes it again (the at-least-once case the consumer's inbox must absorb).
+ */
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { RelayAppModule } from '../../apps/relay/src/relay-app.module';
+import { relayOptionsFromEnv } from '../../apps/relay/src/relay-env.config';
+
+async function main(): Promise<void> {
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
+  const killAfter = Number(process.env.RELAY_KILL_AFTER_SEND_BATCH ?? 0);
+  let sent = 0;
+  const options = {
+    ...relayOptionsFromEnv(),
+    hooks: {
+      onStage(stage: string) {
+        if (killAfter > 0 && stage === 'after-send' && ++sent >= killAfter) {
+          process.kill(process.pid, 'SIGKILL');
+        }
+      },
+    },
+  };
+  const app = await NestFactory.create(RelayAppModule.register(options), {
+    logger: ['log', 'warn', 'error'],
+  });
+  app.enableShutdownHooks();
+  const port = Number(process.env.RELAY_HTTP_PORT ?? 3100);
+  await app.listen(port, '127.0.0.1');
+  new Logger('FaultRelay').log(
+    `relay ready on :${port} (kill after send batch ${killAfter || 'never'})`,
+  );
+}
+
+main().catch((error: unknown) => {
+  new Logger('FaultRelay').error(`start-up failed: ${(error as Error).stack ?? String(error)}`);
+  process.exit(1);
+});
