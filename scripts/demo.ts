@@ -102,11 +102,17 @@ async function drive(system: SampleSystem): Promise<WorkloadResult> {
       if (!relayKilled && done >= ORDERS / 2) {
         relayKilled = true;
         const relay = system.relay!;
-        restart = relay.kill().then(async () => {
-          say('relay: SIGKILL (midway through the workload); starting it again');
+        restart = (async () => {
+          // Armed now, the relay SIGKILLs itself right after the broker acknowledged its next
+          // batch and before marking it: the worst moment, so that batch is published twice.
+          relay.signal('SIGUSR2');
+          await waitFor('the relay to die', () => !relay.running, { timeoutMs: 30_000 });
+          say(
+            'relay: SIGKILL right after a batch was acknowledged, before it was marked; starting it again',
+          );
           await relay.start();
           say('relay: restarted, draining the backlog');
-        });
+        })();
       }
     },
   });
@@ -120,8 +126,11 @@ async function main(): Promise<number> {
   const system = await SampleSystem.create({
     prefix: 'demo',
     relay: 'standalone',
+    // apps/relay with its fault seam: SIGUSR2 arms a SIGKILL right after the next acked batch.
+    faultRelay: true,
     partitions: 6,
     leaseMs: 5000,
+    shippingEnv: { CONSUMER_CONCURRENCY: '6' },
   });
   const stopAll = async () => {
     say('stopping everything the demo started');

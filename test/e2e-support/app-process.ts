@@ -79,6 +79,11 @@ export class AppProcess {
     await this.child?.kill();
   }
 
+  /** Sends a signal to the current incarnation (for fault seams armed by a signal). */
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child?.process.kill(signal);
+  }
+
   /** SIGTERM, graceful shutdown (SIGKILL after the timeout). */
   async stop(timeoutMs = 20_000): Promise<void> {
     await this.child?.stop(timeoutMs);

@@ -3,6 +3,7 @@
  * fault seam: `RELAY_KILL_AFTER_SEND_BATCH=N` SIGKILLs the process right after the broker
  * acknowledged its N-th batch and before that batch is marked published, so the next relay
  * publishes it again (the at-least-once case the consumer's inbox must absorb).
+ * `SIGUSR2` arms the same kill for the next acknowledged batch (the demo's "midway").
  */
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
@@ -14,11 +15,15 @@ async function main(): Promise<void> {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
   const killAfter = Number(process.env.RELAY_KILL_AFTER_SEND_BATCH ?? 0);
   let sent = 0;
+  let armed = false;
+  process.on('SIGUSR2', () => (armed = true));
   const options = {
     ...relayOptionsFromEnv(),
     hooks: {
       onStage(stage: string) {
-        if (killAfter > 0 && stage === 'after-send' && ++sent >= killAfter) {
+        if (stage !== 'after-send') return;
+        sent += 1;
+        if (armed || (killAfter > 0 && sent >= killAfter)) {
           process.kill(process.pid, 'SIGKILL');
         }
       },
@@ -27,7 +32,8 @@ async function main(): Promise<void> {
   const app = await NestFactory.create(RelayAppModule.register(options), {
     logger: ['log', 'warn', 'error'],
   });
-  app.enableShutdownHooks();
+  // Not SIGUSR2 (Nest's default list has it): that one arms the fault seam.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   const port = Number(process.env.RELAY_HTTP_PORT ?? 3100);
   await app.listen(port, '127.0.0.1');
   new Logger('FaultRelay').log(
