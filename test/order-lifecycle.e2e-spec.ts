@@ -1,5 +1,11 @@
 import { consumeUntil, waitFor } from '@test/support';
-import { outboxFigures, SampleSystem, shippingFigures, type ShipmentView } from './e2e-support';
+import {
+  metricSum,
+  outboxFigures,
+  SampleSystem,
+  shippingFigures,
+  type ShipmentView,
+} from './e2e-support';
 
 /**
  * The sample order system as users run it: order service (embedded relay) and shipping
@@ -10,7 +16,11 @@ describe('sample order system: order lifecycle over HTTP (e2e)', () => {
   const startedAt = new Date(Date.now() - 1000);
 
   beforeAll(async () => {
-    system = await SampleSystem.create({ prefix: 'e2e_life' });
+    system = await SampleSystem.create({
+      prefix: 'e2e_life',
+      // The periodic reconciliation runs every second over changes older than 2 s.
+      ordersEnv: { RECONCILE_INTERVAL_MS: '1000', RECONCILE_SETTLE_MS: '2000' },
+    });
     await system.start();
   }, 180_000);
 
@@ -138,5 +148,28 @@ describe('sample order system: order lifecycle over HTTP (e2e)', () => {
     const shipping = await shippingFigures(system.db, system.names.shippingSchema);
     expect(shipping).toMatchObject({ ordersWithSeveralShipments: 0, rejected: 0 });
     expect(shipping.shipments).toBe(report.body.confirmedOrders);
+  });
+
+  it('Given a shipment lost from the projection, then reconciliation reports its order id, the periodic job logs it, and the mismatch metric is raised', async () => {
+    const { body: order } = await system.http.createOrder('erin');
+    await system.http.confirm(order.id);
+    await shipmentOf(order.id, 'created');
+    // Simulate a lost effect (the bug reconciliation exists to catch).
+    await system.db.query(
+      `DELETE FROM "${system.names.shippingSchema}".shipments WHERE order_id = $1`,
+      [order.id],
+    );
+
+    const report = await system.http.reconcile(startedAt, new Date());
+    expect(report.body).toMatchObject({ verdict: 'mismatch', missingShipments: [order.id] });
+    expect(report.body.missingEvents).toEqual([]);
+    const metrics = await system.http.metrics(system.orders.url);
+    expect(metrics).toContain('orders_reconciliation_mismatches{kind="missingShipments"} 1');
+    expect(metricSum(metrics, 'orders_reconciliation_runs_total')).toBeGreaterThan(0);
+
+    await system.orders.waitForOutput(
+      new RegExp(`MISMATCH .*missing shipments 1 \\[${order.id}\\]`),
+      20_000,
+    );
   });
 });

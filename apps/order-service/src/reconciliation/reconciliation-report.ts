@@ -1,4 +1,7 @@
-/** The time window a reconciliation checks: orders created in `[from, to)`. */
+/**
+ * The time window a reconciliation checks: orders created in `[from, to)` and not changed
+ * since `to` (an order changed after `to` is judged by a later run).
+ */
 export interface ReconciliationWindow {
   readonly from: Date;
   readonly to: Date;

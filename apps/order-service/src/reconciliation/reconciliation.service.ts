@@ -73,10 +73,11 @@ export class ReconciliationService {
     return { ...report, verdict: clean ? 'clean' : 'mismatch' };
   }
 
+  /** Orders created in the window whose last change is older than its end (the rest is still flowing). */
   private orderFacts(window: ReconciliationWindow): Promise<OrderFact[]> {
     return this.db.query(
       `SELECT id::text AS id, status, confirmed_at IS NOT NULL AS was_confirmed
-         FROM "${this.config.schema}"."orders" WHERE created_at >= $1 AND created_at < $2`,
+         FROM "${this.config.schema}"."orders" WHERE created_at >= $1 AND created_at < $2 AND updated_at < $2`,
       [window.from, window.to],
     );
   }
