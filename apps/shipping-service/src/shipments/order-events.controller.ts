@@ -33,7 +33,7 @@ export class OrderEventsController {
     switch (event.eventType) {
       case 'order.confirmed': {
         const shipment = await this.shipments.openShipment(event as EventEnvelope<OrderConfirmed>);
-        this.logger.debug?.(`shipment ${shipment.id} for order ${event.aggregateId}`);
+        this.logger.debug(`shipment ${shipment.id} for order ${event.aggregateId}`);
         return;
       }
       case 'order.cancelled':
