@@ -51,6 +51,8 @@ export class KafkaPublisher implements RelayPublisher {
   private readonly kafka: Kafka;
   private producer: Producer | undefined;
   private connecting: Promise<Producer> | undefined;
+  /** The producer being connected, so that an abort can cancel the connect too. */
+  private pending: Producer | undefined;
   private admin: Admin | undefined;
   /** Partition each message went to, recorded by the partitioner (offsets are per partition). */
   private readonly partitions = new WeakMap<object, number>();
@@ -89,6 +91,7 @@ export class KafkaPublisher implements RelayPublisher {
           return partition;
         },
       });
+      this.pending = producer;
       try {
         await producer.connect();
       } catch (error) {
@@ -96,6 +99,7 @@ export class KafkaPublisher implements RelayPublisher {
         throw error;
       } finally {
         this.connecting = undefined;
+        if (this.pending === producer) this.pending = undefined;
       }
       this.producer = producer;
       return producer;
@@ -139,6 +143,12 @@ export class KafkaPublisher implements RelayPublisher {
       }
       return this.acks(records, messages, metadata);
     } catch (error) {
+      if (signal.aborted && this.pending) {
+        const connecting = this.pending;
+        this.pending = undefined;
+        this.connecting = undefined;
+        void connecting.disconnect().catch(() => undefined);
+      }
       if (signal.aborted && !(error instanceof PublishTimeoutError)) {
         const reason: unknown = signal.reason;
         throw reason instanceof Error ? reason : new Error('publish aborted');

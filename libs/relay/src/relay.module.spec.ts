@@ -1,0 +1,139 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { Registry } from 'prom-client';
+import type { RelayModuleOptions } from './options/relay-options.interface';
+import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
+import { RELAY_METRICS_REGISTRY, RELAY_OPTIONS } from './relay.constants';
+import { RelayModule } from './relay.module';
+
+const base: RelayModuleOptions = {
+  connection: 'postgres://postgres@127.0.0.1:5432/postgres',
+  kafka: { brokers: ['127.0.0.1:9092'] },
+  routing: { defaultTopic: 'events' },
+};
+
+describe('RelayModule options', () => {
+  it('applies the documented defaults', () => {
+    const o = resolveRelayOptions(base);
+    expect(o).toMatchObject({
+      schema: 'public',
+      table: 'outbox',
+      qualifiedTable: '"public"."outbox"',
+      batchSize: 1000,
+      leaseMs: 30_000,
+      publishTimeoutMs: 10_000,
+      maxAttempts: 10,
+      crashLoopThreshold: 3,
+      listenChannel: 'nest_outbox',
+      backoff: { baseMs: 500, capMs: 30_000, jitter: 'equal' },
+      retention: { mode: 'delete', batchSize: 1000 },
+    });
+  });
+
+  it('refuses a publish timeout that is not shorter than the lease, saying how to fix it', () => {
+    expect(() => resolveRelayOptions({ ...base, leaseMs: 5000, publishTimeoutMs: 5000 })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => resolveRelayOptions({ ...base, leaseMs: 5000, publishTimeoutMs: 6000 })).toThrow(
+      /option "publishTimeoutMs" \(6000 ms\) must be shorter than leaseMs \(5000 ms\).*lower publishTimeoutMs or raise leaseMs/,
+    );
+  });
+
+  it.each([
+    'order:orders',
+    'order=orders;payment=payments',
+    'order=',
+    '=orders',
+    'order=bad topic!',
+  ])('refuses the topic mapping %p with the expected syntax in the message', (routes) => {
+    expect(() => resolveRelayOptions({ ...base, routing: { routes } })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => resolveRelayOptions({ ...base, routing: { routes } })).toThrow(/routing\.routes/);
+  });
+
+  it('routes by the event topic first, then by aggregate type, then to the default', () => {
+    const { router } = resolveRelayOptions({
+      ...base,
+      routing: { defaultTopic: 'd', routes: 'order=orders, payment=payments' },
+    });
+    expect(router.topicFor('order', null)).toBe('orders');
+    expect(router.topicFor('order', 'own')).toBe('own');
+    expect(router.topicFor('other', null)).toBe('d');
+    expect(
+      resolveRelayOptions({ ...base, routing: {} }).router.topicFor('x', null),
+    ).toBeUndefined();
+  });
+
+  it.each([
+    [{ schema: 'Bad' }, /option "schema"/],
+    [{ connection: '' }, /option "connection" is required/],
+    [{ batchSize: 0 }, /option "batchSize" must be a positive integer/],
+    [{ backoff: { baseMs: 1000, capMs: 10 } }, /backoff\.capMs/],
+    [{ kafka: undefined }, /option "kafka" is required/],
+  ] as [Partial<RelayModuleOptions>, RegExp][])('refuses %p', (patch, message) => {
+    expect(() => resolveRelayOptions({ ...base, ...patch })).toThrow(message);
+  });
+});
+
+describe('RelayModule registration', () => {
+  const read = async (imports: unknown[]) => {
+    const ref = await Test.createTestingModule({ imports: imports as never[] }).compile();
+    const options = ref.get<ResolvedRelayOptions>(RELAY_OPTIONS);
+    const registry = ref.get<Registry>(RELAY_METRICS_REGISTRY);
+    return { options, registry, ref };
+  };
+
+  it('forRoot reads the options back and creates a registry of its own (not the global one)', async () => {
+    const { options, registry } = await read([RelayModule.forRoot({ ...base, batchSize: 7 })]);
+    expect(options.batchSize).toBe(7);
+    expect(registry).toBeInstanceOf(Registry);
+    expect(registry.getSingleMetric('nest_outbox_relay_published_total')).toBeDefined();
+  });
+
+  it('forRoot uses the registry given by option', async () => {
+    const mine = new Registry();
+    const { registry } = await read([
+      RelayModule.forRoot({ ...base, metrics: { registry: mine } }),
+    ]);
+    expect(registry).toBe(mine);
+  });
+
+  it('forRootAsync with useFactory and inject', async () => {
+    const { options } = await read([
+      RelayModule.forRootAsync({ useFactory: () => ({ ...base, table: 'events' }) }),
+    ]);
+    expect(options.table).toBe('events');
+  });
+
+  @Injectable()
+  class RelayConfig {
+    createRelayOptions(): RelayModuleOptions {
+      return { ...base, schema: 'app' };
+    }
+  }
+
+  @Module({ providers: [RelayConfig], exports: [RelayConfig] })
+  class ConfigModule {}
+
+  it('forRootAsync with useClass', async () => {
+    const { options } = await read([RelayModule.forRootAsync({ useClass: RelayConfig })]);
+    expect(options.schema).toBe('app');
+  });
+
+  it('forRootAsync with useExisting', async () => {
+    const { options } = await read([
+      RelayModule.forRootAsync({ imports: [ConfigModule], useExisting: RelayConfig }),
+    ]);
+    expect(options.schema).toBe('app');
+  });
+
+  it('refuses inconsistent options when the module is created', async () => {
+    await expect(
+      Test.createTestingModule({
+        imports: [RelayModule.forRoot({ ...base, leaseMs: 100, publishTimeoutMs: 200 })],
+      }).compile(),
+    ).rejects.toThrow(/publishTimeoutMs/);
+  });
+});
