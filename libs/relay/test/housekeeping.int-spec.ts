@@ -1,0 +1,73 @@
+import { consumeUntil, createTopics, uniqueTopic, waitFor, type TestSchema } from '@test/support';
+import type { TestingModule } from '@nestjs/testing';
+import { HousekeepingService } from '../src/housekeeping/housekeeping.service';
+import { RelayOperatorService } from '../src/operator/relay-operator.service';
+import {
+  TestProducer,
+  createRelaySchema,
+  pendingCount,
+  startRelay,
+  testRelayOptions,
+} from './relay-test.fixture';
+
+describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
+  let schema: TestSchema;
+  let relay: TestingModule;
+  const topic = uniqueTopic('relay-housekeeping');
+
+  beforeAll(async () => {
+    schema = await createRelaySchema('relay_housekeeping');
+    await createTopics([topic]);
+    relay = await startRelay(
+      testRelayOptions(schema.name, {
+        routing: { defaultTopic: topic },
+        retention: { publishedMs: 60_000, mode: 'archive', batchSize: 7, intervalMs: 3_600_000 },
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await relay.close();
+    await schema.drop();
+  });
+
+  it('republishes a published aggregate range in order when an operator asks, recorded in the audit table', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    const ids = await producer.write(Array.from({ length: 5 }, () => ({ aggregateId: 'replay' })));
+    await waitFor('published', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    const outcome = await relay
+      .get(RelayOperatorService)
+      .republish(
+        { aggregateType: 'thing', aggregateId: 'replay', fromVersion: 3 },
+        { actor: 'carol', reason: 'consumer rebuilt' },
+      );
+    expect(outcome).toEqual({ outcome: 'republishing', count: 3 });
+    const records = await consumeUntil([topic], (r) => r.length >= 8);
+    expect(records.map((r) => r.headers.event_id)).toEqual([...ids, ...ids.slice(2)]);
+    const audit = await schema.pool.query(
+      `SELECT action, actor, reason FROM "${schema.name}".outbox_relay_audit`,
+    );
+    expect(audit.rows).toEqual([
+      { action: 'republish', actor: 'carol', reason: 'consumer rebuilt' },
+    ]);
+  });
+
+  it('archives published rows older than the retention in small batches, leaving recent and unpublished rows', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    await producer.writeMany(30, 3, 10, 'old');
+    await waitFor('published', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    await schema.pool.query(
+      `UPDATE "${schema.name}".outbox SET published_at = now() - interval '2 minutes' WHERE aggregate_id LIKE 'old%'`,
+    );
+    const removed = await relay.get(HousekeepingService).runOnce();
+    expect(removed).toBe(30);
+    const left = await schema.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema.name}".outbox`,
+    );
+    expect(left.rows[0]!.n).toBe(5);
+    const archived = await schema.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema.name}".outbox_archive WHERE aggregate_id LIKE 'old%'`,
+    );
+    expect(archived.rows[0]!.n).toBe(30);
+  });
+});
