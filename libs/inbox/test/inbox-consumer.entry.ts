@@ -1,7 +1,8 @@
 /**
  * Child-process entry for the SIGKILL test: a hybrid app consuming INBOX_TOPIC in group
  * INBOX_GROUP into schema INBOX_SCHEMA. With NEST_OUTBOX_INBOX_FAULT=kill-after-pg-commit
- * it kills itself right after the PostgreSQL commit of the first applied event.
+ * it kills itself right after the PostgreSQL commit of the first applied event (with
+ * INBOX_TRANSPORT=batched: of the first chunk that applied one).
  */
 import { startInboxApp } from './inbox-test.app';
 
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     schema: env('INBOX_SCHEMA'),
     topics: [env('INBOX_TOPIC')],
     groupId: env('INBOX_GROUP'),
+    transport: process.env.INBOX_TRANSPORT === 'batched' ? 'batched' : 'plain',
   });
   process.stdout.write('INBOX_READY\n');
   const stop = () => void app.close().then(() => process.exit(0));

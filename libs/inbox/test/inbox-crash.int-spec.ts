@@ -73,4 +73,52 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
     expect(inbox.rowCount).toBe(2);
     await survivor.stop();
   });
+
+  it('with the batching InboxKafkaServer: a chunk registered ahead and committed, then SIGKILLed before its offsets, is redelivered and absorbed whole', async () => {
+    const topic = uniqueTopic('inbox-crash-b');
+    const groupId = uniqueTopic('g');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const env = {
+      INBOX_SCHEMA: db.name,
+      INBOX_TOPIC: topic,
+      INBOX_GROUP: groupId,
+      INBOX_TRANSPORT: 'batched',
+    };
+    // One chunk: the first record teaches the server its handler, the rest is registered ahead.
+    const chunk = [eventRecord(), eventRecord(), eventRecord(), eventRecord()];
+    await send(tools.producer, topic, chunk);
+    const ids = chunk.map((r) => r.eventId);
+    const effectsOf = async (wanted: string[]) =>
+      (await effects()).filter((id) => wanted.includes(id));
+
+    const doomed = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
+      ...env,
+      [INBOX_FAULT_ENV]: 'kill-after-pg-commit',
+    });
+    children.push(doomed);
+    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
+      doomed.process.once('exit', (_code, signal) => resolve(signal)),
+    );
+    expect(exit).toBe('SIGKILL');
+    expect(await effectsOf(ids)).toEqual(ids); // the chunk committed...
+    expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n); // ...no offset did
+
+    const survivor = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', env);
+    children.push(survivor);
+    await survivor.waitForOutput('INBOX_READY');
+    const next = eventRecord();
+    await send(tools.producer, topic, [next]);
+    await waitFor(
+      'every offset committed',
+      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 5n,
+      { timeoutMs: 60_000 },
+    );
+    expect(await effectsOf([...ids, next.eventId])).toEqual([...ids, next.eventId]);
+    const inbox = await db.pool.query(
+      `SELECT event_id FROM "${db.name}".inbox WHERE event_id = ANY($1::uuid[])`,
+      [[...ids, next.eventId]],
+    );
+    expect(inbox.rowCount).toBe(5);
+    await survivor.stop();
+  });
 });

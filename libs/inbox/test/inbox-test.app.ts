@@ -4,7 +4,15 @@
  * as in production), InboxModule, and one Kafka controller whose handler writes an effect
  * row through TransactionHost.tx (no unique constraint: a doubled effect is visible).
  */
-import { Controller, Get, Inject, Module, type INestApplication, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  Module,
+  type INestApplication,
+  type NestInterceptor,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
   Ctx,
@@ -47,8 +55,12 @@ export interface InboxTestAppOptions {
   readonly partitionsConsumedConcurrently?: number;
   readonly brokers?: string[];
   readonly logger?: false | ('error' | 'warn' | 'log')[];
-  /** `batched`: the InboxKafkaServer strategy (chunks of 10 records per transaction). */
+  /** `batched`: the InboxKafkaServer strategy (chunks of `inboxBatchSize` records per transaction). */
   readonly transport?: 'plain' | 'batched';
+  /** Records per chunk of the batched transport. @default 10 */
+  readonly inboxBatchSize?: number;
+  /** Global interceptors (they run before the inbox's own interceptor). */
+  readonly globalInterceptors?: NestInterceptor[];
   /** Extra kafkajs consumer config. */
   readonly consumerConfig?: Record<string, unknown>;
 }
@@ -136,6 +148,7 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
     logger: o.logger ?? ['error', 'warn'],
   });
   app.enableShutdownHooks();
+  if (o.globalInterceptors) app.useGlobalInterceptors(...o.globalInterceptors);
   const kafkaOptions = {
     client: { clientId: `inbox-test`, brokers: o.brokers ?? KAFKA_BROKERS, logLevel: 1 },
     consumer: {
@@ -155,7 +168,12 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
   };
   app.connectMicroservice<MicroserviceOptions>(
     o.transport === 'batched'
-      ? { strategy: new InboxKafkaServer({ ...kafkaOptions, inboxBatchSize: 10 }) }
+      ? {
+          strategy: new InboxKafkaServer({
+            ...kafkaOptions,
+            inboxBatchSize: o.inboxBatchSize ?? 10,
+          }),
+        }
       : { transport: Transport.KAFKA, options: kafkaOptions },
     { inheritAppConfig: true },
   );

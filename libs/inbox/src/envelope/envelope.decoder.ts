@@ -40,6 +40,16 @@ const REQUIRED = [
   EVENT_HEADERS.occurredAt,
 ] as const;
 
+/** Contract headers that become envelope fields (the others stay in `envelope.headers`). */
+const CONTRACT_FIELDS: ReadonlySet<string> = new Set<string>(
+  Object.values(EVENT_HEADERS).filter(
+    (name) =>
+      name !== EVENT_HEADERS.traceparent &&
+      name !== EVENT_HEADERS.tracestate &&
+      name !== EVENT_HEADERS.correlationId,
+  ),
+);
+
 /**
  * Headers as strings whatever Nest's parser made of them (it JSON-parses header values
  * that start with `{` or `[`).
@@ -89,14 +99,19 @@ function integer(text: string): number | undefined {
 /**
  * Validates a record against the event contract (core's `EVENT_HEADERS`) and the handler's
  * rules, in a fixed order: headers, event id, type, schema version, size, payload. Never
- * throws and never reads more of the payload than parsing needs.
+ * throws and never reads more of the payload than parsing needs. `headers` defaults to
+ * `headerStrings(record.headers)` (pass them when already computed).
  * @internal
  */
-export function decodeEnvelope(record: ParsedRecord, rules: DecodeRules): DecodeResult {
-  const headers = headerStrings(record.headers);
-  const missing = REQUIRED.filter((h) => headers[h] === undefined || headers[h] === '');
-  if (missing.length > 0)
+export function decodeEnvelope(
+  record: ParsedRecord,
+  rules: DecodeRules,
+  headers: Record<string, string> = headerStrings(record.headers),
+): DecodeResult {
+  if (REQUIRED.some((h) => headers[h] === undefined || headers[h] === '')) {
+    const missing = REQUIRED.filter((h) => headers[h] === undefined || headers[h] === '');
     return reject('missing_header', `missing header(s): ${missing.join(', ')}`);
+  }
   const eventId = headers[EVENT_HEADERS.eventId]!;
   if (!isUuid(eventId))
     return reject(
@@ -141,15 +156,8 @@ export function decodeEnvelope(record: ParsedRecord, rules: DecodeRules): Decode
   const parsed = parsePayload(record.value);
   if (!parsed.ok) return reject('not_json', 'value is not UTF-8 JSON');
   const own: Record<string, string> = {};
-  const contract = new Set<string>(Object.values(EVENT_HEADERS));
   for (const [name, value] of Object.entries(headers)) {
-    if (
-      !contract.has(name) ||
-      name === EVENT_HEADERS.traceparent ||
-      name === EVENT_HEADERS.tracestate ||
-      name === EVENT_HEADERS.correlationId
-    )
-      own[name] = value;
+    if (!CONTRACT_FIELDS.has(name)) own[name] = value;
   }
   return {
     ok: true,

@@ -59,9 +59,10 @@ export class InboxExecutor {
     event: EventEnvelope,
     handle: () => Promise<unknown>,
   ): Promise<BatchedOutcome> {
+    batch.noteHandler({ consumer: delivery.consumer, policy: delivery.policy, store: this.store });
     let outcome: Exclude<BatchedOutcome, 'aborted'>;
     try {
-      outcome = await this.attempt(delivery, event, handle);
+      outcome = await this.attempt(delivery, event, handle, batch);
     } catch (error) {
       batch.abort(error);
       return 'aborted';
@@ -126,9 +127,13 @@ export class InboxExecutor {
     delivery: InboxDelivery,
     event: EventEnvelope,
     handle: () => Promise<unknown>,
+    batch?: InboxBatch,
   ) {
-    if (!(await this.store.register(delivery.consumer, event, delivery.position)))
-      return 'duplicate';
+    // Inside a chunk the row may have been registered ahead (one INSERT for the chunk).
+    const fresh =
+      batch?.claimAhead(delivery.consumer, delivery.position.offset, event.eventId) ??
+      (await this.store.register(delivery.consumer, event, delivery.position));
+    if (!fresh) return 'duplicate';
     if (delivery.policy.versionCheck !== 'off') {
       const check = await this.store.checkVersion(delivery.consumer, event);
       if (check.kind === 'stale') return 'stale';

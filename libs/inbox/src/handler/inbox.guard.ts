@@ -66,7 +66,11 @@ export class InboxGuard implements CanActivate {
     };
     const session = this.registry.attach(kafka.getConsumer() as unknown as Consumer);
     const headers = headerStrings(message.headers);
-    const result = decodeEnvelope(message, handler.policy);
+    const batch = currentInboxBatch();
+    // Inside a chunk whose rows were registered ahead: the very result registration used.
+    const result =
+      batch?.decodedAhead(message, handler.policy) ??
+      decodeEnvelope(message, handler.policy, headers);
     const base = {
       ...handler,
       session,
@@ -92,7 +96,6 @@ export class InboxGuard implements CanActivate {
         `offset=${position.offset} event_id=${headers.event_id ?? '-'} type=${headers.event_type ?? '-'} ` +
         `reason=${result.code}: ${result.reason} stage=guard`,
     );
-    const batch = currentInboxBatch();
     if (batch) {
       batch.onCommit(() => session.finish(tracker, delivery.offset));
       batch.onRollback(() => tracker.abandon(delivery.offset));

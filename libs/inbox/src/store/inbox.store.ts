@@ -26,6 +26,12 @@ export interface RejectionRow extends RecordPosition {
   readonly deadLetterTopic?: string;
 }
 
+/** An accepted record to register in bulk (one chunk of one partition). @internal */
+export interface PendingRegistration {
+  readonly event: EventEnvelope;
+  readonly offset: string;
+}
+
 /** Outcome of the version check. @internal */
 export type VersionCheck =
   | { readonly kind: 'next' | 'first' }
@@ -66,6 +72,37 @@ export class InboxStore {
       at.offset,
     ]);
     return rows.length === 1;
+  }
+
+  /**
+   * Registers the (consumer, event_id) of many accepted records of one partition in ONE
+   * statement; returns the event ids whose row was new. The caller passes each event id
+   * once (its first offset); rows are inserted in event-id order so that concurrent chunks
+   * take the unique-index locks in the same order.
+   */
+  async registerMany(
+    consumer: string,
+    at: Pick<RecordPosition, 'topic' | 'partition'>,
+    pending: readonly PendingRegistration[],
+  ): Promise<Set<string>> {
+    if (pending.length === 0) return new Set();
+    const sorted = [...pending].sort((a, b) =>
+      a.event.eventId < b.event.eventId ? -1 : a.event.eventId > b.event.eventId ? 1 : 0,
+    );
+    const column = <T>(pick: (p: PendingRegistration) => T) => sorted.map(pick);
+    const rows: { event_id: string }[] = await this.txHost.tx.query(this.sql.registerMany, [
+      consumer,
+      at.topic,
+      at.partition,
+      column((p) => p.event.eventId),
+      column((p) => p.event.eventType),
+      column((p) => p.event.schemaVersion),
+      column((p) => p.event.aggregateType),
+      column((p) => p.event.aggregateId),
+      column((p) => p.event.aggregateVersion),
+      column((p) => p.offset),
+    ]);
+    return new Set(rows.map((r) => r.event_id));
   }
 
   /** Compares the event's aggregate_version with the last applied one and records it. */
@@ -118,6 +155,16 @@ function statements({ tables }: ResolvedInboxOptions) {
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (consumer, event_id) DO NOTHING
 RETURNING 1 AS inserted`,
+    registerMany: `INSERT INTO ${tables.inbox} (consumer, event_id, event_type, schema_version, aggregate_type,
+  aggregate_id, aggregate_version, topic, kafka_partition, kafka_offset)
+SELECT $1, r.event_id, r.event_type, r.schema_version, r.aggregate_type, r.aggregate_id,
+  r.aggregate_version, $2, $3, r.kafka_offset
+FROM unnest($4::uuid[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
+  WITH ORDINALITY AS r(event_id, event_type, schema_version, aggregate_type, aggregate_id,
+    aggregate_version, kafka_offset, ord)
+ORDER BY r.ord
+ON CONFLICT (consumer, event_id) DO NOTHING
+RETURNING event_id::text AS event_id`,
     // The row lock of prev serialises concurrent deliveries of one aggregate.
     version: `WITH prev AS (
   SELECT last_version FROM ${tables.versions}

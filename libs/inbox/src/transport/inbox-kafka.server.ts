@@ -1,15 +1,19 @@
 import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import { TransactionHost } from '@nestjs-cls/transactional';
-import type { Batch, Consumer, EachBatchPayload } from 'kafkajs';
+import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { InboxBatch, runInBatch } from '../handler/inbox-batch.context';
+import { registerAhead } from '../handler/chunk-registration';
+import { InboxBatch, runInBatch, type ChunkHandler } from '../handler/inbox-batch.context';
 import { INBOX_FAULT_ENV } from '../inbox.constants';
+import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
 
 /** Options of `InboxKafkaServer`: ServerKafka's, plus the chunk size. @publicApi */
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
   /** Records of one partition handled in one PostgreSQL transaction. @default 100 */
   readonly inboxBatchSize?: number;
 };
+
+type Position = { readonly topic: string; readonly partition: number };
 
 /**
  * Optional Kafka transport strategy for throughput: a `ServerKafka` that consumes with
@@ -19,6 +23,12 @@ export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
  * first failing record rolls the chunk back (inbox rows included); the chunk is then
  * replayed record by record on the normal path, with per-record retries, dead-lettering
  * or pausing. Same guarantees as plain ServerKafka, far fewer round trips and commits.
+ *
+ * Once a topic's `@InboxHandler`s are known (from its first record), the inbox rows of each
+ * chunk's accepted records are registered in ONE statement at the start of the chunk's
+ * transaction (same decoder, rules and parsed record as the guard), and handlers run only
+ * for the new ones. A row registered that way whose handler did not run rolls the chunk back (and
+ * turns registration ahead off for that topic): nothing is marked processed unapplied.
  * Handlers must only write through `TransactionHost.tx` (an error aborts the whole chunk).
  * @example
  * app.connectMicroservice({ strategy: new InboxKafkaServer({ client, consumer, run: { autoCommit: false } }) });
@@ -27,6 +37,9 @@ export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
 export class InboxKafkaServer extends ServerKafka {
   private readonly batchSize: number;
   private readonly killAfterCommit = process.env[INBOX_FAULT_ENV] === 'kill-after-pg-commit';
+  private readonly aheadParser: ParsedAheadKafkaParser;
+  /** Per topic, its inbox handlers seen so far; 'off': registered record by record. */
+  private readonly topicHandlers = new Map<string, readonly ChunkHandler[] | 'off'>();
 
   constructor(options: InboxKafkaServerOptions) {
     super(options);
@@ -46,6 +59,8 @@ export class InboxKafkaServer extends ServerKafka {
       );
     }
     this.batchSize = size;
+    this.aheadParser = new ParsedAheadKafkaParser(options.parser);
+    this.parser = this.aheadParser;
   }
 
   /** Kafka patterns are topic names: look them up directly (Nest tries JSON.parse per record). */
@@ -66,6 +81,7 @@ export class InboxKafkaServer extends ServerKafka {
 
   private async handleInboxBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
+    const at: Position = { topic: batch.topic, partition: batch.partition };
     const isRunning = () => payload.isRunning();
     const isStale = () => payload.isStale();
     const resolveOffset = (offset: string) => payload.resolveOffset(offset);
@@ -74,20 +90,14 @@ export class InboxKafkaServer extends ServerKafka {
     for (let i = 0; i < batch.messages.length; i += this.batchSize) {
       if (!isRunning() || isStale()) return;
       const chunk = batch.messages.slice(i, i + this.batchSize);
-      const each = (message: Batch['messages'][number]) =>
-        this.handleMessage({
-          topic: batch.topic,
-          partition: batch.partition,
-          message,
-          heartbeat,
-          pause,
-        });
-      if (!(await this.runChunk(chunk, each))) {
+      const each = (message: KafkaMessage) =>
+        this.handleMessage({ ...at, message, heartbeat, pause });
+      if (!(await this.runChunk(at, chunk, each))) {
         // Replay record by record: per-record retries, dead-letter or pause apply.
         for (const message of chunk) {
           if (!isRunning() || isStale()) return;
           await each(message);
-          if (this.isPaused(payload.batch)) return;
+          if (this.isPaused(batch)) return;
           resolveOffset(message.offset);
         }
       } else for (const message of chunk) resolveOffset(message.offset);
@@ -96,28 +106,84 @@ export class InboxKafkaServer extends ServerKafka {
   }
 
   private async runChunk(
-    chunk: Batch['messages'],
-    each: (m: Batch['messages'][number]) => Promise<unknown>,
+    at: Position,
+    chunk: KafkaMessage[],
+    each: (m: KafkaMessage) => Promise<unknown>,
   ): Promise<boolean> {
     const txHost = TransactionHost.getInstance();
     const inboxBatch = new InboxBatch();
     try {
       await txHost.withTransaction(() =>
-        runInBatch(inboxBatch, async () => {
-          for (const message of chunk) {
-            await each(message);
-            if (inboxBatch.aborted !== undefined)
-              throw new Error('inbox batch aborted', { cause: inboxBatch.aborted });
-          }
-        }),
+        runInBatch(inboxBatch, () => this.handleChunk(at, chunk, each, inboxBatch)),
       );
     } catch {
       inboxBatch.settle(false);
       return false;
+    } finally {
+      this.learn(at.topic, inboxBatch);
     }
     if (this.killAfterCommit && inboxBatch.applied > 0) process.kill(process.pid, 'SIGKILL');
     inboxBatch.settle(true);
     return true;
+  }
+
+  /** Runs inside the chunk's transaction; throws to roll the whole chunk back. */
+  private async handleChunk(
+    at: Position,
+    chunk: KafkaMessage[],
+    each: (m: KafkaMessage) => Promise<unknown>,
+    batch: InboxBatch,
+  ): Promise<void> {
+    const inOrder = async (messages: KafkaMessage[]) => {
+      for (const message of messages) {
+        await each(message);
+        if (batch.aborted !== undefined)
+          throw new Error('inbox batch aborted', { cause: batch.aborted });
+      }
+    };
+    let rest = chunk;
+    if (!this.topicHandlers.has(at.topic)) {
+      // The topic's first record, handled on its own, tells which inbox handlers run here.
+      await inOrder(chunk.slice(0, 1));
+      this.learn(at.topic, batch);
+      rest = chunk.slice(1);
+    }
+    const handlers = this.topicHandlers.get(at.topic);
+    if (handlers !== undefined && handlers !== 'off' && rest.length > 0) {
+      const records = rest.map((message) => ({
+        offset: message.offset,
+        record: this.aheadParser.parseAhead<object>(Object.assign(message, at)),
+      }));
+      for (const handler of handlers) await registerAhead(batch, handler, at, records);
+    }
+    await inOrder(rest);
+    this.checkClaimed(at, batch);
+  }
+
+  /** A new inbox row registered ahead whose handler did not run must not commit. */
+  private checkClaimed(at: Position, batch: InboxBatch): void {
+    const missed = batch.unclaimed();
+    if (!missed) return;
+    this.topicHandlers.set(at.topic, 'off');
+    this.logger.warn(
+      `inbox row of event_id=${missed.eventId} consumer=${missed.consumer} registered ahead but its handler did not run ` +
+        `(topic=${at.topic} partition=${at.partition} offset=${missed.offset} stage=chunk): chunk rolled back and replayed ` +
+        'record by record; rows of this topic are registered record by record from now on',
+    );
+    throw new Error('inbox row registered ahead but not claimed');
+  }
+
+  /** Remembers the topic's inbox handlers; two policies for one consumer name: 'off'. */
+  private learn(topic: string, batch: InboxBatch): void {
+    const known = this.topicHandlers.get(topic) ?? [];
+    if (known === 'off' || batch.handlers.length === 0) return;
+    const next = [...known];
+    for (const handler of batch.handlers) {
+      const same = next.find((h) => h.consumer === handler.consumer);
+      if (same === undefined) next.push(handler);
+      else if (same.policy !== handler.policy) return void this.topicHandlers.set(topic, 'off');
+    }
+    this.topicHandlers.set(topic, next);
   }
 
   private isPaused(batch: Batch): boolean {

@@ -1,0 +1,18 @@
+import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
+
+describe('ParsedAheadKafkaParser', () => {
+  it("hands a record parsed ahead to the server's next parse of it, once, then parses afresh", () => {
+    const parser = new ParsedAheadKafkaParser();
+    const message = {
+      offset: '1',
+      value: Buffer.from('{"a":1}'),
+      headers: { h: Buffer.from('x') },
+    };
+    const ahead = parser.parseAhead<{ value: unknown; headers: unknown }>(message);
+    expect(ahead).toMatchObject({ value: { a: 1 }, headers: { h: 'x' } });
+    expect(parser.parse(message)).toBe(ahead);
+    const again = parser.parse<object>(message);
+    expect(again).not.toBe(ahead);
+    expect(again).toEqual(ahead);
+  });
+});

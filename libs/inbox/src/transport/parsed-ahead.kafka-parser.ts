@@ -1,0 +1,29 @@
+import { KafkaParser } from '@nestjs/microservices';
+
+/**
+ * Nest's `KafkaParser` that can parse a record ahead of `ServerKafka.handleMessage` (to
+ * register a chunk's inbox rows from exactly what the guards will see) and hands that same
+ * result to `handleMessage`'s own parse once, instead of parsing the record twice.
+ * @internal
+ */
+export class ParsedAheadKafkaParser extends KafkaParser {
+  private readonly ahead = new WeakMap<object, unknown>();
+
+  /** Parses `data` now; the next `parse(data)` returns this result. */
+  parseAhead<T>(data: object): T {
+    const parsed = super.parse<T>(data);
+    this.ahead.set(data, parsed);
+    return parsed;
+  }
+
+  override parse<T>(data: unknown): T {
+    if (typeof data === 'object' && data !== null) {
+      const parsed = this.ahead.get(data);
+      if (parsed !== undefined) {
+        this.ahead.delete(data);
+        return parsed as T;
+      }
+    }
+    return super.parse<T>(data);
+  }
+}
