@@ -60,10 +60,11 @@ export function relaySql(name: RelayTableName) {
     start: `UPDATE ${T} SET claims = claims + 1
  WHERE id = $2 AND lease_owner = $1 AND lease_expires_at > now() RETURNING id`,
     /** One statement per batch, fenced by the lease token: a lost lease cannot mark. */
-    mark: `UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
+    mark: `UPDATE ${T} t SET published_at = now(),
+       kafka_partition = ($3::int[])[array_position($2::bigint[], t.id)],
+       kafka_offset = ($4::bigint[])[array_position($2::bigint[], t.id)],
        lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
-  FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
- WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at > now()
+ WHERE t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at > now()
  RETURNING t.id::text AS id`,
     fail: `UPDATE ${T} t SET
        attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,
@@ -76,12 +77,12 @@ export function relaySql(name: RelayTableName) {
        error_history = ${HISTORY(`jsonb_build_object('at', now(), 'attempt', t.attempts + 1, 'kind', v.kind, 'error', v.error)`)}
   FROM unnest($2::bigint[], $3::bool[], $4::bool[], $5::int[], $6::text[], $7::text[])
        AS v(id, counted, park, delay, kind, error)
- WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at > now()
+ WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at > now()
  RETURNING t.id::text AS id`,
     release: `UPDATE ${T} t SET lease_expires_at = NULL,
        claims = t.claims - CASE WHEN v.started THEN 1 ELSE 0 END
   FROM unnest($2::bigint[], $3::bool[]) AS v(id, started)
- WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL`,
+ WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL`,
     stats: `SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
        count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
        (SELECT extract(epoch FROM now() - f.created_at) * 1000 FROM ${T} f

@@ -1,0 +1,325 @@
+/**
+ * Relay benchmark (issue 3): `npm run bench:relay` on the local stack.
+ *
+ * 1. drain BENCH_EVENTS (default 100,000) pre-filled events over BENCH_AGGREGATES (1,000)
+ *    into real Kafka with one relay process, then with three relay processes;
+ * 2. the same drain into a publisher that does nothing (NullPublisher, in-process), and the
+ *    raw SQL ceiling: a plain claim-then-mark loop with batches of 1,000 and no library code;
+ * 3. steady load of BENCH_RATE (500) events/s for BENCH_LATENCY_SECONDS (30 s), written by
+ *    @OutboxTransactional() commands, relay in the same app (in-memory wake-up):
+ *    commit-to-broker-ack latency p50/p99 (published_at is set right after the ack);
+ * 4. relay RSS while draining BENCH_RSS_ROWS (default 300,000; the issue's 1,000,000 takes
+ *    several minutes here) pending rows (null publisher,
+ *    child process, VmRSS sampled every 100 ms); the peak over every relay process of the
+ *    run is reported.
+ * Last line: one JSON object.
+ */
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { Pool } from 'pg';
+import { logLevel } from 'kafkajs';
+import { outboxSchemaSql } from '@nest-outbox/outbox';
+import {
+  NullPublisher,
+  RelayLoop,
+  relaySchemaSql,
+  type RelayModuleOptions,
+} from '@nest-outbox/relay';
+import { createTopics, spawnTs, uniqueTopic, waitFor, type TsChild } from '@test/support';
+import { BenchCommands, RelayBenchAppModule } from './relay-bench.app';
+
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const AGGREGATES = Number(process.env.BENCH_AGGREGATES ?? 1000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
+const RSS_ROWS = Number(process.env.BENCH_RSS_ROWS ?? 300_000);
+const SCHEMA = `bench_relay_${randomBytes(3).toString('hex')}`;
+const pool = new Pool({ connectionString: DATABASE_URL, max: 8 });
+let peakRssMb = 0;
+
+const log = (line: string) => console.log(line);
+
+async function resetTable(): Promise<void> {
+  await pool.query(`DROP TABLE IF EXISTS "${SCHEMA}".outbox CASCADE`);
+  await pool.query(
+    `DROP TABLE IF EXISTS "${SCHEMA}".outbox_relay_audit, "${SCHEMA}".outbox_archive`,
+  );
+  for (const s of [
+    ...outboxSchemaSql({ schema: SCHEMA, table: 'outbox' }),
+    ...relaySchemaSql({ schema: SCHEMA, table: 'outbox' }),
+  ]) {
+    await pool.query(s);
+  }
+}
+
+/** One INSERT ... SELECT: `n` events over AGGREGATES keys, versions increasing with id. */
+async function fill(n: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO "${SCHEMA}".outbox (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers)
+     SELECT gen_random_uuid(), 'bench.event', 1, 'bench', 'a' || (g % $2), g / $2 + 1, now(),
+            json_build_object('n', g, 'note', repeat('x', 64)), '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}'::jsonb
+       FROM generate_series(0, $1 - 1) g`,
+    [n, AGGREGATES],
+  );
+  await pool.query(`VACUUM ANALYZE "${SCHEMA}".outbox`);
+}
+
+async function pending(): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM "${SCHEMA}".outbox WHERE published_at IS NULL AND skipped_at IS NULL`,
+  );
+  return rows[0]!.n;
+}
+
+async function drained(startedAt: number, n: number, timeoutMs = 600_000): Promise<number> {
+  await waitFor('drain', async () => (await pending()) === 0, { timeoutMs, intervalMs: 50 });
+  return n / ((Date.now() - startedAt) / 1000);
+}
+
+function rssMb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function sampleRss(pids: () => number[]): () => number {
+  let peak = 0;
+  const timer = setInterval(() => {
+    for (const pid of pids()) peak = Math.max(peak, rssMb(pid));
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    peakRssMb = Math.max(peakRssMb, peak);
+    return peak;
+  };
+}
+
+function relayEnv(topic: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL,
+    KAFKA_BROKERS: BROKERS.join(','),
+    OUTBOX_SCHEMA: SCHEMA,
+    OUTBOX_TABLE: 'outbox',
+    RELAY_DEFAULT_TOPIC: topic,
+    RELAY_BATCH_SIZE: String(BATCH),
+    RELAY_POLL_MIN_MS: '10',
+    RELAY_POLL_MAX_MS: '50',
+    RELAY_RETENTION_MS: '0',
+    ...extra,
+  };
+}
+
+/** Relay processes started on an empty table, then one committed fill, timed to drained. */
+async function drainWithProcesses(
+  count: number,
+  topic: string,
+  extra: Record<string, string> = {},
+): Promise<{ rate: number; rss: number }> {
+  await resetTable();
+  const children: TsChild[] = [];
+  for (let i = 0; i < count; i++) {
+    children.push(
+      spawnTs(
+        'libs/relay/test/relay-child.ts',
+        relayEnv(topic, { RELAY_ID: `bench-${i}`, ...extra }),
+      ),
+    );
+  }
+  try {
+    for (const child of children) await child.waitForOutput('RELAY READY', 120_000);
+    const stopRss = sampleRss(() => children.map((c) => c.process.pid ?? 0));
+    const n = extra.BENCH_ROWS ? Number(extra.BENCH_ROWS) : EVENTS;
+    const startedAt = Date.now();
+    await fill(n);
+    const rate = await drained(startedAt, n);
+    return { rate, rss: stopRss() };
+  } finally {
+    for (const child of children) await child.stop(20_000);
+  }
+}
+
+async function drainNullInProcess(): Promise<number> {
+  await resetTable();
+  const { RelayModule } = await import('@nest-outbox/relay');
+  const app = await NestFactory.createApplicationContext(
+    RelayModule.forRoot({
+      connection: DATABASE_URL,
+      schema: SCHEMA,
+      routing: { defaultTopic: 'null' },
+      publisher: new NullPublisher(),
+      batchSize: BATCH,
+      polling: { minMs: 10, maxMs: 50 },
+      retention: false,
+      autoStart: false,
+    }),
+    { logger: ['error'] },
+  );
+  await app.init();
+  try {
+    await fill(EVENTS);
+    const startedAt = Date.now();
+    await app.get(RelayLoop).start();
+    return await drained(startedAt, EVENTS);
+  } finally {
+    await app.close();
+  }
+}
+
+/** The ceiling: plain claim-then-mark with batches of BATCH, no library code. */
+async function drainRawSql(): Promise<number> {
+  await resetTable();
+  await fill(EVENTS);
+  const T = `"${SCHEMA}".outbox`;
+  const client = await pool.connect();
+  const startedAt = Date.now();
+  try {
+    for (;;) {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ id: string }>(
+        `UPDATE ${T} SET lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds'
+          WHERE id IN (SELECT id FROM ${T} WHERE published_at IS NULL AND skipped_at IS NULL
+                        AND (lease_expires_at IS NULL OR lease_expires_at < now())
+                        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, payload::text`,
+        [BATCH],
+      );
+      await client.query('COMMIT');
+      if (rows.length === 0) break;
+      await client.query(
+        `UPDATE ${T} SET published_at = now(), lease_expires_at = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = 'raw'`,
+        [rows.map((r) => r.id)],
+      );
+    }
+  } finally {
+    client.release();
+  }
+  return EVENTS / ((Date.now() - startedAt) / 1000);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function steadyLatency(topic: string): Promise<{ p50: number; p99: number; n: number }> {
+  await resetTable();
+  await pool.query(`DROP TABLE IF EXISTS "${SCHEMA}".items`);
+  await pool.query(
+    `CREATE TABLE "${SCHEMA}".items (id int PRIMARY KEY, version bigint NOT NULL DEFAULT 0)`,
+  );
+  await pool.query(
+    `INSERT INTO "${SCHEMA}".items (id) SELECT g FROM generate_series(0, ${AGGREGATES - 1}) g`,
+  );
+  const relay: RelayModuleOptions = {
+    connection: DATABASE_URL,
+    schema: SCHEMA,
+    kafka: { clientId: 'bench-latency', brokers: BROKERS, logLevel: logLevel.NOTHING },
+    routing: { defaultTopic: topic },
+    batchSize: BATCH,
+    polling: { minMs: 10, maxMs: 200 },
+    listen: false,
+    retention: false,
+  };
+  const app = await NestFactory.createApplicationContext(
+    RelayBenchAppModule.register(DATABASE_URL, SCHEMA, relay),
+    { logger: ['error'] },
+  );
+  await app.init();
+  const commands = app.get(BenchCommands);
+  const stopRss = sampleRss(() => [process.pid]);
+  try {
+    const total = RATE * LATENCY_SECONDS;
+    const startedAt = Date.now();
+    const inflight = new Set<Promise<void>>();
+    for (let i = 0; i < total; i++) {
+      const due = startedAt + (i * 1000) / RATE;
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const p = commands.touch(SCHEMA, i % AGGREGATES).finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+    await Promise.all(inflight);
+    await drained(startedAt, total, 60_000);
+    const { rows } = await pool.query<{ ms: number }>(
+      `SELECT extract(epoch FROM published_at - created_at) * 1000 AS ms FROM "${SCHEMA}".outbox ORDER BY 1`,
+    );
+    const sorted = rows.map((r) => Number(r.ms));
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length };
+  } finally {
+    stopRss();
+    await app.close();
+  }
+}
+
+async function main(): Promise<void> {
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS "${SCHEMA}"`);
+  const topic = uniqueTopic('bench-relay');
+  const latencyTopic = uniqueTopic('bench-relay-latency');
+  await createTopics(
+    [
+      { topic, numPartitions: 6 },
+      { topic: latencyTopic, numPartitions: 6 },
+    ],
+    BROKERS,
+  );
+  try {
+    log(
+      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, schema ${SCHEMA}`,
+    );
+    const raw = await drainRawSql();
+    log(`raw SQL claim+mark ceiling: ${raw.toFixed(0)} events/s`);
+    const nul = await drainNullInProcess();
+    log(
+      `null publisher (RelayModule, in-process): ${nul.toFixed(0)} events/s (${(nul / raw).toFixed(2)} of raw)`,
+    );
+    const one = await drainWithProcesses(1, topic);
+    log(
+      `Kafka, 1 relay process: ${one.rate.toFixed(0)} events/s (peak RSS ${one.rss.toFixed(0)} MB)`,
+    );
+    const three = await drainWithProcesses(3, topic);
+    log(
+      `Kafka, 3 relay processes: ${three.rate.toFixed(0)} events/s (${(three.rate / one.rate).toFixed(2)}x one; peak RSS ${three.rss.toFixed(0)} MB)`,
+    );
+    const latency = await steadyLatency(latencyTopic);
+    log(
+      `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms (${latency.n} events)`,
+    );
+    const rss = await drainWithProcesses(1, topic, {
+      RELAY_PUBLISHER: 'null',
+      BENCH_ROWS: String(RSS_ROWS),
+    });
+    log(
+      `RSS: ${RSS_ROWS} pending rows drained by one relay process (null publisher) at ${rss.rate.toFixed(0)} events/s, peak RSS ${rss.rss.toFixed(0)} MB`,
+    );
+    console.log(
+      JSON.stringify({
+        bench: 'relay',
+        kafka_events_per_s: Math.round(one.rate),
+        kafka_events_per_s_3_relays: Math.round(three.rate),
+        null_events_per_s: Math.round(nul),
+        raw_sql_events_per_s: Math.round(raw),
+        null_vs_raw: Number((nul / raw).toFixed(3)),
+        latency_p50_ms: Number(latency.p50.toFixed(1)),
+        latency_p99_ms: Number(latency.p99.toFixed(1)),
+        peak_rss_mb: Math.round(peakRssMb),
+      }),
+    );
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+    await pool.end();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
