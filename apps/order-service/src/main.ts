@@ -5,18 +5,14 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ensureSchema } from './database/ensure-schema';
-import { ensureTopics } from './kafka/topic.bootstrap';
+import { prepareSchemaAndTopics, runSampleService } from '../../common/src';
 import { loadOrderServiceConfig } from './order-service.config';
 import { OrderServiceModule } from './order-service.module';
 
 /** Starts the order service (see `OrderServiceConfig` for the environment it reads). */
 async function bootstrap(): Promise<void> {
   const config = loadOrderServiceConfig();
-  await ensureSchema(config.databaseUrl, config.schema);
-  if (config.createTopics) {
-    await ensureTopics(config.kafkaBrokers, [config.orderEventsTopic], config.topicPartitions);
-  }
+  await prepareSchemaAndTopics(config, [config.orderEventsTopic]);
   const app = await NestFactory.create(OrderServiceModule.forRoot(config), {
     logger: ['log', 'warn', 'error'],
   });
@@ -28,7 +24,4 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-bootstrap().catch((error: unknown) => {
-  new Logger('OrderService').error(`start-up failed: ${(error as Error).stack ?? String(error)}`);
-  process.exit(1);
-});
+runSampleService('OrderService', bootstrap);

@@ -8,22 +8,14 @@ import { NestFactory } from '@nestjs/core';
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '@nest-outbox/inbox';
 import type { Consumer } from 'kafkajs';
-import { ensureSchema } from './database/ensure-schema';
-import { ensureTopics } from './kafka/topic.bootstrap';
+import { prepareSchemaAndTopics, runSampleService } from '../../common/src';
 import { loadShippingServiceConfig } from './shipping-service.config';
 import { ShippingServiceModule } from './shipping-service.module';
 
 /** Starts the shipping service: HTTP and the Kafka consumer of the order events (hybrid). */
 async function bootstrap(): Promise<void> {
   const config = loadShippingServiceConfig();
-  await ensureSchema(config.databaseUrl, config.schema);
-  if (config.createTopics) {
-    await ensureTopics(
-      config.kafkaBrokers,
-      [config.orderEventsTopic, config.shipmentEventsTopic],
-      config.topicPartitions,
-    );
-  }
+  await prepareSchemaAndTopics(config, [config.orderEventsTopic, config.shipmentEventsTopic]);
   const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
     logger: ['log', 'warn', 'error'],
   });
@@ -54,9 +46,4 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-bootstrap().catch((error: unknown) => {
-  new Logger('ShippingService').error(
-    `start-up failed: ${(error as Error).stack ?? String(error)}`,
-  );
-  process.exit(1);
-});
+runSampleService('ShippingService', bootstrap);

@@ -1,26 +1,18 @@
-import { InvalidOptionsError, sqlIdentifier } from '@nest-outbox/core';
+import { EnvReader, readSampleServiceConfig, type SampleServiceConfig } from '../../common/src';
 
 /**
  * Everything the shipping service reads from its environment, read once at start-up.
  * Schema, topic and group names are configurable so end-to-end tests can isolate themselves.
+ * The shared variables (`SampleServiceConfig`) read here: `PORT` (default 3001), the schema
+ * of the shipments, inbox, outbox and migrations tables from `SHIPPING_SCHEMA` (default
+ * `shipping`), the topics' partitions from `TOPIC_PARTITIONS` (default 6); `RELAY_EMBEDDED`
+ * runs the relay of the shipping outbox in this process.
  */
-export interface ShippingServiceConfig {
-  /** HTTP port. `PORT`, default 3001. */
-  readonly port: number;
-  /** `DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/postgres. */
-  readonly databaseUrl: string;
-  /** Schema of the shipments, inbox, outbox and migrations tables. `SHIPPING_SCHEMA`, default `shipping`. */
-  readonly schema: string;
-  /** `KAFKA_BROKERS` (comma-separated), default 127.0.0.1:9092. */
-  readonly kafkaBrokers: string[];
+export interface ShippingServiceConfig extends SampleServiceConfig {
   /** Topic the order events are read from. `ORDER_EVENTS_TOPIC`, default `orders`. */
   readonly orderEventsTopic: string;
   /** Topic the shipment events are published to. `SHIPMENT_EVENTS_TOPIC`, default `shipments`. */
   readonly shipmentEventsTopic: string;
-  /** Partitions of the topics when the service creates them. `TOPIC_PARTITIONS`, default 6. */
-  readonly topicPartitions: number;
-  /** Create missing topics at start-up. `KAFKA_CREATE_TOPICS`, default true. */
-  readonly createTopics: boolean;
   /** Kafka consumer group. `CONSUMER_GROUP`, default `shipping-service`. */
   readonly consumerGroup: string;
   /** Partitions handled concurrently by the consumer. `CONSUMER_CONCURRENCY`, default 3. */
@@ -31,52 +23,25 @@ export interface ShippingServiceConfig {
    * the broker's minimum is 6000).
    */
   readonly consumerSessionTimeoutMs: number;
-  /** Run the relay of the shipping outbox in this process. `RELAY_EMBEDDED`, default true. */
-  readonly relayEmbedded: boolean;
-  /** Lease of the embedded relay. `RELAY_LEASE_MS`, default 10000. */
-  readonly relayLeaseMs: number;
-}
-
-const MODULE = 'shipping-service';
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new InvalidOptionsError(MODULE, name, `must be an integer >= ${min} (got "${raw}")`);
-  }
-  return value;
-}
-
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
-  throw new InvalidOptionsError(MODULE, name, `must be true or false (got "${raw}")`);
 }
 
 /** Reads and validates the configuration; throws `InvalidOptionsError` naming the variable. */
 export function loadShippingServiceConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): ShippingServiceConfig {
-  const schema = env.SHIPPING_SCHEMA || 'shipping';
-  sqlIdentifier(MODULE, 'SHIPPING_SCHEMA', schema);
+  const read = new EnvReader('shipping-service', env);
   return {
-    port: int(env, 'PORT', 3001, 1),
-    databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-    schema,
-    kafkaBrokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((b) => b.trim()),
-    orderEventsTopic: env.ORDER_EVENTS_TOPIC || 'orders',
-    shipmentEventsTopic: env.SHIPMENT_EVENTS_TOPIC || 'shipments',
-    topicPartitions: int(env, 'TOPIC_PARTITIONS', 6, 1),
-    createTopics: bool(env, 'KAFKA_CREATE_TOPICS', true),
-    consumerGroup: env.CONSUMER_GROUP || 'shipping-service',
-    consumerConcurrency: int(env, 'CONSUMER_CONCURRENCY', 3, 1),
-    consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6000),
-    relayEmbedded: bool(env, 'RELAY_EMBEDDED', true),
-    relayLeaseMs: int(env, 'RELAY_LEASE_MS', 10_000, 1000),
+    ...readSampleServiceConfig(read, {
+      defaultPort: 3001,
+      schemaVariable: 'SHIPPING_SCHEMA',
+      defaultSchema: 'shipping',
+      partitionsVariable: 'TOPIC_PARTITIONS',
+    }),
+    orderEventsTopic: read.text('ORDER_EVENTS_TOPIC', 'orders'),
+    shipmentEventsTopic: read.text('SHIPMENT_EVENTS_TOPIC', 'shipments'),
+    consumerGroup: read.text('CONSUMER_GROUP', 'shipping-service'),
+    consumerConcurrency: read.int('CONSUMER_CONCURRENCY', 3, 1),
+    consumerSessionTimeoutMs: read.int('CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6000),
   };
 }
 

@@ -1,14 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { ClsPluginTransactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { InboxHealthIndicator, InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
-import { RelayModule } from '@nest-outbox/relay';
-import { ClsModule } from 'nestjs-cls';
+import {
+  embeddedRelayModule,
+  SampleHealthController,
+  sampleTypeOrmModule,
+  transactionalClsModule,
+} from '../../common/src';
 import { SHIPPING_OUTBOX_TABLE, shippingServiceMigrations } from './database/shipping.migration';
-import { HealthController } from './observability/health.controller';
+import { inboxHealthCheck } from './observability/inbox-health.provider';
 import { MetricsController } from './observability/metrics.controller';
 import { OrderEventsController } from './shipments/order-events.controller';
 import { Shipment } from './shipments/shipment.entity';
@@ -19,22 +20,17 @@ import { SHIPPING_SERVICE_CONFIG, type ShippingServiceConfig } from './shipping-
 
 /** The embedded relay of the shipping outbox (`shipment.*` events). */
 function embeddedRelay(config: ShippingServiceConfig): DynamicModule {
-  return RelayModule.forRoot({
-    connection: { connectionString: config.databaseUrl, max: 3 },
-    schema: config.schema,
+  return embeddedRelayModule(config, {
     table: SHIPPING_OUTBOX_TABLE,
-    kafka: { clientId: 'shipping-service-relay', brokers: config.kafkaBrokers },
-    routing: { routes: { [SHIPMENT_AGGREGATE]: config.shipmentEventsTopic } },
-    leaseMs: config.relayLeaseMs,
-    publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
-    backoff: { baseMs: 200, capMs: 5000 },
-    statsIntervalMs: 1000,
+    clientId: 'shipping-service-relay',
+    routes: { [SHIPMENT_AGGREGATE]: config.shipmentEventsTopic },
   });
 }
 
 /**
  * The shipping service: a hybrid app whose Kafka handler projects order events into
  * shipments through the inbox, recording its own `shipment.*` events in the same transaction.
+ * `/health` checks the database, the inbox's Kafka consumer and the embedded relay.
  */
 @Module({})
 export class ShippingServiceModule {
@@ -42,25 +38,13 @@ export class ShippingServiceModule {
     return {
       module: ShippingServiceModule,
       imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: config.databaseUrl,
-          schema: config.schema,
+        sampleTypeOrmModule(config, {
+          service: 'shipping-service',
           entities: [Shipment],
           migrations: shippingServiceMigrations(config.schema),
-          migrationsRun: true,
-          migrationsTableName: 'migrations',
-          extra: { max: 10, application_name: 'shipping-service' },
+          poolMax: 10,
         }),
-        ClsModule.forRoot({
-          global: true,
-          plugins: [
-            new ClsPluginTransactional({
-              imports: [TypeOrmModule],
-              adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
-            }),
-          ],
-        }),
+        transactionalClsModule(),
         OutboxModule.forRoot({ schema: config.schema, table: SHIPPING_OUTBOX_TABLE }),
         InboxModule.forRoot({
           kafka: { clientId: 'shipping-service-inbox', brokers: config.kafkaBrokers },
@@ -72,13 +56,14 @@ export class ShippingServiceModule {
       controllers: [
         OrderEventsController,
         ShipmentsController,
-        HealthController,
+        SampleHealthController,
         MetricsController,
       ],
       providers: [
         { provide: SHIPPING_SERVICE_CONFIG, useValue: config },
         ShipmentsService,
         InboxHealthIndicator,
+        inboxHealthCheck,
       ],
     };
   }

@@ -1,7 +1,7 @@
 import { sqlIdentifier } from '@nest-outbox/core';
 import { createOutboxMigration } from '@nest-outbox/outbox';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createRelayObjectsMigration } from './relay-objects.migration';
+import type { MigrationInterface } from 'typeorm';
+import { createRelayObjectsMigration, createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the order service's schema. */
 export const ORDERS_OUTBOX_TABLE = 'outbox';
@@ -9,12 +9,10 @@ export const ORDERS_OUTBOX_TABLE = 'outbox';
 /** The orders table (version 1) in `schema`, as a TypeORM migration class. */
 export function createOrdersTableMigration(schema: string): new () => MigrationInterface {
   const s = sqlIdentifier('order-service', 'ORDERS_SCHEMA', schema);
-  return class CreateOrders1767225600001 implements MigrationInterface {
-    readonly name = 'CreateOrders1767225600001';
-
-    async up(runner: QueryRunner): Promise<void> {
-      await runner.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await runner.query(`CREATE TABLE IF NOT EXISTS ${s}."orders" (
+  return createSqlMigration('CreateOrders1767225600001', {
+    up: [
+      `CREATE SCHEMA IF NOT EXISTS ${s}`,
+      `CREATE TABLE IF NOT EXISTS ${s}."orders" (
   id               uuid        PRIMARY KEY,
   customer_id      text        NOT NULL,
   amount_cents     integer     NOT NULL CHECK (amount_cents > 0),
@@ -27,16 +25,11 @@ export function createOrdersTableMigration(schema: string): new () => MigrationI
   confirmed_at     timestamptz NULL,
   cancelled_at     timestamptz NULL,
   cancel_reason    text        NULL
-)`);
-      await runner.query(
-        `CREATE INDEX IF NOT EXISTS "orders_created_at_idx" ON ${s}."orders" (created_at)`,
-      );
-    }
-
-    async down(runner: QueryRunner): Promise<void> {
-      await runner.query(`DROP TABLE IF EXISTS ${s}."orders"`);
-    }
-  };
+)`,
+      `CREATE INDEX IF NOT EXISTS "orders_created_at_idx" ON ${s}."orders" (created_at)`,
+    ],
+    down: [`DROP TABLE IF EXISTS ${s}."orders"`],
+  });
 }
 
 /** Every migration of the order service, in order: its table, the outbox, the relay's objects. */

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject, Optional } from '@nestjs/common';
 import { RELAY_METRICS_REGISTRY } from '@nest-outbox/relay';
 import type { Registry } from 'prom-client';
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from '../../../common/src';
 import { OrderMetrics } from './order.metrics';
 
 /** `GET /metrics`: the service's metrics and the embedded relay's, in Prometheus text format. */
@@ -12,10 +13,8 @@ export class MetricsController {
   ) {}
 
   @Get()
-  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  async scrape(): Promise<string> {
-    const registries = [this.metrics.registry, ...(this.relay ? [this.relay] : [])];
-    const texts = await Promise.all(registries.map((r) => r.metrics()));
-    return texts.join('\n');
+  @Header('content-type', PROMETHEUS_CONTENT_TYPE)
+  scrape(): Promise<string> {
+    return prometheusText([this.metrics.registry, this.relay]);
   }
 }

@@ -1,8 +1,8 @@
 import { sqlIdentifier } from '@nest-outbox/core';
 import { createInboxMigration } from '@nest-outbox/inbox';
 import { createOutboxMigration } from '@nest-outbox/outbox';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createRelayObjectsMigration } from './relay-objects.migration';
+import type { MigrationInterface } from 'typeorm';
+import { createRelayObjectsMigration, createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the shipping service's schema. */
 export const SHIPPING_OUTBOX_TABLE = 'outbox';
@@ -10,12 +10,10 @@ export const SHIPPING_OUTBOX_TABLE = 'outbox';
 /** The shipments table (version 1) in `schema`, as a TypeORM migration class. */
 export function createShipmentsTableMigration(schema: string): new () => MigrationInterface {
   const s = sqlIdentifier('shipping-service', 'SHIPPING_SCHEMA', schema);
-  return class CreateShipments1767225600101 implements MigrationInterface {
-    readonly name = 'CreateShipments1767225600101';
-
-    async up(runner: QueryRunner): Promise<void> {
-      await runner.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await runner.query(`CREATE TABLE IF NOT EXISTS ${s}."shipments" (
+  return createSqlMigration('CreateShipments1767225600101', {
+    up: [
+      `CREATE SCHEMA IF NOT EXISTS ${s}`,
+      `CREATE TABLE IF NOT EXISTS ${s}."shipments" (
   id               uuid        PRIMARY KEY,
   order_id         uuid        NOT NULL,
   status           text        NOT NULL CHECK (status IN ('created', 'cancelled')),
@@ -27,13 +25,10 @@ export function createShipmentsTableMigration(schema: string): new () => Migrati
   updated_at       timestamptz NOT NULL DEFAULT now(),
   cancelled_at     timestamptz NULL,
   CONSTRAINT "shipments_order_id_key" UNIQUE (order_id)
-)`);
-    }
-
-    async down(runner: QueryRunner): Promise<void> {
-      await runner.query(`DROP TABLE IF EXISTS ${s}."shipments"`);
-    }
-  };
+)`,
+    ],
+    down: [`DROP TABLE IF EXISTS ${s}."shipments"`],
+  });
 }
 
 /** Every migration of the shipping service: shipments, the inbox, the outbox, the relay's objects. */

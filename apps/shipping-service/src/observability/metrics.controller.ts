@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject, Optional } from '@nestjs/common';
 import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { RELAY_METRICS_REGISTRY } from '@nest-outbox/relay';
 import type { Registry } from 'prom-client';
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from '../../../common/src';
 
 /** `GET /metrics`: the inbox's and the embedded relay's metrics, in Prometheus text format. */
 @Controller('metrics')
@@ -12,10 +13,8 @@ export class MetricsController {
   ) {}
 
   @Get()
-  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  async scrape(): Promise<string> {
-    const registries = [this.inbox, ...(this.relay ? [this.relay] : [])];
-    const texts = await Promise.all(registries.map((r) => r.metrics()));
-    return texts.join('\n');
+  @Header('content-type', PROMETHEUS_CONTENT_TYPE)
+  scrape(): Promise<string> {
+    return prometheusText([this.inbox, this.relay]);
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Optional } from '@nestjs/common';
+import { Controller, Get, Inject, Optional } from '@nestjs/common';
 import {
   HealthCheck,
   HealthCheckService,
@@ -8,13 +8,26 @@ import {
 } from '@nestjs/terminus';
 import { RelayHealthIndicator } from '@nest-outbox/relay';
 
-/** `GET /health`: 200 when the database and (embedded) relay are up, 503 otherwise. */
+/**
+ * DI token of a service's own health checks (a `HealthIndicatorFunction[]`), run by
+ * `SampleHealthController` between the database's check and the relay's. Optional.
+ */
+export const SERVICE_HEALTH_CHECKS = Symbol('sample:service-health-checks');
+
+/**
+ * `GET /health`: 200 when the database, the service's own checks (`SERVICE_HEALTH_CHECKS`)
+ * and the embedded relay (which probes the broker; not checked when the relay runs
+ * elsewhere) are up, 503 otherwise.
+ */
 @Controller('health')
-export class HealthController {
+export class SampleHealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
     @Optional() private readonly relay?: RelayHealthIndicator,
+    @Optional()
+    @Inject(SERVICE_HEALTH_CHECKS)
+    private readonly serviceChecks: readonly HealthIndicatorFunction[] = [],
   ) {}
 
   @Get()
@@ -22,6 +35,7 @@ export class HealthController {
   check(): Promise<HealthCheckResult> {
     const checks: HealthIndicatorFunction[] = [
       () => this.db.pingCheck('database', { timeout: 2000 }),
+      ...this.serviceChecks,
     ];
     const relay = this.relay;
     if (relay) checks.push(() => relay.isHealthy('relay', { brokerTimeoutMs: 2000 }));

@@ -1,0 +1,59 @@
+import { sqlIdentifier } from '@nest-outbox/core';
+import type { EnvReader } from './env.reader';
+
+/**
+ * What every sample service reads from its environment (each service's own config extends
+ * it). The schema variable, the partitions variable and the defaults differ per service:
+ * see its `load…Config`.
+ */
+export interface SampleServiceConfig {
+  /** HTTP port. `PORT`. */
+  readonly port: number;
+  /** `DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/postgres. */
+  readonly databaseUrl: string;
+  /** Schema of the service's tables (its own, the outbox's, the relay's, the migrations'). */
+  readonly schema: string;
+  /** `KAFKA_BROKERS` (comma-separated), default 127.0.0.1:9092. */
+  readonly kafkaBrokers: string[];
+  /** Partitions of the topics when the service creates them. Default 6. */
+  readonly topicPartitions: number;
+  /** Create missing topics at start-up. `KAFKA_CREATE_TOPICS`, default true. */
+  readonly createTopics: boolean;
+  /** Run the relay of the service's outbox in this process. `RELAY_EMBEDDED`, default true. */
+  readonly relayEmbedded: boolean;
+  /** Lease of the embedded relay. `RELAY_LEASE_MS`, default 10000. */
+  readonly relayLeaseMs: number;
+}
+
+/** Where one service departs from the shared variables. */
+export interface SampleServiceEnvNames {
+  /** Default of `PORT`. */
+  readonly defaultPort: number;
+  /** Variable of the schema (`ORDERS_SCHEMA`) and its default (`orders`). */
+  readonly schemaVariable: string;
+  readonly defaultSchema: string;
+  /** Variable of `topicPartitions` (`ORDER_EVENTS_PARTITIONS`, `TOPIC_PARTITIONS`). */
+  readonly partitionsVariable: string;
+}
+
+/** Reads and validates the shared variables; throws `InvalidOptionsError` naming the variable. */
+export function readSampleServiceConfig(
+  read: EnvReader,
+  names: SampleServiceEnvNames,
+): SampleServiceConfig {
+  const schema = read.text(names.schemaVariable, names.defaultSchema);
+  sqlIdentifier(read.module, names.schemaVariable, schema);
+  return {
+    port: read.int('PORT', names.defaultPort, 1),
+    databaseUrl: read.text('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres'),
+    schema,
+    kafkaBrokers: read
+      .text('KAFKA_BROKERS', '127.0.0.1:9092')
+      .split(',')
+      .map((b) => b.trim()),
+    topicPartitions: read.int(names.partitionsVariable, 6, 1),
+    createTopics: read.bool('KAFKA_CREATE_TOPICS', true),
+    relayEmbedded: read.bool('RELAY_EMBEDDED', true),
+    relayLeaseMs: read.int('RELAY_LEASE_MS', 10_000, 1000),
+  };
+}

@@ -1,0 +1,34 @@
+import type { DynamicModule } from '@nestjs/common';
+import { RelayModule } from '@nest-outbox/relay';
+import type { SampleServiceConfig } from '../config/sample-service.config';
+
+/** What differs between the services' embedded relays. */
+export interface EmbeddedRelayOptions {
+  /** The outbox table in the service's schema. */
+  readonly table: string;
+  /** Kafka client id of the relay's producer. */
+  readonly clientId: string;
+  /** `aggregate_type` -> topic. */
+  readonly routes: Record<string, string>;
+}
+
+/**
+ * The relay publishing the service's own outbox from inside the service (woken in memory
+ * after each commit), with its own small pool and the service's lease.
+ */
+export function embeddedRelayModule(
+  config: SampleServiceConfig,
+  options: EmbeddedRelayOptions,
+): DynamicModule {
+  return RelayModule.forRoot({
+    connection: { connectionString: config.databaseUrl, max: 3 },
+    schema: config.schema,
+    table: options.table,
+    kafka: { clientId: options.clientId, brokers: config.kafkaBrokers },
+    routing: { routes: options.routes },
+    leaseMs: config.relayLeaseMs,
+    publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
+    backoff: { baseMs: 200, capMs: 5000 },
+    statsIntervalMs: 1000,
+  });
+}
