@@ -18,7 +18,7 @@ function int(env: NodeJS.ProcessEnv, name: string): number | undefined {
  * RelayModule options of the standalone relay, from the environment:
  * DATABASE_URL, KAFKA_BROKERS (comma-separated), OUTBOX_SCHEMA, OUTBOX_TABLE,
  * RELAY_DEFAULT_TOPIC, RELAY_TOPIC_ROUTES ("order=orders,payment=payments"),
- * RELAY_BATCH_SIZE, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
+ * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
  * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
@@ -35,6 +35,7 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
     },
     routing: { defaultTopic: env.RELAY_DEFAULT_TOPIC || undefined, routes: env.RELAY_TOPIC_ROUTES },
     batchSize: int(env, 'RELAY_BATCH_SIZE'),
+    runLimit: int(env, 'RELAY_RUN_LIMIT'),
     leaseMs: int(env, 'RELAY_LEASE_MS'),
     publishTimeoutMs: int(env, 'RELAY_PUBLISH_TIMEOUT_MS'),
     maxAttempts: int(env, 'RELAY_MAX_ATTEMPTS'),

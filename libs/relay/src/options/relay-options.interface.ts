@@ -103,6 +103,12 @@ export interface RelayModuleOptions {
   readonly routing: TopicRoutingOptions;
   /** Rows per claim. @default 1000 */
   readonly batchSize?: number;
+  /**
+   * Longest run of one aggregate in a claim: a batch takes whole runs of few aggregates, so
+   * several relays work on disjoint aggregates instead of leasing one head each of all of them.
+   * @default 100
+   */
+  readonly runLimit?: number;
   /** Largest sum of record bytes per Kafka request (keep under the broker's `message.max.bytes`). @default 900000 */
   readonly maxRequestBytes?: number;
   /** Lease duration of a claim. @default 30000 */

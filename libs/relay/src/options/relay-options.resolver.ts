@@ -25,6 +25,7 @@ export interface ResolvedRelayOptions {
   readonly qualifiedTable: string;
   readonly router: TopicRouter;
   readonly batchSize: number;
+  readonly runLimit: number;
   readonly maxRequestBytes: number;
   readonly leaseMs: number;
   readonly publishTimeoutMs: number;
@@ -163,6 +164,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
     batchSize: positiveInt('batchSize', raw.batchSize, 1000),
+    runLimit: positiveInt('runLimit', raw.runLimit, 100),
     maxRequestBytes: positiveInt('maxRequestBytes', raw.maxRequestBytes, 900_000),
     leaseMs,
     publishTimeoutMs,

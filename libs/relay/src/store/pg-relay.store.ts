@@ -8,6 +8,7 @@ interface PickRow {
   aggregate_id: string;
   unfinished: number;
   head_id: string;
+  free: boolean;
 }
 
 interface LeasedRow {
@@ -37,9 +38,14 @@ export interface RelayStats {
 /** Settings of the claim. @internal */
 export interface ClaimSettings {
   readonly batchSize: number;
+  /** Longest run of one aggregate per claim (a batch covers about batchSize / runLimit aggregates). */
+  readonly runLimit: number;
   readonly leaseMs: number;
   readonly crashLoopThreshold: number;
 }
+
+/** The lease UPDATE found a picked row changed under it: roll the whole claim back. */
+class ClaimRaceError extends Error {}
 
 const byId = (a: { id: string }, b: { id: string }) => Number(a.id) - Number(b.id);
 
@@ -79,57 +85,77 @@ export class PgRelayStore {
   async claim(settings: ClaimSettings): Promise<ClaimedBatch> {
     const leaseToken = `${this.relayId}:${++this.sequence}`;
     const leaseDeadline = Date.now() + settings.leaseMs;
-    return inTransaction(this.pool, async (client) => {
-      await client.query(this.sql.claimLock);
-      const picks = (await client.query<PickRow>(this.sql.pick, [settings.batchSize])).rows;
-      const { keep, suspects, crashLoop } = this.filterPicks(picks, settings.crashLoopThreshold);
-      const crashLoopParked = crashLoop.length
-        ? (
-            await client.query<{ event_id: string; aggregate_id: string; event_type: string }>(
-              this.sql.parkCrashLoop,
-              [
-                crashLoop,
-                `crash-loop: ${settings.crashLoopThreshold} publishes started and never finished (the relay died each time)`,
-              ],
-            )
-          ).rows.map((r) => ({
-            eventId: r.event_id,
-            aggregateId: r.aggregate_id,
-            eventType: r.event_type,
-          }))
-        : [];
-      if (keep.length === 0) return { leaseToken, leaseDeadline, rows: [], crashLoopParked };
-      const leased = await client.query<LeasedRow>(this.sql.lease, [
-        leaseToken,
-        settings.leaseMs,
-        keep,
-        [...suspects],
-      ]);
-      const rows = leased.rows.map((r) => this.toRow(r, suspects.has(r.id))).sort(byId);
-      return { leaseToken, leaseDeadline, rows, crashLoopParked };
-    });
+    try {
+      return await inTransaction(this.pool, (client) =>
+        this.claimIn(client, settings, leaseToken, leaseDeadline),
+      );
+    } catch (error) {
+      if (error instanceof ClaimRaceError)
+        return { leaseToken, leaseDeadline, rows: [], crashLoopParked: [] };
+      throw error;
+    }
+  }
+
+  private async claimIn(
+    client: PoolClient,
+    settings: ClaimSettings,
+    leaseToken: string,
+    leaseDeadline: number,
+  ): Promise<ClaimedBatch> {
+    await client.query(this.sql.claimLock);
+    const picks = (
+      await client.query<PickRow>(this.sql.pick, [settings.batchSize, settings.runLimit])
+    ).rows;
+    const { keep, suspects, crashLoop } = this.filterPicks(picks, settings.crashLoopThreshold);
+    const crashLoopParked = crashLoop.length
+      ? (
+          await client.query<{ event_id: string; aggregate_id: string; event_type: string }>(
+            this.sql.parkCrashLoop,
+            [
+              crashLoop,
+              `crash-loop: ${settings.crashLoopThreshold} publishes started and never finished (the relay died each time)`,
+            ],
+          )
+        ).rows.map((r) => ({
+          eventId: r.event_id,
+          aggregateId: r.aggregate_id,
+          eventType: r.event_type,
+        }))
+      : [];
+    if (keep.length === 0) return { leaseToken, leaseDeadline, rows: [], crashLoopParked };
+    const leased = await client.query<LeasedRow>(this.sql.lease, [
+      leaseToken,
+      settings.leaseMs,
+      keep,
+      [...suspects],
+    ]);
+    // A row that stopped being free between the pick and the lease would leave a gap in its
+    // run (later rows published before it): give the whole claim back instead.
+    if (leased.rows.length !== keep.length) throw new ClaimRaceError();
+    const rows = leased.rows.map((r) => this.toRow(r, suspects.has(r.id))).sort(byId);
+    return { leaseToken, leaseDeadline, rows, crashLoopParked };
   }
 
   /**
-   * Keeps, per aggregate, only a run that starts at its head: a row skipped because someone
-   * else holds its lock must not let later rows of its aggregate through (the SKIP LOCKED trap).
+   * Keeps, per aggregate, the run from its head up to (not including) its first row that is
+   * not free: a row leased, backing off or parked stops its aggregate (the SKIP LOCKED trap).
+   * Heads whose publishes keep killing the relay are parked instead of claimed.
    */
   private filterPicks(picks: PickRow[], threshold: number) {
-    const seen = new Map<string, boolean>();
+    const open = new Map<string, boolean>();
     const keep: string[] = [];
     const suspects = new Set<string>();
     const crashLoop: string[] = [];
     for (const pick of picks) {
-      const key = `${pick.aggregate_type}\u0000${pick.aggregate_id}`;
-      let ok = seen.get(key);
+      let ok = open.get(pick.head_id);
       if (ok === undefined) {
-        ok = pick.id === pick.head_id;
+        ok = pick.id === pick.head_id && pick.free;
         if (ok && pick.unfinished >= threshold) {
           crashLoop.push(pick.id);
           ok = false;
         }
-        seen.set(key, ok);
-      }
+      } else if (ok && !pick.free) ok = false;
+      open.set(pick.head_id, ok);
       if (!ok) continue;
       keep.push(pick.id);
       if (pick.unfinished > 0) suspects.add(pick.id);

@@ -27,27 +27,38 @@ export function relaySql(name: RelayTableName) {
     /** Claims take turns: one claimer at a time per outbox table (transaction-scoped). */
     claimLock: `SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName}))`,
     /**
-     * Free rows in id order whose aggregate's head (first pending row) is free too, so an
-     * aggregate whose head is leased, backing off or parked is not claimed at all. The head
-     * is one probe of the (aggregate_type, aggregate_id, id) partial index, so the cost per
-     * candidate row is constant however long the aggregate's backlog is.
+     * Runs of whole aggregates: free heads (first pending row of their aggregate, found by one
+     * backward probe of the (aggregate_type, aggregate_id, id) partial index) in id order, and
+     * for each the next `$2` pending rows of that aggregate (one forward probe of the same
+     * index), until `$1` rows. A batch covers few aggregates with long runs, so other relays
+     * find other aggregates' heads free. Execution is lazy (nested loop under the LIMIT): heads
+     * are probed and locked only as far as the batch needs. The run rows are read without
+     * SKIP LOCKED (a skipped row would open a gap); the claim keeps each run only up to its
+     * first row that is not free, and the lease UPDATE locks the rows it takes.
      */
-    pick: `SELECT o.id::text AS id, o.aggregate_type, o.aggregate_id, o.claims - o.attempts AS unfinished,
-       h.id::text AS head_id
-  FROM ${T} o
+    pick: `SELECT r.id::text AS id, h.aggregate_type, h.aggregate_id, r.claims - r.attempts AS unfinished,
+       h.id::text AS head_id, (${FREE('r')}) AS free
+  FROM (
+    SELECT o.id, o.aggregate_type, o.aggregate_id FROM ${T} o
+     WHERE ${PENDING('o')} AND ${FREE('o')}
+       AND NOT EXISTS (
+         SELECT 1 FROM ${T} e
+          WHERE e.aggregate_type = o.aggregate_type AND e.aggregate_id = o.aggregate_id
+            AND ${PENDING('e')} AND e.id < o.id)
+     ORDER BY o.id
+     LIMIT $1
+     FOR UPDATE OF o SKIP LOCKED) h
   CROSS JOIN LATERAL (
-    SELECT h.id, h.parked_at, h.lease_expires_at, h.next_attempt_at FROM ${T} h
-     WHERE h.aggregate_type = o.aggregate_type AND h.aggregate_id = o.aggregate_id AND ${PENDING('h')}
-     ORDER BY h.id LIMIT 1) h
- WHERE ${PENDING('o')} AND ${FREE('o')}
-   AND (h.id = o.id OR (${FREE('h')}))
- ORDER BY o.id
- LIMIT $1
- FOR UPDATE OF o SKIP LOCKED`,
+    SELECT r.id, r.claims, r.attempts, r.parked_at, r.lease_expires_at, r.next_attempt_at FROM ${T} r
+     WHERE r.aggregate_type = h.aggregate_type AND r.aggregate_id = h.aggregate_id AND ${PENDING('r')}
+       AND r.id >= h.id
+     ORDER BY r.id
+     LIMIT $2) r
+ LIMIT $1`,
     /** Leases picked rows; suspects are counted when their solo publish starts. */
-    lease: `UPDATE ${T} SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
+    lease: `UPDATE ${T} t SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
        claims = claims + CASE WHEN id = ANY($4::bigint[]) THEN 0 ELSE 1 END
- WHERE id = ANY($3::bigint[])
+ WHERE id = ANY($3::bigint[]) AND ${PENDING('t')} AND ${FREE('t')}
  RETURNING id::text AS id, event_id, event_type, schema_version, aggregate_type, aggregate_id,
        aggregate_version::text AS aggregate_version, occurred_at, created_at, payload::text AS payload,
        headers, topic, attempts`,
