@@ -71,7 +71,7 @@ describe('registerAhead', () => {
     expect(batch.claimAhead('c', '14', b)).toBe(true);
     expect(batch.unclaimed()).toBeUndefined();
     // The guard gets the very decode results registration used, rejections included.
-    expect(batch.decodedAhead(records[2]!.record, policy)).toMatchObject({
+    expect(batch.decodedAhead(records[2]!.record)?.results.get(policy)).toMatchObject({
       ok: false,
       code: 'unknown_event_type',
     });

@@ -1,4 +1,4 @@
-import { decodeEnvelope, type ParsedRecord } from '../envelope/envelope.decoder';
+import { decodeEnvelope, headerStrings, type ParsedRecord } from '../envelope/envelope.decoder';
 import type { PendingRegistration } from '../store/inbox.store';
 import type { ChunkHandler, InboxBatch } from './inbox-batch.context';
 
@@ -26,8 +26,9 @@ export async function registerAhead(
   const firsts = new Map<string, PendingRegistration>();
   const accepted: { offset: string; eventId: string }[] = [];
   for (const { offset, record } of records) {
-    const result = decodeEnvelope(record, handler.policy);
-    batch.keepDecoded(record, handler.policy, result); // the guard uses this very result
+    const headers = batch.decodedAhead(record)?.headers ?? headerStrings(record.headers);
+    const result = decodeEnvelope(record, handler.policy, headers);
+    batch.keepDecoded(record, handler.policy, headers, result); // the guard uses this very result
     if (!result.ok) continue; // the guard rejects it: no inbox row
     const { eventId } = result.envelope;
     accepted.push({ offset, eventId });

@@ -14,6 +14,12 @@ export interface ChunkHandler {
   readonly store: InboxStore;
 }
 
+/** What registration ahead computed for one parsed record (by decode rules). @internal */
+export interface DecodedAhead {
+  readonly headers: Record<string, string>;
+  readonly results: Map<DecodeRules, DecodeResult>;
+}
+
 /** A record's inbox row registered ahead by the chunk's one INSERT. */
 interface AheadRegistration {
   readonly eventId: string;
@@ -37,7 +43,7 @@ export class InboxBatch {
   private readonly committed: (() => void)[] = [];
   private readonly rolledBack: (() => void)[] = [];
   private readonly ahead = new Map<string, Map<string, AheadRegistration>>();
-  private readonly decoded = new WeakMap<object, Map<DecodeRules, DecodeResult>>();
+  private readonly decoded = new WeakMap<object, DecodedAhead>();
   /** The inbox handlers that ran in this chunk (distinct consumer and policy). */
   readonly handlers: ChunkHandler[] = [];
   aborted: unknown = undefined;
@@ -67,16 +73,21 @@ export class InboxBatch {
     if (!seen) this.handlers.push(handler);
   }
 
-  /** Keeps the decode result of a parsed record for its guard (same record, same rules). */
-  keepDecoded(record: object, rules: DecodeRules, result: DecodeResult): void {
-    let byRules = this.decoded.get(record);
-    if (!byRules) this.decoded.set(record, (byRules = new Map<DecodeRules, DecodeResult>()));
-    byRules.set(rules, result);
+  /** Keeps a parsed record's header strings and decode result for its guard (same rules). */
+  keepDecoded(
+    record: object,
+    rules: DecodeRules,
+    headers: Record<string, string>,
+    result: DecodeResult,
+  ): void {
+    let kept = this.decoded.get(record);
+    if (!kept) this.decoded.set(record, (kept = { headers, results: new Map() }));
+    kept.results.set(rules, result);
   }
 
-  /** The decode result kept for this parsed record and rules, if any. */
-  decodedAhead(record: object, rules: DecodeRules): DecodeResult | undefined {
-    return this.decoded.get(record)?.get(rules);
+  /** The header strings and decode results kept for this parsed record, if any. */
+  decodedAhead(record: object): DecodedAhead | undefined {
+    return this.decoded.get(record);
   }
 
   /** Records that the row of (consumer, event_id) at `offset` was registered ahead. */

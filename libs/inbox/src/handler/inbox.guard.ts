@@ -65,12 +65,12 @@ export class InboxGuard implements CanActivate {
       offset: message.offset,
     };
     const session = this.registry.attach(kafka.getConsumer() as unknown as Consumer);
-    const headers = headerStrings(message.headers);
     const batch = currentInboxBatch();
     // Inside a chunk whose rows were registered ahead: the very result registration used.
+    const ahead = batch?.decodedAhead(message);
+    const headers = ahead?.headers ?? headerStrings(message.headers);
     const result =
-      batch?.decodedAhead(message, handler.policy) ??
-      decodeEnvelope(message, handler.policy, headers);
+      ahead?.results.get(handler.policy) ?? decodeEnvelope(message, handler.policy, headers);
     const base = {
       ...handler,
       session,
