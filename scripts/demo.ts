@@ -18,7 +18,7 @@ import {
   shippingFigures,
   type ReconciliationView,
   type WorkloadResult,
-} from '../test/e2e-support';
+} from './sample-system';
 
 const ORDERS = Number(process.env.DEMO_ORDERS ?? 2000);
 const CONCURRENCY = Number(process.env.DEMO_CONCURRENCY ?? 16);

@@ -5,7 +5,7 @@ import {
   runOrderWorkload,
   SampleSystem,
   shippingFigures,
-} from './e2e-support';
+} from '../scripts/sample-system';
 
 const ORDERS = 300;
 

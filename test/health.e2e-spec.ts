@@ -1,5 +1,5 @@
 import { startPrivateKafka, waitFor, type PrivateKafka } from '@test/support';
-import { SampleSystem, type AppProcess } from './e2e-support';
+import { SampleSystem, type AppProcess } from '../scripts/sample-system';
 
 /**
  * `/health` of the three apps follows the broker. The broker here is a private one of

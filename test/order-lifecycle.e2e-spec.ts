@@ -5,7 +5,7 @@ import {
   SampleSystem,
   shippingFigures,
   type ShipmentView,
-} from './e2e-support';
+} from '../scripts/sample-system';
 
 /**
  * The sample order system as users run it: order service (embedded relay) and shipping

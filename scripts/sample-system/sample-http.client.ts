@@ -1,3 +1,5 @@
+import type { ReconciliationReport } from '../../apps/order-service/src/reconciliation/reconciliation-report';
+
 /** An order as the order service returns it. */
 export interface OrderView {
   readonly id: string;
@@ -14,19 +16,8 @@ export interface ShipmentView {
   readonly version: number;
 }
 
-/** The reconciliation report (see apps/order-service/src/reconciliation). */
-export interface ReconciliationView {
-  readonly verdict: 'clean' | 'mismatch';
-  readonly orders: number;
-  readonly confirmedOrders: number;
-  readonly cancelledAfterConfirmation: number;
-  readonly confirmedEventsPublished: number;
-  readonly shipments: number;
-  readonly missingEvents: string[];
-  readonly missingShipments: string[];
-  readonly unexpectedShipments: string[];
-  readonly uncancelledShipments: string[];
-}
+/** The reconciliation report, as `GET /reconciliation` returns it (a JSON-only type). */
+export type ReconciliationView = ReconciliationReport;
 
 /** An HTTP answer: status and parsed JSON body. */
 export interface Answer<T> {

@@ -1,6 +1,6 @@
 /**
- * The standalone relay of `apps/relay` (same module, same environment) with a test-only
- * fault seam: `RELAY_KILL_AFTER_SEND_BATCH=N` SIGKILLs the process right after the broker
+ * The standalone relay of `apps/relay` (same module, same environment) with a fault seam for
+ * the crash scenarios (the crash-recovery e2e test and the demo), never for production: `RELAY_KILL_AFTER_SEND_BATCH=N` SIGKILLs the process right after the broker
  * acknowledged its N-th batch and before that batch is marked published, so the next relay
  * publishes it again (the at-least-once case the consumer's inbox must absorb).
  * `SIGUSR2` arms the same kill for the next acknowledged batch (the demo's "midway").

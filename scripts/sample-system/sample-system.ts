@@ -11,7 +11,7 @@ export const ENTRIES = {
   shipping: 'apps/shipping-service/src/main.ts',
   relay: 'apps/relay/src/main.ts',
   /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
-  faultRelay: 'test/e2e-support/fault-relay.entry.ts',
+  faultRelay: 'scripts/sample-system/fault-relay.entry.ts',
 } as const;
 
 /** How to run one sample system. */
@@ -38,7 +38,7 @@ export interface SampleSystemOptions {
   readonly faultRelay?: boolean;
 }
 
-/** Names one system uses, unique per instance so test files run in parallel. */
+/** Names one system uses, unique per instance so test files (and a demo) run in parallel. */
 export interface SampleNames {
   readonly ordersSchema: string;
   readonly shippingSchema: string;
@@ -145,7 +145,7 @@ export class SampleSystem {
     await Promise.all([this.relay?.start(), this.shipping.start()]);
   }
 
-  /** The apps' outputs, for a failing test's message. */
+  /** The apps' outputs, for a failing test's or the demo's message. */
   outputs(): string {
     return [this.orders, this.shipping, this.relay]
       .filter((app): app is AppProcess => !!app)

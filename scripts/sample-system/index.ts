@@ -1,3 +1,10 @@
+/**
+ * The sample order system as a whole, driven from outside: the three apps as real child
+ * processes (own schemas, topics, consumer group and free ports), an HTTP client of their
+ * APIs, the order workload, and figures read straight from PostgreSQL. Shared by
+ * `npm run demo` (scripts/demo.ts) and the end-to-end tests (test/*.e2e-spec.ts); built on
+ * the repo's real-stack helpers (`@test/support`: spawnTs, waitFor, createTopics).
+ */
 export { AppProcess, type HealthAnswer } from './app-process';
 export { freePort } from './free-port';
 export {
