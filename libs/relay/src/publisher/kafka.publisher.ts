@@ -12,6 +12,7 @@ import {
   type RecordMetadata,
 } from 'kafkajs';
 import { PublishTimeoutError } from '../errors/relay.errors';
+import { SocketTracker } from './socket.tracker';
 import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
 
 function kafkaLogCreator(logger: Logger) {
@@ -42,13 +43,16 @@ function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose:
 /**
  * kafkajs adapter: an idempotent producer (`acks: -1`, `maxInFlightRequests: 1`), record
  * key = aggregate id, publish time as the record timestamp. On abort the producer is
- * disconnected, which fails its in-flight requests and stops its retries; a new producer
- * is created for the next publish.
+ * abandoned: its sockets are destroyed (kafkajs' own `disconnect()` would wait for the
+ * in-flight request up to `requestTimeout`), which fails its in-flight requests and stops its
+ * retries; a new producer (on a new kafkajs client) is created for the next publish.
  * @publicApi
  */
 export class KafkaPublisher implements RelayPublisher {
   private readonly logger = new Logger('RelayKafkaPublisher');
-  private readonly kafka: Kafka;
+  private readonly config: KafkaConfig;
+  /** Each producer (and the admin) has a kafkajs client of its own, with tracked sockets. */
+  private readonly trackers = new WeakMap<object, SocketTracker>();
   private producer: Producer | undefined;
   private connecting: Promise<Producer> | undefined;
   /** The producer being connected, so that an abort can cancel the connect too. */
@@ -64,11 +68,18 @@ export class KafkaPublisher implements RelayPublisher {
       'idempotent' | 'maxInFlightRequests'
     > = {},
   ) {
-    this.kafka = new Kafka({
-      logLevel: logLevel.WARN,
-      logCreator: kafkaLogCreator(this.logger),
-      ...config,
-    });
+    this.config = { logLevel: logLevel.WARN, logCreator: kafkaLogCreator(this.logger), ...config };
+  }
+
+  /** A kafkajs client whose sockets `tracker` can destroy. */
+  private client(tracker: SocketTracker): Kafka {
+    return new Kafka({ ...this.config, socketFactory: tracker.factory });
+  }
+
+  /** Destroys a client's sockets at once, then lets kafkajs tidy up in the background. */
+  private abandon(client: Producer | Admin): void {
+    this.trackers.get(client)?.close();
+    void client.disconnect().catch(() => undefined);
   }
 
   async connect(): Promise<void> {
@@ -79,7 +90,8 @@ export class KafkaPublisher implements RelayPublisher {
     if (this.producer) return Promise.resolve(this.producer);
     this.connecting ??= (async () => {
       const inner = Partitioners.DefaultPartitioner();
-      const producer = this.kafka.producer({
+      const tracker = new SocketTracker(this.config.socketFactory);
+      const producer = this.client(tracker).producer({
         allowAutoTopicCreation: false,
         retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
         ...this.producerConfig,
@@ -91,11 +103,12 @@ export class KafkaPublisher implements RelayPublisher {
           return partition;
         },
       });
+      this.trackers.set(producer, tracker);
       this.pending = producer;
       try {
         await producer.connect();
       } catch (error) {
-        await producer.disconnect().catch(() => undefined);
+        this.abandon(producer);
         throw error;
       } finally {
         this.connecting = undefined;
@@ -110,7 +123,7 @@ export class KafkaPublisher implements RelayPublisher {
   /** Drops the producer (its in-flight requests fail); the next publish makes a new one. */
   private reset(producer: Producer): void {
     if (this.producer === producer) this.producer = undefined;
-    void producer.disconnect().catch(() => undefined);
+    this.abandon(producer);
   }
 
   async publish(records: readonly PublishRecord[], signal: AbortSignal): Promise<PublishAck[]> {
@@ -147,7 +160,7 @@ export class KafkaPublisher implements RelayPublisher {
         const connecting = this.pending;
         this.pending = undefined;
         this.connecting = undefined;
-        void connecting.disconnect().catch(() => undefined);
+        this.abandon(connecting);
       }
       if (signal.aborted && !(error instanceof PublishTimeoutError)) {
         const reason: unknown = signal.reason;
@@ -175,7 +188,12 @@ export class KafkaPublisher implements RelayPublisher {
   }
 
   async ping(timeoutMs: number): Promise<boolean> {
-    const admin = (this.admin ??= this.kafka.admin({ retry: { retries: 0 } }));
+    let admin = this.admin;
+    if (!admin) {
+      const tracker = new SocketTracker(this.config.socketFactory);
+      admin = this.admin = this.client(tracker).admin({ retry: { retries: 0 } });
+      this.trackers.set(admin, tracker);
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>(
       (resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)),
@@ -188,20 +206,35 @@ export class KafkaPublisher implements RelayPublisher {
     const ok = await Promise.race([probe, timeout]);
     clearTimeout(timer);
     if (!ok) {
-      this.admin = undefined;
-      void admin.disconnect().catch(() => undefined);
+      if (this.admin === admin) this.admin = undefined;
+      this.abandon(admin);
     }
     return ok;
   }
 
-  async disconnect(): Promise<void> {
-    const producer = this.producer ?? (await this.connecting?.catch(() => undefined));
+  /**
+   * Disconnects gracefully, bounded: a client still waiting for a stalled broker after
+   * `graceMs` is abandoned (its sockets destroyed), so shutdown never waits `requestTimeout`.
+   */
+  async disconnect(graceMs = 1000): Promise<void> {
+    const connecting = this.pending;
+    if (connecting) {
+      this.pending = undefined;
+      this.connecting = undefined;
+      this.abandon(connecting);
+    }
+    const clients = [this.producer, this.admin].filter((c): c is Producer | Admin => !!c);
     this.producer = undefined;
-    await Promise.all([
-      producer?.disconnect().catch(() => undefined),
-      this.admin?.disconnect().catch(() => undefined),
-    ]);
     this.admin = undefined;
+    await Promise.all(
+      clients.map(async (client) => {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+        await Promise.race([client.disconnect().catch(() => undefined), grace]);
+        clearTimeout(timer);
+        this.trackers.get(client)?.close();
+      }),
+    );
   }
 }
 

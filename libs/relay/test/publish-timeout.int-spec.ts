@@ -1,0 +1,279 @@
+import { connect } from 'node:net';
+import {
+  consumeUntil,
+  createTopics,
+  startPrivateKafka,
+  uniqueTopic,
+  waitFor,
+  type PrivateKafka,
+  type TestSchema,
+} from '@test/support';
+import type { TestingModule } from '@nestjs/testing';
+import { logLevel, type KafkaConfig } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import { PublishTimeoutError } from '../src/errors/relay.errors';
+import { KafkaPublisher } from '../src/publisher/kafka.publisher';
+import { RELAY_METRICS_REGISTRY } from '../src/relay.constants';
+import { RecordingPublisher, type PublishAttempt } from './recording.publisher';
+import {
+  TestProducer,
+  checkDelivery,
+  createRelaySchema,
+  pendingCount,
+  startRelay,
+  testRelayOptions,
+} from './relay-test.fixture';
+import { StallProxy } from './stall-proxy.fixture';
+
+interface RowState {
+  id: string;
+  attempts: number;
+  last_error: string | null;
+  published_at: Date | null;
+  lease_expires_at: Date | null;
+  kafka_offset: string | null;
+}
+
+describe('Publish timeout and graceful shutdown against a stalled or stopped broker (private Kafka behind a TCP proxy + real PostgreSQL)', () => {
+  let schema: TestSchema;
+  let kafka: PrivateKafka;
+  let proxy: StallProxy;
+  let kafkaConfig: KafkaConfig;
+  const apps: TestingModule[] = [];
+  const topic = uniqueTopic('relay-abort');
+
+  beforeAll(async () => {
+    [schema, kafka] = await Promise.all([createRelaySchema('relay_abort'), startPrivateKafka()]);
+    await createTopics([topic], kafka.brokers);
+    const [host, port] = kafka.brokers[0]!.split(':');
+    proxy = new StallProxy({ host: host!, port: Number(port) });
+    const address = await proxy.start();
+    const proxyPort = Number(address.split(':')[1]);
+    kafkaConfig = {
+      clientId: 'relay-abort',
+      brokers: [address],
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 1000,
+      // kafkajs' default: without a real cancel, an abandoned request would hold its socket this long.
+      requestTimeout: 30_000,
+      // Every connection (also to the broker's advertised address) goes through the proxy.
+      socketFactory: ({ onConnect }) => connect({ host: '127.0.0.1', port: proxyPort }, onConnect),
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await proxy?.stop();
+    await kafka?.destroy();
+    await schema?.drop();
+  });
+
+  async function rows(ids: string[]): Promise<RowState[]> {
+    const { rows: found } = await schema.pool.query<RowState>(
+      `SELECT id::text, attempts, last_error, published_at, lease_expires_at, kafka_offset::text
+         FROM "${schema.name}".outbox WHERE event_id = ANY($1::uuid[]) ORDER BY id`,
+      [ids],
+    );
+    return found;
+  }
+
+  async function relay(
+    overrides: Parameters<typeof testRelayOptions>[1],
+  ): Promise<{ app: TestingModule; publisher: RecordingPublisher }> {
+    const publisher = new RecordingPublisher(new KafkaPublisher(kafkaConfig));
+    const app = await startRelay(
+      testRelayOptions(schema.name, {
+        routing: { defaultTopic: topic },
+        publisher,
+        backoff: { baseMs: 200, capMs: 500 },
+        maxAttempts: 1000,
+        ...overrides,
+      }),
+    );
+    apps.push(app);
+    return { app, publisher };
+  }
+
+  async function close(app: TestingModule): Promise<void> {
+    apps.splice(apps.indexOf(app), 1);
+    await app.close();
+  }
+
+  const failedAfter = (publisher: RecordingPublisher, at: number) =>
+    publisher.attempts.find((a) => a.start >= at && a.end !== undefined && a.error !== undefined);
+
+  it('aborts a publish that exceeds the publish timeout, abandons its connection, counts a transient retry without marking, and delivers once un-stalled', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    const { app, publisher } = await relay({
+      relayId: 'timeout',
+      leaseMs: 6000,
+      publishTimeoutMs: 1500,
+    });
+    const warm = await producer.write([{ aggregateId: 'warm' }, { aggregateId: 'warm' }]);
+    await waitFor('warm-up drain through the proxy', async () =>
+      (await rows(warm)).every((r) => r.published_at !== null),
+    );
+
+    proxy.stall();
+    const stalledAt = Date.now();
+    const stalled = await producer.write(
+      Array.from({ length: 6 }, (_, i) => ({ aggregateId: `stalled-${i % 2}` })),
+    );
+    const first: PublishAttempt = await waitFor(
+      'a timed-out publish',
+      () => failedAfter(publisher, stalledAt),
+      { timeoutMs: 15_000 },
+    );
+    // It ends at the timeout, not at kafkajs' requestTimeout (30 s).
+    expect(first.end! - first.start).toBeGreaterThanOrEqual(1400);
+    expect(first.end! - first.start).toBeLessThan(1500 + 500);
+    expect(first.error).toBeInstanceOf(PublishTimeoutError);
+    // The producer's in-flight request is abandoned: its connection closes (seen by the proxy).
+    await waitFor(
+      'the relay to close the connections of the aborted publish',
+      () => proxy.openSince(first.end!).length === 0,
+      { timeoutMs: 1000, intervalMs: 20 },
+    );
+    const closed = proxy.connections.filter(
+      (c) => c.openedAt <= first.start && c.closedAt !== undefined && c.closedAt >= first.start,
+    );
+    expect(closed.length).toBeGreaterThan(0);
+    expect(Math.max(...closed.map((c) => c.closedAt!))).toBeLessThan(first.end! + 1000);
+
+    // Not marked: returned for retry as a transient error, counted as an attempt.
+    const state = await waitFor('the failure to be recorded', async () => {
+      const found = await rows(stalled);
+      return found.some((r) => r.attempts >= 1) ? found : undefined;
+    });
+    expect(state.every((r) => r.published_at === null)).toBe(true);
+    expect(state.filter((r) => r.attempts >= 1).map((r) => r.last_error)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/timed? ?out|timeout/i)]),
+    );
+    const registry = app.get<Registry>(RELAY_METRICS_REGISTRY);
+    const retried = (await registry.getSingleMetric('nest_outbox_relay_retried_total')!.get())
+      .values;
+    expect(retried.find((v) => v.labels.kind === 'transient')?.value ?? 0).toBeGreaterThanOrEqual(
+      1,
+    );
+    // A second timed-out attempt (the retry) behaves the same: still nothing marked.
+    const second = await waitFor(
+      'a second timed-out publish',
+      () => failedAfter(publisher, first.end! + 1),
+      { timeoutMs: 15_000 },
+    );
+    expect(second.end! - second.start).toBeLessThan(1500 + 500);
+    expect((await rows(stalled)).every((r) => r.published_at === null)).toBe(true);
+
+    proxy.unstall();
+    await waitFor(
+      'drain after un-stall',
+      async () => (await rows(stalled)).every((r) => r.published_at !== null),
+      { timeoutMs: 30_000 },
+    );
+    expect((await rows(stalled)).every((r) => r.kafka_offset !== null)).toBe(true);
+    const records = await consumeUntil(
+      [topic],
+      (r) => stalled.every((id) => r.some((x) => x.headers.event_id === id)),
+      { brokers: kafka.brokers, timeoutMs: 30_000 },
+    );
+    const report = checkDelivery(
+      records,
+      producer.written.filter((w) => stalled.includes(w.eventId) || warm.includes(w.eventId)),
+    );
+    expect(report.missing).toEqual([]);
+    expect(report.orderViolations).toEqual([]);
+    // The abandoned requests never reached the broker late (their bytes died with the socket).
+    expect(report.duplicates).toEqual([]);
+    await close(app);
+  }, 90_000);
+
+  it('completes app.close() within the shutdown deadline while a publish hangs on a stalled broker, and releases the leases at once for the next relay', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    const shutdownTimeoutMs = 1000;
+    const leaseMs = 20_000;
+    const { app, publisher } = await relay({
+      relayId: 'stuck',
+      leaseMs,
+      publishTimeoutMs: 10_000,
+      shutdownTimeoutMs,
+    });
+    await waitFor('producer connected', async () => {
+      const ids = await producer.write([{ aggregateId: 'warm2' }]);
+      await waitFor('warm', async () => (await rows(ids))[0]?.published_at != null);
+      return true;
+    });
+    proxy.stall();
+    const stalledAt = Date.now();
+    const ids = await producer.write(
+      Array.from({ length: 20 }, (_, i) => ({ aggregateId: `stuck-${i % 4}` })),
+    );
+    await waitFor('a publish hanging on the stalled broker', () =>
+      publisher.attempts.some(
+        (a) => a.start >= stalledAt && a.end === undefined && a.eventIds.length > 0,
+      ),
+    );
+    const leased = await rows(ids);
+    expect(leased.some((r) => r.lease_expires_at !== null)).toBe(true);
+
+    const closing = Date.now();
+    await close(app);
+    const took = Date.now() - closing;
+    expect(took).toBeLessThan(shutdownTimeoutMs + 500);
+    // No row is left leased by the stopped relay, and its connections are closed.
+    const after = await rows(ids);
+    expect(after.filter((r) => r.lease_expires_at !== null)).toEqual([]);
+    expect(after.every((r) => r.published_at === null)).toBe(true);
+    expect(proxy.openSince(closing + took).filter((c) => c.openedAt >= stalledAt - 5000)).toEqual(
+      [],
+    );
+
+    proxy.unstall();
+    const restart = Date.now();
+    const next = await relay({ relayId: 'next', leaseMs, publishTimeoutMs: 3000 });
+    await waitFor(
+      'the next relay to drain',
+      async () => (await pendingCount(schema.pool, schema.name)) === 0,
+      {
+        timeoutMs: leaseMs - 5000,
+      },
+    );
+    expect(Date.now() - restart).toBeLessThan(leaseMs / 2);
+    const records = await consumeUntil(
+      [topic],
+      (r) => ids.every((id) => r.some((x) => x.headers.event_id === id)),
+      { brokers: kafka.brokers, timeoutMs: 30_000 },
+    );
+    const report = checkDelivery(
+      records,
+      producer.written.filter((w) => ids.includes(w.eventId)),
+    );
+    expect(report.missing).toEqual([]);
+    expect(report.orderViolations).toEqual([]);
+    await close(next.app);
+  }, 90_000);
+
+  it('completes app.close() within the shutdown deadline when the broker is stopped, leaving no lease behind', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    const shutdownTimeoutMs = 1000;
+    const { app, publisher } = await relay({
+      relayId: 'down',
+      leaseMs: 20_000,
+      publishTimeoutMs: 10_000,
+      shutdownTimeoutMs,
+    });
+    await kafka.stop();
+    const stoppedAt = Date.now();
+    const ids = await producer.write(
+      Array.from({ length: 10 }, (_, i) => ({ aggregateId: `down-${i % 2}` })),
+    );
+    await waitFor('a publish against the stopped broker', () =>
+      publisher.attempts.some((a) => a.start >= stoppedAt),
+    );
+    const closing = Date.now();
+    await close(app);
+    expect(Date.now() - closing).toBeLessThan(shutdownTimeoutMs + 500);
+    const after = await rows(ids);
+    expect(after.filter((r) => r.lease_expires_at !== null)).toEqual([]);
+    expect(after.every((r) => r.published_at === null)).toBe(true);
+  }, 90_000);
+});
