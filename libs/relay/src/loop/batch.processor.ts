@@ -42,6 +42,20 @@ interface Acked {
   readonly row: ClaimedRow;
 }
 
+/** Sends take turns: `enter()` resolves, in call order, with the function that lets the next one in. */
+class SendGate {
+  private tail: Promise<void> = Promise.resolve();
+
+  async enter(): Promise<() => void> {
+    let open!: () => void;
+    const turn = new Promise<void>((resolve) => (open = resolve));
+    const before = this.tail;
+    this.tail = before.then(() => turn);
+    await before;
+    return open;
+  }
+}
+
 /**
  * Publishes one claimed batch and records the outcome: marks acknowledged rows (fenced by
  * the lease), backs off or parks the head of each failed aggregate, releases the rest.
@@ -50,6 +64,7 @@ interface Acked {
  */
 export class BatchProcessor {
   private readonly logger = new Logger('RelayBatch');
+  private readonly gate = new SendGate();
 
   constructor(
     private readonly store: PgRelayStore,
@@ -58,7 +73,20 @@ export class BatchProcessor {
     private readonly metrics: RelayMetrics,
   ) {}
 
-  async process(batch: ClaimedBatch, shutdown: AbortSignal): Promise<BatchOutcome> {
+  /**
+   * Publishes one batch and records its outcome. Sends of concurrent batches take turns on
+   * the send gate (one producer request at a time, in claim order); the marks of one batch
+   * run while the next batch is sent. Batches in flight together never share an aggregate:
+   * a claim only takes aggregates whose head is free, and every row of a batch stays leased
+   * until its outcome is recorded.
+   * @param stopping true once the relay stops claiming: a batch that has not started sending
+   *   by then is released, not sent
+   */
+  async process(
+    batch: ClaimedBatch,
+    shutdown: AbortSignal,
+    stopping: () => boolean = () => false,
+  ): Promise<BatchOutcome> {
     const hooks = this.options.raw.hooks;
     if (hooks?.onStage)
       await hooks.onStage(
@@ -77,8 +105,27 @@ export class BatchProcessor {
     const routable = groups.filter((g) => g.items.length > 0);
     const clean = routable.filter((g) => !g.items[0]!.row.suspect);
     const suspects = routable.filter((g) => g.items[0]!.row.suspect);
-    await this.publishClean(batch, clean, shutdown, outcome, failures, releases);
-    for (const group of suspects) await this.publishSuspect(batch, group, shutdown, outcome);
+    const acked: Acked[] = [];
+    let open = await this.gate.enter();
+    try {
+      if (stopping() || shutdown.aborted) {
+        for (const g of routable)
+          releases.push(...g.items.map((c) => ({ id: c.row.id, started: !c.row.suspect })));
+        await this.finish(batch, [], failures, releases, outcome);
+        return outcome;
+      }
+      await this.sendClean(batch, clean, shutdown, acked, failures, releases);
+    } finally {
+      open();
+    }
+    await this.finish(batch, acked, failures, releases, outcome);
+    if (suspects.length === 0) return outcome;
+    open = await this.gate.enter();
+    try {
+      for (const group of suspects) await this.publishSuspect(batch, group, shutdown, outcome);
+    } finally {
+      open();
+    }
     return outcome;
   }
 
@@ -139,15 +186,14 @@ export class BatchProcessor {
     return chunks;
   }
 
-  private async publishClean(
+  private async sendClean(
     batch: ClaimedBatch,
     groups: KeyGroup[],
     shutdown: AbortSignal,
-    outcome: BatchOutcome,
+    acked: Acked[],
     failures: FailureUpdate[],
     releases: ReleaseUpdate[],
   ): Promise<void> {
-    const acked: Acked[] = [];
     const chunks = this.chunks(groups);
     let stop = false;
     for (const chunk of chunks) {
@@ -170,7 +216,6 @@ export class BatchProcessor {
         await this.isolate(batch, chunk, error, shutdown, acked, failures, releases);
       }
     }
-    await this.finish(batch, acked, failures, releases, outcome);
   }
 
   /**

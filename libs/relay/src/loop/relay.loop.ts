@@ -18,10 +18,14 @@ import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
 import { PgRelayStore } from '../store/pg-relay.store';
 import { NotificationListener } from '../wakeup/notification.listener';
 import { RelayWaker } from '../wakeup/relay-waker';
+import type { ClaimedBatch } from '../store/relay-row';
 import { BatchProcessor, type BatchOutcome } from './batch.processor';
 
+/** Batches in flight at once: one being sent, the next one claimed (or its marks running). */
+const PIPELINE_DEPTH = 2;
+
 /**
- * The relay loop: claim -> publish -> mark, one batch at a time, woken by the in-process
+ * The relay loop: claim -> publish -> mark, pipelined two batches deep, woken by the in-process
  * after-commit signal or LISTEN, polling adaptively otherwise. Owns its start (bootstrap)
  * and its stop (stop claiming before shutdown, finish or abandon in-flight by the deadline,
  * release what was not started).
@@ -118,18 +122,47 @@ export class RelayLoop
     this.waker.wake();
   }
 
+  /**
+   * Claims ahead: up to PIPELINE_DEPTH batches in flight, so the next batch is claimed (and a
+   * wake-up is served) while the current one is sent, and a batch's marks run while the next
+   * one is sent. Claims stay short transactions of their own; sends take turns.
+   */
   private async run(): Promise<void> {
-    while (!this.stopping) {
-      const outcome = await this.step();
-      if (this.stopping) break;
-      if (outcome === 'idle') await this.waker.idle();
-      else if (outcome === 'error') await this.waker.sleep(this.claimErrorMs);
-      else this.waker.busy();
+    const inflight = new Map<Promise<void>, ClaimedBatch>();
+    try {
+      while (!this.stopping) {
+        // A batch that outlived its lease means a stalled broker or database: leave its rows
+        // to other relays rather than claiming more here.
+        const now = Date.now();
+        const stalled = [...inflight.values()].some((b) => now >= b.leaseDeadline);
+        if (inflight.size >= PIPELINE_DEPTH || stalled) {
+          await Promise.race(inflight.keys());
+          continue;
+        }
+        const claimed = await this.claimStep();
+        if (claimed === 'error') await this.waker.sleep(this.claimErrorMs);
+        else if (claimed === 'work') this.waker.busy();
+        else if (claimed !== 'idle') {
+          const done: Promise<void> = this.processStep(claimed).finally(() =>
+            inflight.delete(done),
+          );
+          inflight.set(done, claimed);
+          this.waker.busy();
+        } else if (inflight.size === 0) await this.waker.idle();
+        else {
+          // Whatever is left may be held by our own batch in flight: claim again when it
+          // is done, on a wake-up, or at the next poll, whichever comes first.
+          await Promise.race([...inflight.keys(), this.waker.idle()]);
+          this.waker.cancel();
+        }
+      }
+    } finally {
+      await Promise.all(inflight.keys());
     }
   }
 
-  /** One claim and its batch. */
-  private async step(): Promise<'idle' | 'work' | 'error'> {
+  /** One claim: a batch to publish, or what to do next. */
+  private async claimStep(): Promise<ClaimedBatch | 'idle' | 'work' | 'error'> {
     let batch;
     try {
       const stopTimer = this.metrics.claimSeconds.startTimer();
@@ -153,21 +186,23 @@ export class RelayLoop
       );
     }
     if (batch.rows.length === 0) return batch.crashLoopParked.length ? 'work' : 'idle';
+    return batch;
+  }
+
+  /** Publishes a claimed batch and adds its outcome to the totals. */
+  private async processStep(batch: ClaimedBatch): Promise<void> {
     try {
-      const outcome = await this.processor.process(batch, this.abort.signal);
+      const outcome = await this.processor.process(batch, this.abort.signal, () => this.stopping);
       this.totals.batches++;
       this.totals.published += outcome.published;
       this.totals.leaseLost += outcome.leaseLost;
       this.totals.failed += outcome.failed;
       this.totals.released += outcome.released;
-      return outcome.published > 0 ? 'work' : 'idle';
     } catch (error) {
       // A database error while recording the outcome: the lease expires and the rows return.
       this.logger.error(
         `batch failed stage=mark (${String(error)}); its rows return when the lease expires`,
       );
-      this.claimErrorMs = this.options.backoff.baseMs;
-      return 'error';
     }
   }
 

@@ -34,6 +34,11 @@ export class RelayWaker {
     return this.sleep(delay);
   }
 
+  /** Ends the current wait, if any, without leaving a wake-up pending (its caller moved on). */
+  cancel(): void {
+    this.wakeCurrent?.();
+  }
+
   /** Waits `ms` unless woken first. */
   sleep(ms: number): Promise<void> {
     if (this.woken) {
@@ -43,8 +48,10 @@ export class RelayWaker {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.wakeCurrent = undefined;
-        this.woken = false;
+        if (this.wakeCurrent === done) {
+          this.wakeCurrent = undefined;
+          this.woken = false;
+        }
         resolve();
       };
       const timer = setTimeout(done, ms);
