@@ -1,0 +1,278 @@
+import {
+  DATABASE_URL,
+  KAFKA_BROKERS,
+  consumeUntil,
+  createTopics,
+  spawnTs,
+  uniqueTopic,
+  waitFor,
+  type TestSchema,
+  type TsChild,
+} from '@test/support';
+import type { TestingModule } from '@nestjs/testing';
+import { logLevel } from 'kafkajs';
+import { KafkaPublisher } from '../src/publisher/kafka.publisher';
+import { RecordingPublisher } from './recording.publisher';
+import {
+  TestProducer,
+  checkDelivery,
+  createRelaySchema,
+  pendingCount,
+  startRelay,
+  testRelayOptions,
+} from './relay-test.fixture';
+
+interface LeaseRow {
+  id: string;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+}
+
+describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
+  let schema: TestSchema;
+  const apps: TestingModule[] = [];
+  const children: TsChild[] = [];
+  const topic = uniqueTopic('relay-shutdown');
+
+  beforeAll(async () => {
+    schema = await createRelaySchema('relay_shutdown');
+    await createTopics([topic]);
+  });
+
+  afterAll(async () => {
+    for (const child of children) await child.kill();
+    for (const app of apps) await app.close();
+    await schema.drop();
+  });
+
+  /** A failed test must not leave its relays running into the next one. */
+  beforeEach(async () => {
+    for (const app of [...apps]) await close(app);
+    await schema.pool.query(`DELETE FROM "${schema.name}".outbox`);
+  });
+
+  async function close(app: TestingModule): Promise<void> {
+    apps.splice(apps.indexOf(app), 1);
+    await app.close();
+  }
+
+  /** Unpublished rows whose lease is still running. */
+  async function stillLeased(): Promise<LeaseRow[]> {
+    const { rows } = await schema.pool.query<LeaseRow>(
+      `SELECT id::text, lease_owner, lease_expires_at FROM "${schema.name}".outbox
+        WHERE published_at IS NULL AND skipped_at IS NULL
+          AND lease_expires_at IS NOT NULL AND lease_expires_at > now()`,
+    );
+    return rows;
+  }
+
+  /** A relay whose every request takes `delayMs` more (a slow broker), recording its publishes. */
+  async function slowRelay(
+    relayId: string,
+    delayMs: number,
+    overrides: Parameters<typeof testRelayOptions>[1],
+  ) {
+    const publisher = new RecordingPublisher(
+      new KafkaPublisher({ clientId: relayId, brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }),
+    );
+    publisher.delayMs = delayMs;
+    const app = await startRelay(
+      testRelayOptions(schema.name, {
+        relayId,
+        routing: { defaultTopic: topic },
+        publisher,
+        ...overrides,
+      }),
+    );
+    apps.push(app);
+    return { app, publisher };
+  }
+
+  it('Given a relay process mid-drain, when it gets SIGTERM, then it stops within its deadline, leaves no row leased, and a second relay finishes the drain well before the lease would expire, nothing lost, order per key intact', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    await producer.writeMany(600, 20, 100, 'term');
+    const leaseMs = 20_000;
+    const shutdownTimeoutMs = 500;
+    const child = spawnTs('libs/relay/test/shutdown-relay-child.ts', {
+      DATABASE_URL,
+      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
+      OUTBOX_SCHEMA: schema.name,
+      OUTBOX_TABLE: 'outbox',
+      RELAY_ID: 'sigterm-child',
+      RELAY_DEFAULT_TOPIC: topic,
+      RELAY_BATCH_SIZE: '100',
+      RELAY_LEASE_MS: String(leaseMs),
+      RELAY_PUBLISH_TIMEOUT_MS: '2000',
+      RELAY_POLL_MIN_MS: '20',
+      RELAY_POLL_MAX_MS: '200',
+      RELAY_RETENTION_MS: '0',
+      RELAY_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
+      // About 5 records per request and 100 ms per request: a batch takes about 2 s.
+      RELAY_MAX_REQUEST_BYTES: '2000',
+      RELAY_PUBLISH_DELAY_MS: '100',
+    });
+    children.push(child);
+    await child.waitForOutput('RELAY READY', 60_000);
+    await waitFor(
+      'the child to be mid-drain',
+      async () => (await pendingCount(schema.pool, schema.name)) <= 570,
+      { timeoutMs: 30_000, intervalMs: 20 },
+    );
+    const leasedBefore = await stillLeased();
+    expect(leasedBefore.length).toBeGreaterThan(0);
+
+    const stopping = Date.now();
+    const code = await child.stop(10_000);
+    const took = Date.now() - stopping;
+    expect(child.process.signalCode).not.toBe('SIGKILL');
+    expect(code === 0 || child.process.signalCode === 'SIGTERM').toBe(true);
+    expect(child.output()).toContain('RELAY STOPPED SIGTERM'); // Nest's shutdown ran to its end
+    // The in-flight batch outlived the deadline and was cancelled (the abandon path ran).
+    expect(child.output()).toMatch(/still running after 500 ms: cancelling it/);
+    expect(took).toBeLessThan(shutdownTimeoutMs + 2500); // deadline + process teardown
+
+    // Nothing left leased: every claimed, unfinished row was handed back.
+    expect(await stillLeased()).toEqual([]);
+    const { rows: handedBack } = await schema.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema.name}".outbox
+        WHERE published_at IS NULL AND lease_owner LIKE 'sigterm-child:%'`,
+    );
+    expect(handedBack[0]!.n).toBeGreaterThan(0); // it really was mid-batch
+    const left = await pendingCount(schema.pool, schema.name);
+    expect(left).toBeGreaterThan(0);
+
+    const restart = Date.now();
+    const next = await startRelay(
+      testRelayOptions(schema.name, {
+        relayId: 'after-sigterm',
+        routing: { defaultTopic: topic },
+        leaseMs,
+      }),
+    );
+    apps.push(next);
+    await waitFor(
+      'the second relay to finish the drain',
+      async () => (await pendingCount(schema.pool, schema.name)) === 0,
+      { timeoutMs: leaseMs - 5000 },
+    );
+    expect(Date.now() - restart).toBeLessThan(leaseMs / 4);
+    const records = await consumeUntil(
+      [topic],
+      (r) => new Set(r.map((x) => x.headers.event_id)).size >= 600,
+      { timeoutMs: 30_000 },
+    );
+    const report = checkDelivery(records, producer.written);
+    expect(report.missing).toEqual([]);
+    expect(report.orderViolations).toEqual([]);
+    await close(next);
+  }, 120_000);
+
+  it('Given a relay in the middle of a batch, when the app closes with time left before the deadline, then it finishes the batch being sent, hands back the batch claimed ahead unsent, claims nothing more and leaves no lease', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    await producer.writeMany(200, 5, 100, 'finish');
+    const written = producer.written.map((w) => w.eventId);
+    const claims: string[][] = [];
+    const { app, publisher } = await slowRelay('finisher', 100, {
+      batchSize: 50,
+      maxRequestBytes: 2000,
+      leaseMs: 20_000,
+      publishTimeoutMs: 3000,
+      shutdownTimeoutMs: 10_000,
+      hooks: {
+        onStage(stage, eventIds) {
+          if (stage !== 'after-claim') return;
+          claims.push([...eventIds]);
+        },
+      },
+    });
+    await waitFor('the first batch in flight', () => publisher.attempts.length >= 2, {
+      intervalMs: 10,
+    });
+    const closing = Date.now();
+    await close(app);
+    const took = Date.now() - closing;
+    expect(took).toBeLessThan(10_000);
+    const firstClaim = claims[0]!;
+    const claimsAtClose = claims.length;
+    expect(claimsAtClose).toBeLessThanOrEqual(2); // the batch being sent, and one claimed ahead
+    const { rows } = await schema.pool.query<{ event_id: string; published: boolean }>(
+      `SELECT event_id::text, published_at IS NOT NULL AS published FROM "${schema.name}".outbox
+        WHERE event_id = ANY($1::uuid[])`,
+      [written],
+    );
+    const published = rows.filter((r) => r.published).map((r) => r.event_id);
+    expect(published.sort()).toEqual([...firstClaim].sort()); // the batch was finished, nothing more
+    expect(await stillLeased()).toEqual([]);
+    // The batch claimed ahead (not started) went back at once: unpublished and unleased.
+    const { rows: ahead } = await schema.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema.name}".outbox
+        WHERE event_id = ANY($1::uuid[]) AND (published_at IS NOT NULL OR lease_expires_at IS NOT NULL)`,
+      [claims[1] ?? []],
+    );
+    expect(ahead[0]!.n).toBe(0);
+    expect(claims.length).toBe(claimsAtClose);
+    expect(publisher.attempts.every((a) => firstClaim.includes(a.eventIds[0]!))).toBe(true);
+    expect(publisher.attempts.every((a) => a.error === undefined)).toBe(true);
+
+    const next = await startRelay(
+      testRelayOptions(schema.name, { relayId: 'finish-next', routing: { defaultTopic: topic } }),
+    );
+    apps.push(next);
+    await waitFor('drain', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    await close(next);
+  }, 60_000);
+
+  it('Given a slow broker, when a batch needs several requests, then no publish starts with less lease left than the publish timeout, the rest is handed back and delivered later', async () => {
+    const producer = new TestProducer(schema.pool, schema.name);
+    const ids = await producer.write(
+      Array.from({ length: 8 }, () => ({ aggregateId: 'lease-left' })),
+    );
+    const leaseMs = 5000;
+    const publishTimeoutMs = 2000;
+    const claimedAt: number[] = [];
+    const { app, publisher } = await slowRelay('lease-left', 1200, {
+      batchSize: 8,
+      maxRequestBytes: 400, // one record per request
+      leaseMs,
+      publishTimeoutMs,
+      hooks: {
+        onStage(stage) {
+          if (stage === 'after-claim') claimedAt.push(Date.now());
+        },
+      },
+    });
+    await waitFor(
+      'drain',
+      async () => {
+        const { rows } = await schema.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${schema.name}".outbox
+            WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL`,
+          [ids],
+        );
+        return rows[0]!.n === 0;
+      },
+      { timeoutMs: 40_000 },
+    );
+    await close(app);
+    // The lease deadline of a batch is at most its after-claim time + leaseMs.
+    for (const attempt of publisher.attempts) {
+      const claim = Math.max(...claimedAt.filter((t) => t <= attempt.start));
+      expect(claim + leaseMs - attempt.start).toBeGreaterThanOrEqual(publishTimeoutMs);
+    }
+    // 1.2 s per request with 5 s of lease and a 2 s timeout: 3 requests per claim, then hand back.
+    expect(claimedAt.length).toBeGreaterThanOrEqual(3);
+    expect(publisher.attempts.length).toBe(8);
+    expect(publisher.attempts.every((a) => a.error === undefined)).toBe(true);
+    const records = await consumeUntil(
+      [topic],
+      (r) => ids.every((id) => r.some((x) => x.headers.event_id === id)),
+      { timeoutMs: 30_000 },
+    );
+    const report = checkDelivery(
+      records.filter((r) => r.key === 'lease-left'),
+      producer.written,
+    );
+    expect(report.orderViolations).toEqual([]);
+    expect(report.duplicates).toEqual([]);
+  }, 60_000);
+});
