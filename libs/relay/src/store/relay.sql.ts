@@ -70,12 +70,15 @@ export function relaySql(name: RelayTableName) {
     /** Counts the start of a suspect's solo publish, fenced by the lease. */
     start: `UPDATE ${T} SET claims = claims + 1
  WHERE id = $2 AND lease_owner = $1 AND lease_expires_at > now() RETURNING id`,
-    /** One statement per batch, fenced by the lease token: a lost lease cannot mark. */
-    mark: `UPDATE ${T} t SET published_at = now(),
-       kafka_partition = ($3::int[])[array_position($2::bigint[], t.id)],
-       kafka_offset = ($4::bigint[])[array_position($2::bigint[], t.id)],
+    /**
+     * One statement per batch, fenced by the lease token: a lost lease cannot mark. The ids'
+     * index condition comes from `= ANY`; partition and offset are joined from the same
+     * arrays (a hash of the batch), not looked up per row (array_position is linear).
+     */
+    mark: `UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
        lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
- WHERE t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at > now()
+  FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
+ WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at > now()
  RETURNING t.id::text AS id`,
     fail: `UPDATE ${T} t SET
        attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,
