@@ -218,7 +218,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     const closing = Date.now();
     await close(app);
     const took = Date.now() - closing;
-    expect(took).toBeLessThan(shutdownTimeoutMs + 500);
+    expect(took).toBeLessThan(shutdownTimeoutMs);
     // No row is left leased by the stopped relay, and its connections are closed.
     const after = await rows(ids);
     expect(after.filter((r) => r.lease_expires_at !== null)).toEqual([]);
@@ -271,7 +271,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     );
     const closing = Date.now();
     await close(app);
-    expect(Date.now() - closing).toBeLessThan(shutdownTimeoutMs + 500);
+    expect(Date.now() - closing).toBeLessThan(shutdownTimeoutMs);
     const after = await rows(ids);
     expect(after.filter((r) => r.lease_expires_at !== null)).toEqual([]);
     expect(after.every((r) => r.published_at === null)).toBe(true);

@@ -62,7 +62,7 @@ export class RecordingPublisher implements RelayPublisher {
     return this.inner.ping(timeoutMs);
   }
 
-  disconnect(): Promise<void> {
-    return this.inner.disconnect();
+  disconnect(graceMs?: number): Promise<void> {
+    return this.inner.disconnect(graceMs);
   }
 }

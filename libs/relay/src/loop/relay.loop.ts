@@ -21,6 +21,9 @@ import { RelayWaker } from '../wakeup/relay-waker';
 import type { ClaimedBatch } from '../store/relay-row';
 import { BatchProcessor, type BatchOutcome } from './batch.processor';
 
+/** Part of the shutdown deadline kept for handing rows back and disconnecting after a cancel. */
+const SHUTDOWN_RESERVE_MS = 250;
+
 /** Batches in flight at once: one being sent, the next one claimed (or its marks running). */
 const PIPELINE_DEPTH = 2;
 
@@ -45,6 +48,8 @@ export class RelayLoop
   private stopping = false;
   private abort = new AbortController();
   private claimErrorMs = 0;
+  /** When the shutdown started by `stop()` must be over (`shutdownTimeoutMs` after it began). */
+  private stopBy: number | undefined;
   /** Totals since start, for tests and the health indicator. */
   readonly totals: BatchOutcome & { batches: number } = {
     published: 0,
@@ -206,19 +211,26 @@ export class RelayLoop
     }
   }
 
-  /** Stops claiming; waits for the in-flight batch until the deadline, then cancels it. */
+  /**
+   * Stops claiming; waits for the in-flight batch until shortly before the shutdown deadline,
+   * then cancels it (its unsent rows are handed back), so that the whole shutdown, disconnect
+   * included, fits in `shutdownTimeoutMs`.
+   */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.stopping = true;
+    this.stopBy = Date.now() + this.options.shutdownTimeoutMs;
     this.waker.wake();
     this.unsubscribe?.();
+    const total = this.options.shutdownTimeoutMs;
+    const waitMs = total - Math.min(SHUTDOWN_RESERVE_MS, Math.floor(total / 4));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>(
-      (resolve) => (timer = setTimeout(() => resolve('late'), this.options.shutdownTimeoutMs)),
+      (resolve) => (timer = setTimeout(() => resolve('late'), waitMs)),
     );
     if ((await Promise.race([this.running, deadline])) === 'late') {
       this.logger.warn(
-        `in-flight batch still running after ${this.options.shutdownTimeoutMs} ms: cancelling it`,
+        `in-flight batch still running after ${waitMs} ms (shutdown deadline ${total} ms): cancelling it`,
       );
       this.abort.abort(new Error('relay shutting down'));
       await this.running;
@@ -236,6 +248,7 @@ export class RelayLoop
 
   async onApplicationShutdown(): Promise<void> {
     await this.stop();
-    await this.publisher.disconnect();
+    // Whatever is left of the deadline (a stalled broker gets its sockets destroyed then).
+    await this.publisher.disconnect(Math.max(0, (this.stopBy ?? Date.now() + 1000) - Date.now()));
   }
 }

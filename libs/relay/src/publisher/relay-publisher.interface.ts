@@ -23,5 +23,6 @@ export interface RelayPublisher {
   publish(records: readonly PublishRecord[], signal: AbortSignal): Promise<PublishAck[]>;
   /** True when the broker answers within `timeoutMs`. */
   ping(timeoutMs: number): Promise<boolean>;
-  disconnect(): Promise<void>;
+  /** Disconnects; after `graceMs` (when given) whatever is still open is dropped. */
+  disconnect(graceMs?: number): Promise<void>;
 }
