@@ -5,7 +5,7 @@
  * on fresh topics/schemas and reports medians.
  *
  *   npm run bench:inbox   (BENCH_ROUNDS=3 BENCH_EVENTS=50000 BENCH_TRANSPORT=batched|plain
- *                          BENCH_BATCH_SIZE=100)
+ *                          BENCH_BATCH_SIZE=100 BENCH_CONCURRENCY=6)
  *
  * Three figures per round, all counting a record once its PostgreSQL transaction committed
  * (the inbox's applied + duplicate counters are incremented after the commit):
@@ -46,6 +46,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** `batched` (default): InboxKafkaServer; `plain`: Nest's ServerKafka, one transaction per record. */
 const TRANSPORT = process.env.BENCH_TRANSPORT === 'plain' ? 'plain' : 'batched';
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? PARTITIONS);
 
 interface RoundResult {
   eps: number;
@@ -110,7 +111,7 @@ function connect(app: INestApplication): void {
     client: { clientId: 'bench-inbox', brokers: KAFKA_BROKERS, logLevel: 1 },
     consumer: { groupId: uniqueTopic('bench-g'), maxWaitTimeInMs: 100 },
     subscribe: { fromBeginning: true },
-    run: { autoCommit: false, partitionsConsumedConcurrently: PARTITIONS },
+    run: { autoCommit: false, partitionsConsumedConcurrently: CONCURRENCY },
     postfixId: '',
   };
   app.connectMicroservice<MicroserviceOptions>(
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
   const messages = records();
   console.log(
     `inbox bench: ${TOTAL} records (${UNIQUE} unique + ${DUPLICATES} duplicates), ${PARTITIONS} partitions, ` +
-      `${AGGREGATES} aggregates, ${ROUNDS} round(s), partitionsConsumedConcurrently=${PARTITIONS}, ` +
+      `${AGGREGATES} aggregates, ${ROUNDS} round(s), partitionsConsumedConcurrently=${CONCURRENCY}, ` +
       `transport=${TRANSPORT}${TRANSPORT === 'batched' ? ` inboxBatchSize=${BATCH_SIZE}` : ''}`,
   );
   const results: RoundResult[] = [];
