@@ -6,7 +6,7 @@
  * the repo's real-stack helpers (`@test/support`: spawnTs, waitFor, createTopics).
  */
 export { AppProcess, type HealthAnswer } from './app-process';
-export { freePort } from './free-port';
+export { freePort } from '@test/support';
 export {
   metricSum,
   SampleHttpClient,

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { createTopics, DATABASE_URL, KAFKA_BROKERS, testKafka } from '@test/support';
+import { createTopics, DATABASE_URL, freePort, KAFKA_BROKERS, testKafka } from '@test/support';
 import { AppProcess } from './app-process';
-import { freePort } from './free-port';
 import { SampleHttpClient } from './sample-http.client';
 
 /** Entry points of the three sample apps. */
