@@ -16,19 +16,21 @@ export class BenchCommands {
     private readonly outbox: OutboxService,
   ) {}
 
+  /** Returns the recorded event's id (resolves once the transaction has committed). */
   @OutboxTransactional()
-  async touch(schema: string, id: number): Promise<void> {
+  async touch(schema: string, id: number): Promise<string> {
     const [rows] = await (this.host as Host).tx.query<[{ version: string }[], number]>(
       `UPDATE "${schema}".items SET version = version + 1 WHERE id = $1 RETURNING version`,
       [id],
     );
-    await this.outbox.record({
+    const event = await this.outbox.record({
       eventType: 'item.touched',
       aggregateType: 'item',
       aggregateId: String(id),
       aggregateVersion: Number(rows[0]!.version),
       payload: { id, note: 'x'.repeat(64) },
     });
+    return event.eventId;
   }
 }
 
