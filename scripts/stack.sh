@@ -5,7 +5,8 @@
 #   scripts/stack.sh up       reuse what answers; else docker compose; else local processes
 #   scripts/stack.sh down     stop only what this script started
 #   scripts/stack.sh status   say what answers
-#   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker (fault tests)
+#   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker
+#   scripts/stack.sh fetch-kafka  only fetch the Kafka jars (private brokers of fault tests use them)
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 # KAFKA_BROKERS (default 127.0.0.1:9092; a local broker listens on its first host:port),
@@ -141,5 +142,6 @@ down) cmd_down ;;
 status) cmd_status ;;
 kafka-stop) cmd_down ;;
 kafka-start) start_kafka ;;
-*) die "usage: scripts/stack.sh up|down|status|kafka-stop|kafka-start" ;;
+fetch-kafka) fetch_kafka ;;
+*) die "usage: scripts/stack.sh up|down|status|kafka-stop|kafka-start|fetch-kafka" ;;
 esac

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,11 @@ function portOpen(port: number): Promise<boolean> {
 
 export async function startPrivateKafka(): Promise<PrivateKafka> {
   const libs = join(REPO_ROOT, '.cache/kafka/libs');
+  if (!existsSync(join(libs, '.complete'))) {
+    throw new Error(
+      `no Kafka jars in ${libs}: run "bash scripts/stack.sh fetch-kafka" (needs Java 17+ and Maven)`,
+    );
+  }
   const dir = mkdtempSync(join(tmpdir(), 'nest-outbox-kafka-'));
   const [port, controllerPort] = [await freePort(), await freePort()];
   const props = readFileSync(join(REPO_ROOT, 'scripts/kafka/server.properties'), 'utf8')
