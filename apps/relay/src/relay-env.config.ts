@@ -21,7 +21,7 @@ function int(env: NodeJS.ProcessEnv, name: string): number | undefined {
  * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
- * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
+ * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
  */
 export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RelayModuleOptions {
   const retentionMs = int(env, 'RELAY_RETENTION_MS');
@@ -39,6 +39,7 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
     leaseMs: int(env, 'RELAY_LEASE_MS'),
     publishTimeoutMs: int(env, 'RELAY_PUBLISH_TIMEOUT_MS'),
     maxAttempts: int(env, 'RELAY_MAX_ATTEMPTS'),
+    shutdownTimeoutMs: int(env, 'RELAY_SHUTDOWN_TIMEOUT_MS'),
     backoff: { baseMs: int(env, 'RELAY_BACKOFF_BASE_MS'), capMs: int(env, 'RELAY_BACKOFF_CAP_MS') },
     polling: { minMs: int(env, 'RELAY_POLL_MIN_MS'), maxMs: int(env, 'RELAY_POLL_MAX_MS') },
     retention:

@@ -130,7 +130,11 @@ export interface RelayModuleOptions {
   readonly maxOldestAgeMs?: number;
   /** prom-client registry (one is created per module when absent) and metric name prefix. */
   readonly metrics?: { readonly registry?: Registry; readonly prefix?: string };
-  /** Deadline for in-flight work at shutdown. @default 10000 */
+  /**
+   * Bound on the whole graceful shutdown: claiming stops, in-flight work is cancelled a
+   * reserve before the deadline, unstarted leases are released and the producer is
+   * disconnected, all within this time. @default 10000
+   */
   readonly shutdownTimeoutMs?: number;
   /** Refresh period of pending/oldest/parked figures. @default 5000 */
   readonly statsIntervalMs?: number;
