@@ -1,37 +1,16 @@
-import type { INestApplication } from '@nestjs/common';
 import { EVENT_HEADERS } from '@nest-outbox/core';
 import { InboxConsumerRegistry, InboxRetentionTooShortError } from '@nest-outbox/inbox';
-import {
-  consumeUntil,
-  createTestSchema,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-} from '@test/support';
+import { consumeUntil, createTopics, uniqueTopic, waitFor } from '@test/support';
 import request from 'supertest';
-import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
-import { effectsDdl, startInboxApp } from './inbox-test.app';
+import { committedOffsets, send } from './inbox-test.kafka';
+import { useInboxFixture } from './inbox-test.fixture';
+import { startInboxApp } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
 jest.setTimeout(90_000);
 
 describe('InboxModule guard: bad input is recorded, committed and skipped (real PostgreSQL + Kafka)', () => {
-  let db: TestSchema;
-  let tools: Awaited<ReturnType<typeof kafkaTools>>;
-  const apps: INestApplication[] = [];
-
-  beforeAll(async () => {
-    db = await createTestSchema('inbox_bad');
-    await db.pool.query(effectsDdl(db.name));
-    tools = await kafkaTools();
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close().catch(() => undefined);
-    await tools?.close();
-    await db?.drop();
-  });
+  const fx = useInboxFixture('inbox_bad');
 
   it('records each bad record with its reason, commits past it, stays healthy and applies the next good event', async () => {
     const topic = uniqueTopic('inbox-bad');
@@ -55,28 +34,28 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
       notUuid,
     ];
     const good = eventRecord();
-    await send(tools.producer, topic, [...bad, good]);
+    await send(fx.tools.producer, topic, [...bad, good]);
 
     const app = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId,
       handler: { eventTypes: ['order.confirmed'], schemaVersions: [1], maxMessageBytes: 2048 },
       module: { deadLetterTopic: dlq },
     });
-    apps.push(app);
+    fx.apps.push(app);
 
     await waitFor(
       'all seven offsets committed',
-      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 7n,
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 7n,
     );
-    const { rows } = await db.pool.query<{
+    const { rows } = await fx.db.pool.query<{
       kafka_offset: string;
       reason_code: string;
       reason: string;
       headers: Record<string, string>;
     }>(
-      `SELECT kafka_offset, reason_code, reason, headers FROM "${db.name}".inbox_rejected ORDER BY kafka_offset`,
+      `SELECT kafka_offset, reason_code, reason, headers FROM "${fx.db.name}".inbox_rejected ORDER BY kafka_offset`,
     );
     expect(rows.map((r) => [Number(r.kafka_offset), r.reason_code])).toEqual([
       [0, 'not_json'],
@@ -88,7 +67,7 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
     ]);
     expect(rows[1]!.reason).toContain('aggregate_id');
     expect(JSON.stringify(rows)).not.toContain('xxxxxxxx'); // headers and reasons only, never the payload
-    const effects = await db.pool.query(`SELECT event_id FROM "${db.name}".effects`);
+    const effects = await fx.db.pool.query(`SELECT event_id FROM "${fx.db.name}".effects`);
     expect(effects.rows).toEqual([{ event_id: good.eventId }]);
 
     const dead = await consumeUntil([dlq], (r) => r.length >= 6, { timeoutMs: 20_000 });
@@ -115,7 +94,7 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
       },
     ]);
     const attempt = startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
       module: { retention: { inboxRetentionMs: 3 * 86_400_000, replayWindowMs: 3_600_000 } },
@@ -125,21 +104,21 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
     await expect(attempt).rejects.toThrow(/retention.inboxRetentionMs to at least 262800000 ms/);
 
     const accepted = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
       module: {
         retention: { inboxRetentionMs: 3 * 86_400_000 + 3_600_000, replayWindowMs: 3_600_000 },
       },
     });
-    apps.push(accepted);
+    fx.apps.push(accepted);
     const warned = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
       module: { retention: { inboxRetentionMs: 1000, onTooShort: 'warn' } },
       logger: false,
     });
-    apps.push(warned);
+    fx.apps.push(warned);
   });
 });

@@ -7,18 +7,13 @@ import {
 } from '@nestjs/common';
 import type { KafkaContext } from '@nestjs/microservices';
 import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
-import {
-  createTestSchema,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-} from '@test/support';
+import { createTopics, uniqueTopic, waitFor } from '@test/support';
 import type { Registry } from 'prom-client';
 import { of, type Observable } from 'rxjs';
 import { InboxStore } from '../src/store/inbox.store';
-import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
-import { effectsDdl, startInboxApp, type InboxTestAppOptions } from './inbox-test.app';
+import { committedOffsets, send } from './inbox-test.kafka';
+import { useInboxFixture } from './inbox-test.fixture';
+import { startInboxApp, type InboxTestAppOptions } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
 jest.setTimeout(90_000);
@@ -38,26 +33,12 @@ class SkipOneInterceptor implements NestInterceptor {
 }
 
 describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (real PostgreSQL + Kafka)', () => {
-  let db: TestSchema;
-  let tools: Awaited<ReturnType<typeof kafkaTools>>;
-  const apps: INestApplication[] = [];
-
-  beforeAll(async () => {
-    db = await createTestSchema('inbox_chunk');
-    await db.pool.query(effectsDdl(db.name));
-    tools = await kafkaTools();
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close().catch(() => undefined);
-    await tools?.close();
-    await db?.drop();
-  });
+  const fx = useInboxFixture('inbox_chunk');
 
   const ids = (records: TestRecord[]) => records.map((r) => r.eventId);
   const countBy = async (table: 'effects' | 'inbox', records: TestRecord[]) => {
-    const { rows } = await db.pool.query<{ id: string; n: string }>(
-      `SELECT event_id::text AS id, count(*) AS n FROM "${db.name}".${table}
+    const { rows } = await fx.db.pool.query<{ id: string; n: string }>(
+      `SELECT event_id::text AS id, count(*) AS n FROM "${fx.db.name}".${table}
        WHERE event_id = ANY($1::uuid[]) GROUP BY event_id`,
       [ids(records)],
     );
@@ -69,7 +50,7 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     return (values ?? []).reduce((sum, v) => sum + v.value, 0);
   };
   const committedTotal = async (groupId: string, topic: string) =>
-    [...(await committedOffsets(tools.admin, groupId, topic)).values()].reduce(
+    [...(await committedOffsets(fx.tools.admin, groupId, topic)).values()].reduce(
       (s, o) => s + (o > 0n ? o : 0n),
       0n,
     );
@@ -83,9 +64,9 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     const groupId = uniqueTopic('g');
     await createTopics([{ topic, numPartitions: 1 }]);
     const warmUp = [eventRecord(), eventRecord(), eventRecord()];
-    await send(tools.producer, topic, warmUp, 0);
+    await send(fx.tools.producer, topic, warmUp, 0);
     const app = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId,
       transport: 'batched',
@@ -93,7 +74,7 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
       logger: ['error'],
       ...options,
     });
-    apps.push(app);
+    fx.apps.push(app);
     await waitFor(
       'the warm-up chunk committed',
       async () => (await committedTotal(groupId, topic)) === 3n,
@@ -121,7 +102,7 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     ];
     const [w1, w2] = warmUp as [TestRecord, TestRecord];
     // One producer request: one record batch, consumed as one chunk.
-    await send(tools.producer, topic, [n1, n2, w1, n3, n2, n4, w2, n5], 0);
+    await send(fx.tools.producer, topic, [n1, n2, w1, n3, n2, n4, w2, n5], 0);
 
     await waitFor(
       'every offset committed',
@@ -161,7 +142,12 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
       },
     });
     // Offsets 3..8: before[0], before[1], a duplicate of a warm-up event, failing, after[0], after[1].
-    await send(tools.producer, topic, [before[0]!, before[1]!, warmUp[0]!, failing, ...after], 0);
+    await send(
+      fx.tools.producer,
+      topic,
+      [before[0]!, before[1]!, warmUp[0]!, failing, ...after],
+      0,
+    );
 
     await waitFor(
       'every offset committed',
@@ -185,10 +171,10 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
       globalInterceptors: [new SkipOneInterceptor(skipped.eventId)],
     });
     const applied = [eventRecord(), eventRecord()];
-    await send(tools.producer, topic, [applied[0]!, skipped, applied[1]!], 0);
+    await send(fx.tools.producer, topic, [applied[0]!, skipped, applied[1]!], 0);
     await waitFor('the chunk committed', async () => (await committedTotal(groupId, topic)) === 6n);
     const later = eventRecord();
-    await send(tools.producer, topic, [later], 0);
+    await send(fx.tools.producer, topic, [later], 0);
     await waitFor(
       'the next record committed',
       async () => (await committedTotal(groupId, topic)) === 7n,

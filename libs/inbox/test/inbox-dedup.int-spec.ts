@@ -1,27 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
 import { InboxConsumerRegistry, INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
-import {
-  createTestSchema,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-} from '@test/support';
+import { createTopics, uniqueTopic, waitFor } from '@test/support';
 import type { Registry } from 'prom-client';
-import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
-import { effectsDdl, startInboxApp, type HandlerBehavior } from './inbox-test.app';
+import { committedOffsets, send } from './inbox-test.kafka';
+import { useInboxFixture } from './inbox-test.fixture';
+import { startInboxApp, type HandlerBehavior } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
 jest.setTimeout(90_000);
 
 describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
-  let db: TestSchema;
-  let tools: Awaited<ReturnType<typeof kafkaTools>>;
-  const apps: INestApplication[] = [];
+  const fx = useInboxFixture('inbox_dedup');
 
   const effects = async (eventId?: string) => {
-    const { rows } = await db.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM "${db.name}".effects ${eventId ? 'WHERE event_id = $1' : ''}`,
+    const { rows } = await fx.db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "${fx.db.name}".effects ${eventId ? 'WHERE event_id = $1' : ''}`,
       eventId ? [eventId] : [],
     );
     return Number(rows[0]!.n);
@@ -32,34 +25,22 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     return values.reduce((sum, v) => sum + v.value, 0);
   };
   const start = async (topic: string, groupId: string, behavior?: HandlerBehavior) => {
-    const app = await startInboxApp({ schema: db.name, topics: [topic], groupId, behavior });
-    apps.push(app);
+    const app = await startInboxApp({ schema: fx.db.name, topics: [topic], groupId, behavior });
+    fx.apps.push(app);
     return app;
   };
-
-  beforeAll(async () => {
-    db = await createTestSchema('inbox_dedup');
-    await db.pool.query(effectsDdl(db.name));
-    tools = await kafkaTools();
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close().catch(() => undefined);
-    await tools?.close();
-    await db?.drop();
-  });
 
   it('applies an event published twice once, and absorbs its redelivery after a restart', async () => {
     const topic = uniqueTopic('inbox-dedup');
     await createTopics([{ topic, numPartitions: 1 }]);
     const event = eventRecord();
     const other = eventRecord();
-    await send(tools.producer, topic, [event, event, other]); // the relay published it twice
+    await send(fx.tools.producer, topic, [event, event, other]); // the relay published it twice
 
     const groupId = uniqueTopic('g');
     const first = await start(topic, groupId);
     await waitFor('both events applied and all three offsets committed', async () => {
-      const committed = (await committedOffsets(tools.admin, groupId, topic)).get(0);
+      const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
       return committed === 3n && (await metric(first, 'inbox_events_duplicate_total')) === 1;
     });
     expect(await effects()).toBe(2);
@@ -90,27 +71,27 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       // The effect row is written first, then the handler fails: the rollback must undo it.
       after: async () => {
         attempts += 1;
-        const committed = (await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n;
+        const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n;
         committedDuringFailures.push(committed);
         if (attempts <= 2) throw new Error(`transient failure ${attempts}`);
         await released;
       },
     });
-    await send(tools.producer, topic, [event]);
+    await send(fx.tools.producer, topic, [event]);
     await waitFor('the third attempt', () => attempts === 3);
     expect(await effects(event.eventId)).toBe(0); // the two failed attempts were rolled back
-    expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
+    expect((await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
     release();
     await waitFor(
       'offset 1 committed after the success',
-      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 1n,
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 1n,
     );
     expect(committedDuringFailures).toEqual([-1n, -1n, -1n]);
     expect(await effects(event.eventId)).toBe(1);
     expect(await metric(app, 'inbox_handler_failures_total')).toBe(2);
     expect(await metric(app, 'inbox_events_applied_total')).toBe(1);
-    const rows = await db.pool.query(
-      `SELECT kafka_offset FROM "${db.name}".inbox WHERE event_id = $1`,
+    const rows = await fx.db.pool.query(
+      `SELECT kafka_offset FROM "${fx.db.name}".inbox WHERE event_id = $1`,
       [event.eventId],
     );
     expect(rows.rowCount).toBe(1);
@@ -124,7 +105,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     const events = Array.from({ length: 30 }, () => eventRecord());
     const flaky = events[13]!.eventId;
     let failures = 0;
-    await send(tools.producer, topic, [
+    await send(fx.tools.producer, topic, [
       ...events.slice(0, 20),
       events[3]!,
       events[13]!,
@@ -132,7 +113,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       events[25]!,
     ]);
     const app = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId,
       transport: 'batched',
@@ -147,13 +128,13 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       },
       logger: ['error'],
     });
-    apps.push(app);
+    fx.apps.push(app);
     await waitFor('every offset committed', async () => {
-      const committed = await committedOffsets(tools.admin, groupId, topic);
+      const committed = await committedOffsets(fx.tools.admin, groupId, topic);
       return [...committed.values()].reduce((s, o) => s + (o > 0n ? o : 0n), 0n) === 33n;
     });
-    const { rows } = await db.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM "${db.name}".effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id`,
+    const { rows } = await fx.db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "${fx.db.name}".effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id`,
       [events.map((e) => e.eventId)],
     );
     expect(rows).toHaveLength(30);

@@ -1,42 +1,22 @@
-import type { INestApplication } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { InboxConsumerRegistry, InboxPermanentError } from '@nest-outbox/inbox';
-import {
-  createTestSchema,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-} from '@test/support';
+import { createTopics, uniqueTopic, waitFor } from '@test/support';
 import request from 'supertest';
-import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
-import { effectsDdl, startInboxApp } from './inbox-test.app';
+import { committedOffsets, send } from './inbox-test.kafka';
+import { useInboxFixture } from './inbox-test.fixture';
+import { startInboxApp } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
 jest.setTimeout(90_000);
 
 describe('InboxModule handler failures on concurrent partitions (real PostgreSQL + Kafka)', () => {
-  let db: TestSchema;
-  let tools: Awaited<ReturnType<typeof kafkaTools>>;
-  const apps: INestApplication[] = [];
-
-  beforeAll(async () => {
-    db = await createTestSchema('inbox_fail');
-    await db.pool.query(effectsDdl(db.name));
-    tools = await kafkaTools();
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close().catch(() => undefined);
-    await tools?.close();
-    await db?.drop();
-  });
+  const fx = useInboxFixture('inbox_fail');
 
   /** Offsets of the effects of these records (the effect table is shared by the file's tests). */
   const effectsAt = async (records: { eventId: string }[]) =>
     (
-      await db.pool.query<{ o: string }>(
-        `SELECT kafka_offset AS o FROM "${db.name}".effects WHERE event_id = ANY($1::uuid[]) ORDER BY 1`,
+      await fx.db.pool.query<{ o: string }>(
+        `SELECT kafka_offset AS o FROM "${fx.db.name}".effects WHERE event_id = ANY($1::uuid[]) ORDER BY 1`,
         [records.map((r) => r.eventId)],
       )
     ).rows.map((r) => Number(r.o));
@@ -46,7 +26,8 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
     const byPartition = Array.from({ length: partitions }, () =>
       Array.from({ length: 5 }, () => eventRecord()),
     );
-    for (const [p, records] of byPartition.entries()) await send(tools.producer, topic, records, p);
+    for (const [p, records] of byPartition.entries())
+      await send(fx.tools.producer, topic, records, p);
     return byPartition;
   }
 
@@ -58,7 +39,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
     const poison = events[0]![0]!.eventId;
     let failing = true;
     const app = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId,
       partitionsConsumedConcurrently: 3,
@@ -69,17 +50,17 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
         },
       },
     });
-    apps.push(app);
+    fx.apps.push(app);
     await waitFor('partitions 1 and 2 fully committed', async () => {
-      const c = await committedOffsets(tools.admin, groupId, topic);
+      const c = await committedOffsets(fx.tools.admin, groupId, topic);
       return c.get(1) === 5n && c.get(2) === 5n;
     });
-    expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
+    expect((await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
     expect(await effectsAt(events[0]!)).toEqual([]);
     failing = false;
     await waitFor(
       'partition 0 committed',
-      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 5n,
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 5n,
     );
     expect(await effectsAt(events[0]!)).toEqual([0, 1, 2, 3, 4]);
   });
@@ -92,7 +73,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
     const poison = events[0]![1]!.eventId; // offset 1 of partition 0
     let failing = true;
     const app = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId,
       partitionsConsumedConcurrently: 2,
@@ -107,7 +88,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
       },
       logger: ['error'],
     });
-    apps.push(app);
+    fx.apps.push(app);
     await waitFor('health down with the paused partition', async () => {
       const res = await request(app.getHttpServer() as Parameters<typeof request>[0]).get(
         '/health',
@@ -116,16 +97,16 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
     });
     await waitFor(
       'partition 1 fully committed',
-      async () => (await committedOffsets(tools.admin, groupId, topic)).get(1) === 5n,
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(1) === 5n,
     );
-    expect((await committedOffsets(tools.admin, groupId, topic)).get(0)).toBe(1n); // held at the poison event
+    expect((await committedOffsets(fx.tools.admin, groupId, topic)).get(0)).toBe(1n); // held at the poison event
     expect(await effectsAt(events[0]!)).toEqual([0]);
 
     failing = false;
     expect(app.get(InboxConsumerRegistry).resume(topic, 0)).toBe(true);
     await waitFor(
       'partition 0 resumed and committed',
-      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 5n,
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 5n,
     );
     expect(await effectsAt(events[0]!)).toEqual([0, 1, 2, 3, 4]);
     expect(
@@ -143,7 +124,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
     const permanent = records![3]!.eventId;
     const attempts = new Map<string, number>();
     const app = await startInboxApp({
-      schema: db.name,
+      schema: fx.db.name,
       topics: [topic],
       groupId,
       handler: { retry: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 20 } },
@@ -158,28 +139,28 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
       },
       logger: false,
     });
-    apps.push(app);
+    fx.apps.push(app);
     await waitFor(
       'all offsets committed',
-      async () => (await committedOffsets(tools.admin, groupId, topic)).get(0) === 5n,
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 5n,
     );
     expect(await effectsAt(events[0]!)).toEqual([0, 2, 4]);
     expect(attempts.get(transient)).toBe(3);
     expect(attempts.get(permanent)).toBe(1);
-    const { rows } = await db.pool.query<{
+    const { rows } = await fx.db.pool.query<{
       event_id: string;
       reason_code: string;
       attempts: number;
     }>(
-      `SELECT event_id, reason_code, attempts FROM "${db.name}".inbox_rejected WHERE topic = $1 ORDER BY kafka_offset`,
+      `SELECT event_id, reason_code, attempts FROM "${fx.db.name}".inbox_rejected WHERE topic = $1 ORDER BY kafka_offset`,
       [topic],
     );
     expect(rows).toEqual([
       { event_id: transient, reason_code: 'handler_failed', attempts: 3 },
       { event_id: permanent, reason_code: 'handler_failed', attempts: 1 },
     ]);
-    const inbox = await db.pool.query(
-      `SELECT 1 FROM "${db.name}".inbox WHERE event_id = ANY($1::uuid[])`,
+    const inbox = await fx.db.pool.query(
+      `SELECT 1 FROM "${fx.db.name}".inbox WHERE event_id = ANY($1::uuid[])`,
       [[transient, permanent]],
     );
     expect(inbox.rowCount).toBe(0); // an unapplied event is never marked processed

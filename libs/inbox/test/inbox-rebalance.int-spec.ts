@@ -1,41 +1,21 @@
-import type { INestApplication } from '@nestjs/common';
 import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
-import {
-  createTestSchema,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-} from '@test/support';
+import { createTopics, uniqueTopic, waitFor } from '@test/support';
 import type { Registry } from 'prom-client';
-import { committedOffsets, kafkaTools, send } from './inbox-test.kafka';
-import { effectsDdl, startInboxApp } from './inbox-test.app';
+import { committedOffsets, send } from './inbox-test.kafka';
+import { useInboxFixture } from './inbox-test.fixture';
+import { startInboxApp } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
 jest.setTimeout(120_000);
 
 describe('InboxModule in a consumer group: rebalance mid-stream', () => {
-  let db: TestSchema;
-  let tools: Awaited<ReturnType<typeof kafkaTools>>;
-  const apps: INestApplication[] = [];
-
-  beforeAll(async () => {
-    db = await createTestSchema('inbox_rebalance');
-    await db.pool.query(effectsDdl(db.name));
-    tools = await kafkaTools();
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close().catch(() => undefined);
-    await tools?.close();
-    await db?.drop();
-  });
+  const fx = useInboxFixture('inbox_rebalance');
 
   /** Offsets below the committed one that have no final result (inbox or rejected row). */
   async function offsetsAheadOfEffects(groupId: string, topic: string): Promise<string[]> {
-    const committed = await committedOffsets(tools.admin, groupId, topic); // read Kafka first, then PostgreSQL
-    const { rows } = await db.pool.query<{ p: number; n: string }>(
-      `SELECT kafka_partition AS p, count(*) AS n FROM "${db.name}".inbox GROUP BY 1`,
+    const committed = await committedOffsets(fx.tools.admin, groupId, topic); // read Kafka first, then PostgreSQL
+    const { rows } = await fx.db.pool.query<{ p: number; n: string }>(
+      `SELECT kafka_partition AS p, count(*) AS n FROM "${fx.db.name}".inbox GROUP BY 1`,
     );
     const final = new Map(rows.map((r) => [r.p, BigInt(r.n)]));
     return [...committed]
@@ -57,18 +37,18 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
     const slow = { before: () => new Promise<void>((resolve) => setTimeout(resolve, 4)) };
     const start = async () => {
       const app = await startInboxApp({
-        schema: db.name,
+        schema: fx.db.name,
         topics: [topic],
         groupId,
         behavior: slow,
         partitionsConsumedConcurrently: 2,
       });
-      apps.push(app);
+      fx.apps.push(app);
       return app;
     };
     const applied = async () =>
       Number(
-        (await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${db.name}".effects`))
+        (await fx.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${fx.db.name}".effects`))
           .rows[0]!.n,
       );
 
@@ -82,10 +62,10 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
     })();
 
     const first = await start();
-    await send(tools.producer, topic, events.slice(0, 250));
+    await send(fx.tools.producer, topic, events.slice(0, 250));
     await waitFor('the first consumer to be mid-stream', async () => (await applied()) >= 60);
     const second = await start(); // rebalance: partitions move while records are in flight
-    await send(tools.producer, topic, events.slice(250));
+    await send(fx.tools.producer, topic, events.slice(250));
     await waitFor('the second consumer to apply events', async () => {
       const m = await second
         .get<Registry>(INBOX_METRICS_REGISTRY)
@@ -98,7 +78,7 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
     await waitFor(
       'every offset committed',
       async () => {
-        const committed = await committedOffsets(tools.admin, groupId, topic);
+        const committed = await committedOffsets(fx.tools.admin, groupId, topic);
         const sum = [...committed.values()].reduce((s, o) => s + (o > 0n ? o : 0n), 0n);
         return sum === BigInt(total);
       },
@@ -107,8 +87,8 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
     watching = false;
     await watcher;
 
-    const perEvent = await db.pool.query<{ event_id: string; n: string }>(
-      `SELECT event_id, count(*) AS n FROM "${db.name}".effects GROUP BY 1 HAVING count(*) <> 1`,
+    const perEvent = await fx.db.pool.query<{ event_id: string; n: string }>(
+      `SELECT event_id, count(*) AS n FROM "${fx.db.name}".effects GROUP BY 1 HAVING count(*) <> 1`,
     );
     expect(perEvent.rows).toEqual([]); // no doubled effect
     expect(await applied()).toBe(total); // no lost effect
