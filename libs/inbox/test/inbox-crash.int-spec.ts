@@ -31,6 +31,18 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
     await db?.drop();
   });
 
+  /** Starts a consumer armed to SIGKILL itself after its PostgreSQL commit; resolves its exit signal. */
+  const runUntilFaultKills = async (env: Record<string, string>) => {
+    const doomed = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
+      ...env,
+      [INBOX_FAULT_ENV]: 'kill-after-pg-commit',
+    });
+    children.push(doomed);
+    return new Promise<NodeJS.Signals | null>((resolve) =>
+      doomed.process.once('exit', (_code, signal) => resolve(signal)),
+    );
+  };
+
   const effects = async () =>
     (
       await db.pool.query<{ event_id: string }>(
@@ -46,15 +58,7 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
     const first = eventRecord();
     await send(tools.producer, topic, [first]);
 
-    const doomed = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
-      ...env,
-      [INBOX_FAULT_ENV]: 'kill-after-pg-commit',
-    });
-    children.push(doomed);
-    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
-      doomed.process.once('exit', (_code, signal) => resolve(signal)),
-    );
-    expect(exit).toBe('SIGKILL');
+    expect(await runUntilFaultKills(env)).toBe('SIGKILL');
     expect(await effects()).toEqual([first.eventId]); // the effect committed...
     expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n); // ...its offset did not
 
@@ -91,15 +95,7 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
     const effectsOf = async (wanted: string[]) =>
       (await effects()).filter((id) => wanted.includes(id));
 
-    const doomed = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
-      ...env,
-      [INBOX_FAULT_ENV]: 'kill-after-pg-commit',
-    });
-    children.push(doomed);
-    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
-      doomed.process.once('exit', (_code, signal) => resolve(signal)),
-    );
-    expect(exit).toBe('SIGKILL');
+    expect(await runUntilFaultKills(env)).toBe('SIGKILL');
     expect(await effectsOf(ids)).toEqual(ids); // the chunk committed...
     expect((await committedOffsets(tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n); // ...no offset did
 
