@@ -41,6 +41,12 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
 const RSS_ROWS = Number(process.env.BENCH_RSS_ROWS ?? 300_000);
+/** Comma-separated subset of raw,null,kafka1,kafka3,latency,rss (default: all, in that order). */
+const PHASES = new Set(
+  (process.env.BENCH_PHASES ?? 'raw,null,kafka1,kafka3,latency,rss')
+    .split(',')
+    .map((p) => p.trim()),
+);
 const SCHEMA = `bench_relay_${randomBytes(3).toString('hex')}`;
 const pool = new Pool({ connectionString: DATABASE_URL, max: 8 });
 let peakRssMb = 0;
@@ -315,42 +321,50 @@ async function main(): Promise<void> {
     log(
       `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, schema ${SCHEMA}`,
     );
-    const raw = await drainRawSql();
-    log(`raw SQL claim+mark ceiling: ${raw.toFixed(0)} events/s`);
-    const nul = await drainNullInProcess();
-    log(
-      `null publisher (RelayModule, in-process): ${nul.toFixed(0)} events/s (${(nul / raw).toFixed(2)} of raw)`,
+    const ran = <T>(phase: string, run: () => Promise<T>): Promise<T | undefined> =>
+      PHASES.has(phase) ? run() : Promise.resolve(undefined);
+    const raw = await ran('raw', drainRawSql);
+    if (raw !== undefined) log(`raw SQL claim+mark ceiling: ${raw.toFixed(0)} events/s`);
+    const nul = await ran('null', drainNullInProcess);
+    if (nul !== undefined)
+      log(
+        `null publisher (RelayModule, in-process): ${nul.toFixed(0)} events/s${raw ? ` (${(nul / raw).toFixed(2)} of raw)` : ''}`,
+      );
+    const one = await ran('kafka1', () => drainWithProcesses(1, topic));
+    if (one)
+      log(
+        `Kafka, 1 relay process: ${one.rate.toFixed(0)} events/s (peak RSS ${one.rss.toFixed(0)} MB)`,
+      );
+    const three = await ran('kafka3', () => drainWithProcesses(3, topic));
+    if (three)
+      log(
+        `Kafka, 3 relay processes: ${three.rate.toFixed(0)} events/s${one ? ` (${(three.rate / one.rate).toFixed(2)}x one` : ' ('}; peak RSS ${three.rss.toFixed(0)} MB)`,
+      );
+    const latency = await ran('latency', () => steadyLatency(latencyTopic));
+    if (latency)
+      log(
+        `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events)`,
+      );
+    const rss = await ran('rss', () =>
+      drainWithProcesses(1, topic, { RELAY_PUBLISHER: 'null', BENCH_ROWS: String(RSS_ROWS) }),
     );
-    const one = await drainWithProcesses(1, topic);
-    log(
-      `Kafka, 1 relay process: ${one.rate.toFixed(0)} events/s (peak RSS ${one.rss.toFixed(0)} MB)`,
-    );
-    const three = await drainWithProcesses(3, topic);
-    log(
-      `Kafka, 3 relay processes: ${three.rate.toFixed(0)} events/s (${(three.rate / one.rate).toFixed(2)}x one; peak RSS ${three.rss.toFixed(0)} MB)`,
-    );
-    const latency = await steadyLatency(latencyTopic);
-    log(
-      `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events)`,
-    );
-    const rss = await drainWithProcesses(1, topic, {
-      RELAY_PUBLISHER: 'null',
-      BENCH_ROWS: String(RSS_ROWS),
-    });
-    log(
-      `RSS: ${RSS_ROWS} pending rows drained by one relay process (null publisher) at ${rss.rate.toFixed(0)} events/s, peak RSS ${rss.rss.toFixed(0)} MB`,
-    );
+    if (rss)
+      log(
+        `RSS: ${RSS_ROWS} pending rows drained by one relay process (null publisher) at ${rss.rate.toFixed(0)} events/s, peak RSS ${rss.rss.toFixed(0)} MB`,
+      );
+    const round = (v: number | undefined, digits = 0) =>
+      v === undefined ? null : Number(v.toFixed(digits));
     console.log(
       JSON.stringify({
         bench: 'relay',
-        kafka_events_per_s: Math.round(one.rate),
-        kafka_events_per_s_3_relays: Math.round(three.rate),
-        null_events_per_s: Math.round(nul),
-        raw_sql_events_per_s: Math.round(raw),
-        null_vs_raw: Number((nul / raw).toFixed(3)),
-        latency_p50_ms: Number(latency.p50.toFixed(1)),
-        latency_p99_ms: Number(latency.p99.toFixed(1)),
-        peak_rss_mb: Math.round(peakRssMb),
+        kafka_events_per_s: round(one?.rate),
+        kafka_events_per_s_3_relays: round(three?.rate),
+        null_events_per_s: round(nul),
+        raw_sql_events_per_s: round(raw),
+        null_vs_raw: nul !== undefined && raw ? round(nul / raw, 3) : null,
+        latency_p50_ms: round(latency?.p50, 1),
+        latency_p99_ms: round(latency?.p99, 1),
+        peak_rss_mb: peakRssMb > 0 ? Math.round(peakRssMb) : null,
       }),
     );
   } finally {

@@ -15,7 +15,11 @@ export interface TsChild {
   stop(timeoutMs?: number): Promise<number | null>;
 }
 
-/** Runs `entry` (a .ts file, relative to the repo root) with ts-node/swc and tsconfig paths. */
+/**
+ * Runs `entry` (a .ts file, relative to the repo root) with ts-node/swc and tsconfig paths.
+ * CHILD_NODE_ARGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) adds Node flags
+ * that NODE_OPTIONS refuses, for profiling a benchmark's children.
+ */
 export function spawnTs(
   entry: string,
   env: Record<string, string> = {},
@@ -23,7 +27,15 @@ export function spawnTs(
 ): TsChild {
   const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', entry, ...args],
+    [
+      ...(process.env.CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      '-r',
+      'ts-node/register',
+      '-r',
+      'tsconfig-paths/register',
+      entry,
+      ...args,
+    ],
     {
       cwd: REPO_ROOT,
       env: {

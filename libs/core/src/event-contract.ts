@@ -55,22 +55,41 @@ export function isReservedHeader(name: string): boolean {
 }
 
 /**
+ * What the Kafka headers are built from: the envelope without its payload. `occurredAt` may
+ * also be an ISO-8601 instant already formatted (the relay has PostgreSQL format it).
+ * @publicApi
+ */
+export type KafkaHeaderSource = Omit<EventEnvelope, 'payload' | 'occurredAt'> & {
+  readonly occurredAt: Date | string;
+};
+
+/**
  * Builds the Kafka headers of an event: its own headers first, then the contract fields
  * (which always win).
  * @publicApi
  */
-export function toKafkaHeaders(event: Omit<EventEnvelope, 'payload'>): Record<string, string> {
-  return {
-    ...event.headers,
-    [EVENT_HEADERS.eventId]: event.eventId,
-    [EVENT_HEADERS.eventType]: event.eventType,
-    [EVENT_HEADERS.schemaVersion]: String(event.schemaVersion),
-    [EVENT_HEADERS.aggregateType]: event.aggregateType,
-    [EVENT_HEADERS.aggregateId]: event.aggregateId,
-    [EVENT_HEADERS.aggregateVersion]: String(event.aggregateVersion),
-    [EVENT_HEADERS.occurredAt]: event.occurredAt.toISOString(),
-    [EVENT_HEADERS.contentType]: 'application/json',
-  };
+export function toKafkaHeaders(event: KafkaHeaderSource): Record<string, string> {
+  // Plain assignments, not `{ ...event.headers, [name]: value }`: the relay builds this for
+  // every event it publishes, and V8 runs the spread-with-computed-keys form ~10x slower.
+  const out: Record<string, string> = {};
+  const own = event.headers;
+  for (const name in own) {
+    if (!Object.prototype.hasOwnProperty.call(own, name)) continue;
+    // A `__proto__` header (JSON.parse makes it an own key) stays a header, not a prototype.
+    if (name === '__proto__')
+      Object.defineProperty(out, name, { value: own[name], enumerable: true, writable: true });
+    else out[name] = own[name]!;
+  }
+  out.event_id = event.eventId;
+  out.event_type = event.eventType;
+  out.schema_version = String(event.schemaVersion);
+  out.aggregate_type = event.aggregateType;
+  out.aggregate_id = event.aggregateId;
+  out.aggregate_version = String(event.aggregateVersion);
+  out.occurred_at =
+    typeof event.occurredAt === 'string' ? event.occurredAt : event.occurredAt.toISOString();
+  out['content-type'] = 'application/json';
+  return out;
 }
 
 /** A Kafka header value as kafkajs delivers it. */

@@ -7,6 +7,7 @@ export {
   readHeaders,
   toKafkaHeaders,
   type EventEnvelope,
+  type KafkaHeaderSource,
   type RawHeaderValue,
 } from './event-contract';
 export {

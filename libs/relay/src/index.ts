@@ -29,7 +29,7 @@ export type {
   PublishRecord,
   RelayPublisher,
 } from './publisher/relay-publisher.interface';
-export { KafkaPublisher } from './publisher/kafka.publisher';
+export { KafkaPublisher, type KafkaRecordEncoder } from './publisher/kafka.publisher';
 export { NullPublisher } from './publisher/null.publisher';
 export { relaySchemaSql, relayObjectNames, type RelayTableName } from './schema/relay-schema.sql';
 export type { RelayStats } from './store/pg-relay.store';

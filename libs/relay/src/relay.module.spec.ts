@@ -21,6 +21,7 @@ describe('RelayModule options', () => {
       table: 'outbox',
       qualifiedTable: '"public"."outbox"',
       batchSize: 1000,
+      recordEncoder: 'relay',
       leaseMs: 30_000,
       publishTimeoutMs: 10_000,
       maxAttempts: 10,
@@ -72,6 +73,7 @@ describe('RelayModule options', () => {
     [{ batchSize: 0 }, /option "batchSize" must be a positive integer/],
     [{ backoff: { baseMs: 1000, capMs: 10 } }, /backoff\.capMs/],
     [{ kafka: undefined }, /option "kafka" is required/],
+    [{ recordEncoder: 'fast' }, /option "recordEncoder" must be "relay" or "kafkajs"/],
   ] as [Partial<RelayModuleOptions>, RegExp][])('refuses %p', (patch, message) => {
     expect(() => resolveRelayOptions({ ...base, ...patch })).toThrow(message);
   });

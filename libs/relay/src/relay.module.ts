@@ -46,7 +46,7 @@ const providers: Provider[] = [
   {
     provide: RELAY_PUBLISHER,
     useFactory: (o: ResolvedRelayOptions) =>
-      o.raw.publisher ?? new KafkaPublisher(o.raw.kafka!, o.raw.producer),
+      o.raw.publisher ?? new KafkaPublisher(o.raw.kafka!, o.raw.producer, o.recordEncoder),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,

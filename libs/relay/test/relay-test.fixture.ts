@@ -34,6 +34,8 @@ export interface TestEvent {
   payload?: unknown;
   /** Raw payload text, stored as given (json column keeps the bytes). */
   rawPayload?: string;
+  /** `occurred_at` as PostgreSQL text (default: now). */
+  occurredAt?: string;
 }
 
 /** Inserts events like a producer would: per aggregate, the next version, under its advisory lock. */
@@ -74,7 +76,7 @@ export class TestProducer {
           rows.map((r) => r.e.aggregateType ?? 'thing'),
           rows.map((r) => r.e.aggregateId),
           rows.map((r) => r.version),
-          rows.map(() => new Date()),
+          rows.map((r) => r.e.occurredAt ?? new Date()),
           rows.map(
             (r) =>
               r.e.rawPayload ??

@@ -420,8 +420,7 @@ export class BatchProcessor {
       this.metrics.published.inc(marked.size);
       const now = Date.now();
       for (const a of acked) {
-        if (marked.has(a.id))
-          this.metrics.delaySeconds.observe((now - a.row.createdAt.getTime()) / 1000);
+        if (marked.has(a.id)) this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
       }
       if (lost.length > 0) {
         outcome.leaseLost += lost.length;

@@ -8,6 +8,7 @@ import {
 } from '@nest-outbox/core';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
+import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
 import type {
   BackoffOptions,
@@ -27,6 +28,7 @@ export interface ResolvedRelayOptions {
   readonly batchSize: number;
   readonly runLimit: number;
   readonly maxRequestBytes: number;
+  readonly recordEncoder: KafkaRecordEncoder;
   readonly leaseMs: number;
   readonly publishTimeoutMs: number;
   readonly backoff: Required<BackoffOptions>;
@@ -141,6 +143,14 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
       `(${publishTimeoutMs} ms) must be shorter than leaseMs (${leaseMs} ms), or a lease could expire while its publish still runs: lower publishTimeoutMs or raise leaseMs`,
     );
   }
+  const recordEncoder = raw.recordEncoder ?? 'relay';
+  if (recordEncoder !== 'relay' && recordEncoder !== 'kafkajs') {
+    throw new InvalidOptionsError(
+      RELAY_MODULE,
+      'recordEncoder',
+      `must be "relay" or "kafkajs" (got ${JSON.stringify(recordEncoder)})`,
+    );
+  }
   const pollMinMs = positiveInt('polling.minMs', raw.polling?.minMs, 20);
   const pollMaxMs = positiveInt('polling.maxMs', raw.polling?.maxMs, 1000);
   if (pollMaxMs < pollMinMs) {
@@ -166,6 +176,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     batchSize: positiveInt('batchSize', raw.batchSize, 1000),
     runLimit: positiveInt('runLimit', raw.runLimit, 100),
     maxRequestBytes: positiveInt('maxRequestBytes', raw.maxRequestBytes, 900_000),
+    recordEncoder,
     leaseMs,
     publishTimeoutMs,
     backoff: resolveBackoff(raw.backoff),

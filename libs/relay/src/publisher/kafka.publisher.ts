@@ -12,8 +12,16 @@ import {
   type RecordMetadata,
 } from 'kafkajs';
 import { PublishTimeoutError } from '../errors/relay.errors';
+import { installFastProduceEncoding, markFastRecord } from './encoding/kafkajs-produce.hook';
 import { SocketTracker } from './socket.tracker';
 import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
+
+/**
+ * Who encodes the relay's Produce requests: `relay` (its own encoder, the default) or
+ * `kafkajs`. Both put the same bytes on the wire.
+ * @publicApi
+ */
+export type KafkaRecordEncoder = 'relay' | 'kafkajs';
 
 function kafkaLogCreator(logger: Logger) {
   return () =>
@@ -60,15 +68,27 @@ export class KafkaPublisher implements RelayPublisher {
   private admin: Admin | undefined;
   /** Partition each message went to, recorded by the partitioner (offsets are per partition). */
   private readonly partitions = new WeakMap<object, number>();
+  /** Whether this publisher's requests are encoded by the relay's record encoder. */
+  readonly fastEncoding: boolean;
 
+  /**
+   * @param encoder `relay`: the relay's own Produce request encoder (same bytes as kafkajs',
+   *   about ten times less CPU per record); `kafkajs`: kafkajs' encoder.
+   */
   constructor(
     config: KafkaConfig,
     private readonly producerConfig: Omit<
       ProducerConfig,
       'idempotent' | 'maxInFlightRequests'
     > = {},
+    encoder: KafkaRecordEncoder = 'relay',
   ) {
     this.config = { logLevel: logLevel.WARN, logCreator: kafkaLogCreator(this.logger), ...config };
+    this.fastEncoding = encoder === 'relay' && installFastProduceEncoding();
+    if (encoder === 'relay' && !this.fastEncoding)
+      this.logger.warn(
+        "this kafkajs is not shaped like 2.2.x: records are encoded by kafkajs' own (slower) encoder",
+      );
   }
 
   /** A kafkajs client whose sockets `tracker` can destroy. */
@@ -130,11 +150,10 @@ export class KafkaPublisher implements RelayPublisher {
     const abort = rejectOnAbort(signal);
     try {
       const producer = await Promise.race([this.ensureProducer(), abort.promise]);
-      const messages: Message[] = records.map((r) => ({
-        key: r.key,
-        value: r.value,
-        headers: { ...r.headers },
-      }));
+      const messages: Message[] = records.map((r) => {
+        const message: Message = { key: r.key, value: r.value, headers: r.headers };
+        return this.fastEncoding ? markFastRecord(message) : message;
+      });
       const byTopic = new Map<string, Message[]>();
       records.forEach((r, i) => {
         const list = byTopic.get(r.topic) ?? [];

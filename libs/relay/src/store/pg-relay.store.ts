@@ -19,8 +19,8 @@ interface LeasedRow {
   aggregate_type: string;
   aggregate_id: string;
   aggregate_version: string;
-  occurred_at: Date;
-  created_at: Date;
+  occurred_at: string;
+  created_at_ms: number;
   payload: string;
   headers: Record<string, string> | null;
   topic: string | null;
@@ -173,7 +173,7 @@ export class PgRelayStore {
       aggregateId: r.aggregate_id,
       aggregateVersion: r.aggregate_version,
       occurredAt: r.occurred_at,
-      createdAt: r.created_at,
+      createdAtMs: r.created_at_ms,
       payload: r.payload,
       headers: r.headers ?? {},
       topic: r.topic,

@@ -7,8 +7,10 @@ export interface ClaimedRow {
   readonly aggregateType: string;
   readonly aggregateId: string;
   readonly aggregateVersion: string;
-  readonly occurredAt: Date;
-  readonly createdAt: Date;
+  /** ISO-8601, milliseconds, UTC: the `occurred_at` header as it is sent. */
+  readonly occurredAt: string;
+  /** `created_at` in epoch milliseconds (for the created-to-published delay). */
+  readonly createdAtMs: number;
   readonly payload: string;
   readonly headers: Record<string, string>;
   readonly topic: string | null;

@@ -55,12 +55,18 @@ export function relaySql(name: RelayTableName) {
      ORDER BY r.id
      LIMIT $2) r
  LIMIT $1`,
-    /** Leases picked rows; suspects are counted when their solo publish starts. */
+    /**
+     * Leases picked rows; suspects are counted when their solo publish starts. Times come
+     * back ready to use (the ISO-8601 header text, epoch milliseconds): parsing two dates per
+     * row in Node cost more than the whole rest of the row.
+     */
     lease: `UPDATE ${T} t SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
        claims = claims + CASE WHEN id = ANY($4::bigint[]) THEN 0 ELSE 1 END
  WHERE id = ANY($3::bigint[]) AND ${PENDING('t')} AND ${FREE('t')}
  RETURNING id::text AS id, event_id, event_type, schema_version, aggregate_type, aggregate_id,
-       aggregate_version::text AS aggregate_version, occurred_at, created_at, payload::text AS payload,
+       aggregate_version::text AS aggregate_version,
+       to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+       (extract(epoch FROM created_at) * 1000)::float8 AS created_at_ms, payload::text AS payload,
        headers, topic, attempts`,
     parkCrashLoop: `UPDATE ${T} t SET parked_at = now(), parked_reason = $2, last_error = $2,
        lease_expires_at = NULL, next_attempt_at = NULL,
