@@ -11,6 +11,25 @@ interface PickRow {
   free: boolean;
 }
 
+/** The last row of a pick (id NULL): what the window held, or how far the skip scan got. */
+interface PickSummary {
+  id: null;
+  window_rows: number;
+  last_type: string | null;
+  last_id: string | null;
+}
+
+/** Splits a pick's result into its run rows and its summary row. */
+function splitPick(rows: (PickRow | PickSummary)[]): { picks: PickRow[]; summary: PickSummary } {
+  const picks: PickRow[] = [];
+  let summary: PickSummary = { id: null, window_rows: 0, last_type: null, last_id: null };
+  for (const row of rows) {
+    if (row.id === null) summary = row;
+    else picks.push(row);
+  }
+  return { picks, summary };
+}
+
 interface LeasedRow {
   id: string;
   event_id: string;
@@ -42,6 +61,10 @@ export interface ClaimSettings {
   readonly runLimit: number;
   readonly leaseMs: number;
   readonly crashLoopThreshold: number;
+  /** Pending rows the id-order window reads. @default 2 * batchSize */
+  readonly windowRows?: number;
+  /** Aggregates one skip scan reads at most. @default batchSize */
+  readonly scanAggregates?: number;
 }
 
 /** The lease UPDATE found a picked row changed under it: roll the whole claim back. */
@@ -72,6 +95,8 @@ async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promis
 export class PgRelayStore {
   readonly sql: RelaySql;
   private sequence = 0;
+  /** Where the next skip scan starts (aggregate type, id): scans take turns over all aggregates. */
+  private scanCursor: [string, string] = ['', ''];
 
   constructor(
     readonly pool: Pool,
@@ -103,9 +128,7 @@ export class PgRelayStore {
     leaseDeadline: number,
   ): Promise<ClaimedBatch> {
     await client.query(this.sql.claimLock);
-    const picks = (
-      await client.query<PickRow>(this.sql.pick, [settings.batchSize, settings.runLimit])
-    ).rows;
+    const picks = await this.pick(client, settings);
     const { keep, suspects, crashLoop } = this.filterPicks(picks, settings.crashLoopThreshold);
     const crashLoopParked = crashLoop.length
       ? (
@@ -134,6 +157,44 @@ export class PgRelayStore {
     if (leased.rows.length !== keep.length) throw new ClaimRaceError();
     const rows = leased.rows.map((r) => this.toRow(r, suspects.has(r.id))).sort(byId);
     return { leaseToken, leaseDeadline, rows, crashLoopParked };
+  }
+
+  /**
+   * Heads and their runs: from the window of the oldest pending rows, and, when that window is
+   * full yet gives fewer rows than a batch (its rows are mostly a blocked backlog), from a skip
+   * scan of the next aggregates. Either way the cost is bounded by the settings, not by how
+   * long any aggregate's backlog is.
+   */
+  private async pick(client: PoolClient, settings: ClaimSettings): Promise<PickRow[]> {
+    const windowRows = settings.windowRows ?? 2 * settings.batchSize;
+    const window = splitPick(
+      (
+        await client.query<PickRow | PickSummary>(this.sql.pickWindow, [
+          settings.batchSize,
+          settings.runLimit,
+          windowRows,
+        ])
+      ).rows,
+    );
+    const missing = settings.batchSize - window.picks.length;
+    if (missing <= 0 || window.summary.window_rows < windowRows) return window.picks;
+    const limit = settings.scanAggregates ?? settings.batchSize;
+    const scan = splitPick(
+      (
+        await client.query<PickRow | PickSummary>(this.sql.pickScan, [
+          missing,
+          settings.runLimit,
+          limit,
+          ...this.scanCursor,
+          [...new Set(window.picks.map((p) => p.head_id))],
+        ])
+      ).rows,
+    );
+    const { window_rows: scanned, last_type, last_id } = scan.summary;
+    // Fewer aggregates than the limit: the scan reached the end, the next one starts over.
+    this.scanCursor =
+      scanned < limit || last_type === null || last_id === null ? ['', ''] : [last_type, last_id];
+    return [...window.picks, ...scan.picks];
   }
 
   /**
