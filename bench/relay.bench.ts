@@ -10,8 +10,7 @@
  *    commit-to-broker-ack latency p50/p99, from the command's resolution (after COMMIT) to
  *    published_at (set right after the ack); transaction start (created_at) to ack is
  *    printed too;
- * 4. relay RSS while draining BENCH_RSS_ROWS (default 300,000; the issue's 1,000,000 takes
- *    several minutes here) pending rows (null publisher,
+ * 4. relay RSS while draining BENCH_RSS_ROWS (default 1,000,000) pending rows (null publisher,
  *    child process, VmRSS sampled every 100 ms); the peak over every relay process of the
  *    run is reported.
  * Last line: one JSON object.
@@ -40,7 +39,7 @@ const AGGREGATES = Number(process.env.BENCH_AGGREGATES ?? 1000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
-const RSS_ROWS = Number(process.env.BENCH_RSS_ROWS ?? 300_000);
+const RSS_ROWS = Number(process.env.BENCH_RSS_ROWS ?? 1_000_000);
 /** Comma-separated subset of raw,null,kafka1,kafka3,latency,rss (default: all, in that order). */
 const PHASES = new Set(
   (process.env.BENCH_PHASES ?? 'raw,null,kafka1,kafka3,latency,rss')

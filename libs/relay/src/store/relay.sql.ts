@@ -15,7 +15,9 @@ const FREE = (alias: string) =>
 const RUN_COLUMNS = `r.id::text AS id, h.aggregate_type, h.aggregate_id, r.claims - r.attempts AS unfinished,
        h.id::text AS head_id, (${FREE('r')}) AS free`;
 /** The run of head `h`: its next `$2` pending rows, the head included (one index probe). */
-const RUN = (T: string) => `SELECT r.id, r.claims, r.attempts, r.parked_at, r.lease_expires_at, r.next_attempt_at FROM ${T} r
+const RUN = (
+  T: string,
+) => `SELECT r.id, r.claims, r.attempts, r.parked_at, r.lease_expires_at, r.next_attempt_at FROM ${T} r
      WHERE r.aggregate_type = h.aggregate_type AND r.aggregate_id = h.aggregate_id AND ${PENDING('r')}
        AND r.id >= h.id
      ORDER BY r.id
