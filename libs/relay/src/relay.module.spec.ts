@@ -22,6 +22,7 @@ describe('RelayModule options', () => {
       qualifiedTable: '"public"."outbox"',
       batchSize: 1000,
       recordEncoder: 'relay',
+      synchronousCommit: false,
       leaseMs: 30_000,
       publishTimeoutMs: 10_000,
       maxAttempts: 10,

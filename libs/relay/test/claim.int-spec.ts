@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { TestSchema } from '@test/support';
 import { PgRelayStore, type ClaimSettings } from '../src/store/pg-relay.store';
 import type { ClaimedBatch } from '../src/store/relay-row';
@@ -174,5 +175,68 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
       'cold5',
       'cold6',
     ]);
+  });
+
+  it('Given the default bookkeeping mode, when a relay claims and marks, then both transactions commit with synchronous_commit off, and with synchronousCommit true they wait for the flush', async () => {
+    await fillInterleaved(schema, 2, 2);
+    /** The synchronous_commit each relay transaction ran with, read back inside it. */
+    const modes = async (store: PgRelayStore) => {
+      const seen: string[] = [];
+      const wrappedClients = new WeakSet<object>();
+      const connect = schema.pool.connect.bind(schema.pool);
+      const wrap = (client: PoolClient): PoolClient => {
+        if (wrappedClients.has(client)) return client;
+        wrappedClients.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+        const recording = async (...args: unknown[]) => {
+          const result = await query(...args);
+          if (typeof args[0] === 'string' && args[0].includes('set_config')) {
+            const { rows } = (await query(`SELECT current_setting('synchronous_commit') AS m`)) as {
+              rows: { m: string }[];
+            };
+            seen.push(rows[0]!.m);
+          }
+          return result;
+        };
+        return Object.assign(client, { query: recording });
+      };
+      // pg's pool.query() connects with a callback, the store's transactions with a promise.
+      const spy = jest.spyOn(schema.pool, 'connect').mockImplementation(((
+        callback?: (error: Error | undefined, client?: PoolClient, done?: () => void) => void,
+      ) => {
+        const connected = connect().then(wrap);
+        if (!callback) return connected;
+        connected.then(
+          (client) => callback(undefined, client, () => client.release()),
+          (error: Error) => callback(error),
+        );
+        return undefined;
+      }) as never);
+      try {
+        const batch = await store.claim(settings(2, 2));
+        await store.mark(
+          batch.leaseToken,
+          batch.rows.map((r, i) => ({ id: r.id, partition: 0, offset: String(i) })),
+        );
+      } finally {
+        spy.mockRestore();
+      }
+      return seen;
+    };
+    const relaxed = new PgRelayStore(
+      schema.pool,
+      { schema: schema.name, table: 'outbox' },
+      'r',
+      false,
+    );
+    const durable = new PgRelayStore(
+      schema.pool,
+      { schema: schema.name, table: 'outbox' },
+      'd',
+      true,
+    );
+
+    expect(await modes(relaxed)).toEqual(['off', 'off']);
+    expect(await modes(durable)).toEqual(['on']);
   });
 });

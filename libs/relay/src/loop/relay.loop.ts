@@ -66,7 +66,7 @@ export class RelayLoop
     private readonly metrics: RelayMetrics,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
   ) {
-    this.store = new PgRelayStore(pool, options, options.relayId);
+    this.store = new PgRelayStore(pool, options, options.relayId, options.synchronousCommit);
     this.processor = new BatchProcessor(this.store, publisher, options, metrics);
     this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);
   }

@@ -110,6 +110,15 @@ export interface RelayModuleOptions {
    */
   readonly recordEncoder?: KafkaRecordEncoder;
   readonly routing: TopicRoutingOptions;
+  /**
+   * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by
+   * default: they are bookkeeping that a PostgreSQL crash may forget for its last moments
+   * (about three `wal_writer_delay`), which makes those events published again (at-least-once)
+   * and loses none, while every claim stops holding the claim lock through a disk flush.
+   * Operator actions (retry, skip, republish) always commit synchronously.
+   * @default false
+   */
+  readonly synchronousCommit?: boolean;
   /** Rows per claim. @default 1000 */
   readonly batchSize?: number;
   /**

@@ -29,6 +29,7 @@ export interface ResolvedRelayOptions {
   readonly runLimit: number;
   readonly maxRequestBytes: number;
   readonly recordEncoder: KafkaRecordEncoder;
+  readonly synchronousCommit: boolean;
   readonly leaseMs: number;
   readonly publishTimeoutMs: number;
   readonly backoff: Required<BackoffOptions>;
@@ -177,6 +178,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     runLimit: positiveInt('runLimit', raw.runLimit, 100),
     maxRequestBytes: positiveInt('maxRequestBytes', raw.maxRequestBytes, 900_000),
     recordEncoder,
+    synchronousCommit: raw.synchronousCommit ?? false,
     leaseMs,
     publishTimeoutMs,
     backoff: resolveBackoff(raw.backoff),

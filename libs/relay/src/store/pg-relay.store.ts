@@ -98,12 +98,22 @@ export class PgRelayStore {
   /** Where the next skip scan starts (aggregate type, id): scans take turns over all aggregates. */
   private scanCursor: [string, string] = ['', ''];
 
+  /** `synchronous_commit` of claims and marks. */
+  private readonly commitMode: 'on' | 'off';
+
+  /**
+   * @param synchronousCommit false: claims and marks commit without waiting for their WAL to
+   *   be flushed (a PostgreSQL crash can forget the last moments of them: those events are
+   *   published again, never lost, and first occurrences keep their order)
+   */
   constructor(
     readonly pool: Pool,
     table: { schema: string; table: string },
     private readonly relayId: string,
+    synchronousCommit = true,
   ) {
     this.sql = relaySql(table);
+    this.commitMode = synchronousCommit ? 'on' : 'off';
   }
 
   /** Claims a batch in one short transaction (claims take turns on an advisory lock). */
@@ -127,7 +137,7 @@ export class PgRelayStore {
     leaseToken: string,
     leaseDeadline: number,
   ): Promise<ClaimedBatch> {
-    await client.query(this.sql.claimLock);
+    await client.query(this.sql.claimLock, [this.commitMode]);
     const picks = await this.pick(client, settings);
     const { keep, suspects, crashLoop } = this.filterPicks(picks, settings.crashLoopThreshold);
     const crashLoopParked = crashLoop.length
@@ -258,14 +268,23 @@ export class PgRelayStore {
     acks: readonly { id: string; partition: number; offset: string }[],
     beforeAwait?: () => void | Promise<void>,
   ): Promise<Set<string>> {
-    const pending = this.pool.query<{ id: string }>(this.sql.mark, [
+    const params = [
       leaseToken,
       acks.map((a) => a.id),
       acks.map((a) => a.partition),
       acks.map((a) => a.offset),
-    ]);
-    if (beforeAwait) await beforeAwait();
-    return new Set((await pending).rows.map((r) => r.id));
+    ];
+    if (this.commitMode === 'on') {
+      const pending = this.pool.query<{ id: string }>(this.sql.mark, params);
+      if (beforeAwait) await beforeAwait();
+      return new Set((await pending).rows.map((r) => r.id));
+    }
+    return inTransaction(this.pool, async (client) => {
+      await client.query(this.sql.commitMode, [this.commitMode]);
+      const pending = client.query<{ id: string }>(this.sql.mark, params);
+      if (beforeAwait) await beforeAwait();
+      return new Set((await pending).rows.map((r) => r.id));
+    });
   }
 
   /** Records failures (backoff or park); returns the ids actually updated (lease still held). */

@@ -36,8 +36,14 @@ export function relaySql(name: RelayTableName) {
   const T = n.outbox;
   const lockName = `'${name.schema}.${name.table}'`;
   return {
-    /** Claims take turns: one claimer at a time per outbox table (transaction-scoped). */
-    claimLock: `SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName}))`,
+    /**
+     * Claims take turns: one claimer at a time per outbox table (transaction-scoped). `$1`:
+     * the transaction's synchronous_commit (the lock is held until the commit is done).
+     */
+    claimLock: `SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName})),
+       set_config('synchronous_commit', $1, true)`,
+    /** The relay's bookkeeping transaction: `$1` is its synchronous_commit. */
+    commitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     /**
      * Runs of whole aggregates, from heads found in a window: the first `$3` pending rows in id
      * order (the claim index). The window is a prefix of the id order, so an aggregate's first
