@@ -12,7 +12,8 @@
  *    printed too;
  * 4. relay RSS while draining BENCH_RSS_ROWS (default 1,000,000) pending rows (null publisher,
  *    child process, VmRSS sampled every 100 ms); the peak over every relay process of the
- *    run is reported.
+ *    run (the drains' children) is reported; the latency phase's own process (writer app,
+ *    embedded relay and this harness) is printed apart.
  * Last line: one JSON object.
  */
 import 'reflect-metadata';
@@ -48,7 +49,10 @@ const PHASES = new Set(
 );
 const SCHEMA = `bench_relay_${randomBytes(3).toString('hex')}`;
 const pool = new Pool({ connectionString: DATABASE_URL, max: 8 });
+/** Peak RSS of the relay processes (the drains' children), the figure the JSON reports. */
 let peakRssMb = 0;
+/** Peak RSS of this process while it ran the writer app with its embedded relay (latency phase). */
+let latencyAppRssMb = 0;
 
 const log = (line: string) => console.log(line);
 
@@ -104,14 +108,15 @@ function rssMb(pid: number): number {
   }
 }
 
-function sampleRss(pids: () => number[]): () => number {
+/** Samples VmRSS of `pids`; `relays`: the peak counts towards the reported relay peak. */
+function sampleRss(pids: () => number[], relays = true): () => number {
   let peak = 0;
   const timer = setInterval(() => {
     for (const pid of pids()) peak = Math.max(peak, rssMb(pid));
   }, 100);
   return () => {
     clearInterval(timer);
-    peakRssMb = Math.max(peakRssMb, peak);
+    if (relays) peakRssMb = Math.max(peakRssMb, peak);
     return peak;
   };
 }
@@ -265,7 +270,7 @@ async function steadyLatency(topic: string): Promise<Latency> {
   );
   await app.init();
   const commands = app.get(BenchCommands);
-  const stopRss = sampleRss(() => [process.pid]);
+  const stopRss = sampleRss(() => [process.pid], false);
   try {
     const total = RATE * LATENCY_SECONDS;
     const startedAt = Date.now();
@@ -300,7 +305,7 @@ async function steadyLatency(topic: string): Promise<Latency> {
       n: rows.length,
     };
   } finally {
-    stopRss();
+    latencyAppRssMb = stopRss();
     await app.close();
   }
 }
@@ -342,7 +347,7 @@ async function main(): Promise<void> {
     const latency = await ran('latency', () => steadyLatency(latencyTopic));
     if (latency)
       log(
-        `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events)`,
+        `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events; this process, writer app + embedded relay + harness, peaked at ${latencyAppRssMb.toFixed(0)} MB RSS)`,
       );
     const rss = await ran('rss', () =>
       drainWithProcesses(1, topic, { RELAY_PUBLISHER: 'null', BENCH_ROWS: String(RSS_ROWS) }),
