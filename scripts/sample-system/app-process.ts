@@ -58,12 +58,12 @@ export class AppProcess {
       { timeoutMs, intervalMs: 250 },
     ).catch((error: unknown) => {
       throw new Error(
-        `${(error as Error).message}\n--- ${this.name} ---\n${this.output().slice(-3000)}`,
+        `${(error as Error).message}\n--- ${this.name} (health check lines left out) ---\n${this.outputTail()}`,
       );
     });
     if (outcome === exited) {
       throw new Error(
-        `${this.name} exited before /health answered ${status}:\n${this.output().slice(-3000)}`,
+        `${this.name} exited before /health answered ${status}:\n${this.outputTail()}`,
       );
     }
     return outcome;
@@ -90,6 +90,15 @@ export class AppProcess {
   }
 
   /** Everything every incarnation printed. */
+  /** The last 4,000 characters of the output without the health check's own failure lines. */
+  outputTail(): string {
+    return this.output()
+      .split('\n')
+      .filter((line) => !line.includes('Health Check has failed'))
+      .join('\n')
+      .slice(-4000);
+  }
+
   output(): string {
     return [...this.previousOutput, this.child?.output() ?? ''].join('\n--- restart ---\n');
   }

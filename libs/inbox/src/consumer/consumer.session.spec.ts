@@ -38,7 +38,7 @@ function fakeConsumer() {
     consumer: consumer as unknown as Consumer,
     commits,
     join,
-    emit: (e: string) => emitter.emit(e, { payload: {} }),
+    emit: (e: string, payload: object = {}) => emitter.emit(e, { payload }),
   };
 }
 
@@ -107,5 +107,28 @@ describe('ConsumerSession', () => {
     expect(session.snapshot().paused).toHaveLength(1);
     expect(session.resume('t', 2)).toBe(true);
     expect(session.snapshot().paused).toHaveLength(0);
+  });
+
+  it('logs why the consumer crashed and whether kafkajs restarts it, and reports it crashed until it joins again', () => {
+    const fake = fakeConsumer();
+    const logger = new Logger('test');
+    const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const session = new ConsumerSession(fake.consumer, new InboxMetrics(new Registry()), logger);
+    const cause = Object.assign(new Error('Connection error: connect ECONNREFUSED'), {
+      name: 'KafkaJSNonRetriableError',
+    });
+
+    fake.emit(EVENTS.CRASH, { error: cause, restart: false, groupId: 'shipping' });
+
+    expect(session.snapshot().status).toBe('crashed');
+    expect(errors).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /consumer crashed group=shipping stage=consume \(KafkaJSNonRetriableError: Connection error: connect ECONNREFUSED\); kafkajs does not restart it/,
+      ),
+    );
+    fake.emit(EVENTS.CRASH, { error: cause, restart: true, groupId: 'shipping' });
+    expect(errors).toHaveBeenLastCalledWith(expect.stringMatching(/kafkajs restarts it$/));
+    fake.join({ t: [0] });
+    expect(session.snapshot().status).toBe('running');
   });
 });

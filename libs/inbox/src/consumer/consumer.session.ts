@@ -61,7 +61,9 @@ export class ConsumerSession {
       this.rebalancing = true;
       this.status = 'rebalancing';
     });
-    on(events.CRASH, () => (this.status = 'crashed'));
+    on<{ error?: Error; restart?: boolean; groupId?: string }>(events.CRASH, (e) =>
+      this.onCrash(e.payload),
+    );
     on(events.STOP, () => (this.status = 'stopped'));
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
@@ -142,6 +144,19 @@ export class ConsumerSession {
   close(): void {
     this.closed = true;
     for (const off of this.unsubscribe.splice(0)) off();
+  }
+
+  /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
+  private onCrash(payload: { error?: Error; restart?: boolean; groupId?: string }): void {
+    this.status = 'crashed';
+    const error = payload.error;
+    const what = error ? `${error.name}: ${error.message}` : 'unknown error';
+    this.logger.error(
+      `consumer crashed group=${payload.groupId ?? this.groupId ?? '?'} stage=consume (${what}); ` +
+        (payload.restart
+          ? 'kafkajs restarts it'
+          : 'kafkajs does not restart it: restart the process (health stays down until then)'),
+    );
   }
 
   private onJoin(payload: ConsumerGroupJoinEvent['payload']): void {
