@@ -90,13 +90,20 @@ export class AppProcess {
   }
 
   /** Everything every incarnation printed. */
-  /** The last 4,000 characters of the output without the health check's own failure lines. */
+  /**
+   * What a failure shows of the output: every consumer crash line (kafkajs' own and the
+   * inbox's), then the last 4,000 characters without the health check's own failure lines.
+   */
   outputTail(): string {
-    return this.output()
-      .split('\n')
+    const lines = this.output().split('\n');
+    const crashes = lines.filter((line) =>
+      /consumer crashed|Crash: |Restarting the consumer/.test(line),
+    );
+    const rest = lines
       .filter((line) => !line.includes('Health Check has failed'))
       .join('\n')
       .slice(-4000);
+    return crashes.length ? `${crashes.slice(-20).join('\n')}\n...\n${rest}` : rest;
   }
 
   output(): string {
