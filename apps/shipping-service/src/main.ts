@@ -5,7 +5,7 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { ServerKafka, type MicroserviceOptions } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '@nest-outbox/inbox';
 import type { Consumer } from 'kafkajs';
 import { prepareSchemaAndTopics, runSampleService } from '../../common/src';
@@ -19,26 +19,26 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
     logger: ['log', 'warn', 'error'],
   });
-  const kafka = app.connectMicroservice<MicroserviceOptions>({
-    transport: Transport.KAFKA,
-    options: {
-      postfixId: '',
-      client: { clientId: 'shipping-service', brokers: config.kafkaBrokers },
-      consumer: {
-        groupId: config.consumerGroup,
-        allowAutoTopicCreation: false,
-        sessionTimeout: config.consumerSessionTimeoutMs,
-        heartbeatInterval: Math.min(3000, Math.floor(config.consumerSessionTimeoutMs / 5)),
-      },
-      subscribe: { fromBeginning: true },
-      // The inbox commits offsets itself, after each effect's PostgreSQL commit.
-      run: { autoCommit: false, partitionsConsumedConcurrently: config.consumerConcurrency },
+  // The server is ours (not `transport: Transport.KAFKA`) so that the inbox can run its consumer
+  // again after a crash kafkajs does not restart.
+  const server = new ServerKafka({
+    postfixId: '',
+    client: { clientId: 'shipping-service', brokers: config.kafkaBrokers },
+    consumer: {
+      groupId: config.consumerGroup,
+      allowAutoTopicCreation: false,
+      sessionTimeout: config.consumerSessionTimeoutMs,
+      heartbeatInterval: Math.min(3000, Math.floor(config.consumerSessionTimeoutMs / 5)),
     },
+    subscribe: { fromBeginning: true },
+    // The inbox commits offsets itself, after each effect's PostgreSQL commit.
+    run: { autoCommit: false, partitionsConsumedConcurrently: config.consumerConcurrency },
   });
+  app.connectMicroservice<MicroserviceOptions>({ strategy: server });
   app.enableShutdownHooks();
   await app.startAllMicroservices();
-  const [, consumer] = kafka.unwrap<[unknown, Consumer]>();
-  app.get(InboxConsumerRegistry).attach(consumer);
+  const [, consumer] = server.unwrap<[unknown, Consumer]>();
+  app.get(InboxConsumerRegistry).attach(consumer, () => server.bindEvents(consumer));
   await app.listen(config.port, '0.0.0.0');
   new Logger('ShippingService').log(
     `listening on :${config.port} (schema ${config.schema}, group ${config.consumerGroup}, ` +

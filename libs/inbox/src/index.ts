@@ -16,7 +16,7 @@ export { InboxEvent } from './handler/inbox-event.decorator';
 export type { InboxOutcome } from './handler/inbox.executor';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
-export type { ConsumerSnapshot, PoisonPause } from './consumer/consumer.session';
+export type { ConsumerRecovery, ConsumerSnapshot, PoisonPause } from './consumer/consumer.session';
 export { InboxLifecycle } from './inbox.lifecycle';
 export { InboxMetrics } from './metrics/inbox.metrics';
 export { InboxHealthIndicator } from './health/inbox.health-indicator';

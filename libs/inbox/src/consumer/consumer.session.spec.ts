@@ -31,11 +31,14 @@ function fakeConsumer() {
     pause: jest.fn(),
     resume: jest.fn(),
     seek: jest.fn(),
+    connect: jest.fn(() => Promise.resolve()),
+    disconnect: jest.fn(() => Promise.resolve()),
   };
   const join = (assignment: Record<string, number[]>) =>
     emitter.emit(EVENTS.GROUP_JOIN, { payload: { groupId: 'g', memberAssignment: assignment } });
   return {
     consumer: consumer as unknown as Consumer,
+    fake: consumer,
     commits,
     join,
     emit: (e: string, payload: object = {}) => emitter.emit(e, { payload }),
@@ -130,5 +133,38 @@ describe('ConsumerSession', () => {
     expect(errors).toHaveBeenLastCalledWith(expect.stringMatching(/kafkajs restarts it$/));
     fake.join({ t: [0] });
     expect(session.snapshot().status).toBe('running');
+  });
+
+  it('runs a consumer that kafkajs will not restart again, backing off until it works, and never one kafkajs restarts itself', async () => {
+    jest.useFakeTimers();
+    try {
+      const fake = fakeConsumer();
+      const logger = new Logger('test');
+      jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+      jest.spyOn(logger, 'log').mockImplementation(() => undefined);
+      const recover = jest
+        .fn<Promise<void>, []>()
+        .mockRejectedValueOnce(new Error('broker still away'))
+        .mockResolvedValue(undefined);
+      new ConsumerSession(fake.consumer, new InboxMetrics(new Registry()), logger, recover);
+
+      fake.emit(EVENTS.CRASH, { error: new Error('x'), restart: true });
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(recover).not.toHaveBeenCalled();
+
+      fake.emit(EVENTS.CRASH, { error: new Error('x'), restart: false });
+      await jest.advanceTimersByTimeAsync(999);
+      expect(recover).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(1);
+      expect(recover).toHaveBeenCalledTimes(1); // fails: disconnect, wait 2 s
+      expect(fake.fake.disconnect).toHaveBeenCalledTimes(1);
+      await jest.advanceTimersByTimeAsync(2000);
+      expect(recover).toHaveBeenCalledTimes(2);
+      expect(fake.fake.connect).toHaveBeenCalledTimes(2);
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(recover).toHaveBeenCalledTimes(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -25,6 +25,16 @@ export interface ConsumerSnapshot {
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 /**
+ * Runs a crashed consumer again (subscribe + run with its handlers), for example
+ * `() => server.bindEvents(consumer)` of the ServerKafka that owns it. @publicApi
+ */
+export type ConsumerRecovery = () => Promise<void>;
+
+/** First and longest pause between recovery attempts of a consumer kafkajs gave up on. */
+const RECOVERY_FIRST_MS = 1000;
+const RECOVERY_MAX_MS = 30_000;
+
+/**
  * Everything the inbox knows about one kafkajs consumer (one per ServerKafka): the
  * assignment (from GROUP_JOIN), an offset tracker per assigned partition, the coalesced
  * committer, poison pauses and lag. Created the first time the consumer is seen.
@@ -48,10 +58,17 @@ export class ConsumerSession {
   private closed = false;
   private readonly unsubscribe: (() => void)[] = [];
 
+  private recovering = false;
+
+  /**
+   * @param recover runs the consumer again when kafkajs crashed it for good (it restarts
+   *   only after retriable errors); without it such a consumer stays down until a restart
+   */
   constructor(
     readonly consumer: Consumer,
     private readonly metrics: InboxMetrics,
     private readonly logger: Logger,
+    private recover?: ConsumerRecovery,
   ) {
     const on = <T>(event: string, fn: (e: InstrumentationEvent<T>) => void) =>
       this.unsubscribe.push(consumer.on(event as never, fn as never) as unknown as () => void);
@@ -146,17 +163,54 @@ export class ConsumerSession {
     for (const off of this.unsubscribe.splice(0)) off();
   }
 
+  /** Sets how to run the consumer again after a crash kafkajs does not restart. */
+  recoverWith(recover: ConsumerRecovery): void {
+    this.recover = recover;
+  }
+
   /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
   private onCrash(payload: { error?: Error; restart?: boolean; groupId?: string }): void {
     this.status = 'crashed';
     const error = payload.error;
     const what = error ? `${error.name}: ${error.message}` : 'unknown error';
+    const next = payload.restart
+      ? 'kafkajs restarts it'
+      : this.recover
+        ? 'kafkajs does not restart it: the inbox runs it again'
+        : 'kafkajs does not restart it: restart the process (health stays down until then)';
     this.logger.error(
-      `consumer crashed group=${payload.groupId ?? this.groupId ?? '?'} stage=consume (${what}); ` +
-        (payload.restart
-          ? 'kafkajs restarts it'
-          : 'kafkajs does not restart it: restart the process (health stays down until then)'),
+      `consumer crashed group=${payload.groupId ?? this.groupId ?? '?'} stage=consume (${what}); ${next}`,
     );
+    if (!payload.restart && this.recover) void this.recoverLoop(this.recover);
+  }
+
+  /** Connects and runs the consumer again, backing off until it works or the session closes. */
+  private async recoverLoop(recover: ConsumerRecovery): Promise<void> {
+    if (this.recovering) return;
+    this.recovering = true;
+    try {
+      for (
+        let delay = RECOVERY_FIRST_MS;
+        !this.closed;
+        delay = Math.min(RECOVERY_MAX_MS, delay * 2)
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (this.closed) return;
+        try {
+          await this.consumer.connect();
+          await recover();
+          this.logger.log(`consumer group=${this.groupId ?? '?'} runs again after its crash`);
+          return;
+        } catch (error) {
+          this.logger.error(
+            `consumer group=${this.groupId ?? '?'} stage=recover failed (${String(error)}); next attempt in ${Math.min(RECOVERY_MAX_MS, delay * 2)} ms`,
+          );
+          await this.consumer.disconnect().catch(() => undefined);
+        }
+      }
+    } finally {
+      this.recovering = false;
+    }
   }
 
   private onJoin(payload: ConsumerGroupJoinEvent['payload']): void {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { ConsumerSession, type ConsumerSnapshot } from './consumer.session';
+import { ConsumerSession, type ConsumerRecovery, type ConsumerSnapshot } from './consumer.session';
 
 /**
  * The Kafka consumers this application's inbox handlers run on, one session each. A
@@ -17,13 +17,19 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
 
   constructor(@Inject(InboxMetrics) private readonly metrics: InboxMetrics) {}
 
-  /** The session of `consumer`, created (and its events subscribed) on first use. */
-  attach(consumer: Consumer): ConsumerSession {
+  /**
+   * The session of `consumer`, created (and its events subscribed) on first use.
+   * @param recover how to run the consumer again when kafkajs crashes it for good (kafkajs
+   *   restarts a consumer only after retriable errors), e.g. `() => server.bindEvents(consumer)`
+   *   of the `ServerKafka` given as the microservice's `strategy`
+   */
+  attach(consumer: Consumer, recover?: ConsumerRecovery): ConsumerSession {
     let session = this.sessions.get(consumer);
     if (!session) {
-      session = new ConsumerSession(consumer, this.metrics, this.logger);
+      session = new ConsumerSession(consumer, this.metrics, this.logger, recover);
       this.sessions.set(consumer, session);
     }
+    if (recover) session.recoverWith(recover);
     return session;
   }
 
