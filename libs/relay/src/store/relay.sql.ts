@@ -23,6 +23,16 @@ const RUN = (
      ORDER BY r.id
      LIMIT $2`;
 
+/**
+ * The run rows of the heads `h` a pick chose, until `$1` rows (then the pick's summary row is
+ * appended with UNION ALL: the summary columns are NULL here).
+ */
+const RUNS_OF_HEADS = (
+  T: string,
+) => `(SELECT ${RUN_COLUMNS}, NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id
+   FROM h CROSS JOIN LATERAL (${RUN(T)}) r
+  LIMIT $1)`;
+
 const HISTORY = (entry: string) =>
   `jsonb_path_query_array(t.error_history || ${entry}, '$[last-19 to last]')`;
 
@@ -67,9 +77,7 @@ h AS (
    WHERE f.free
    ORDER BY f.id
    LIMIT $1)
-(SELECT ${RUN_COLUMNS}, NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id
-   FROM h CROSS JOIN LATERAL (${RUN(T)}) r
-  LIMIT $1)
+${RUNS_OF_HEADS(T)}
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*)::int FROM w), NULL, NULL`,
     /**
@@ -99,9 +107,7 @@ h AS (
    WHERE ${FREE('o')} AND s.id <> ALL($6::bigint[])
    ORDER BY s.id
    LIMIT $1)
-(SELECT ${RUN_COLUMNS}, NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id
-   FROM h CROSS JOIN LATERAL (${RUN(T)}) r
-  LIMIT $1)
+${RUNS_OF_HEADS(T)}
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*)::int FROM s), l.aggregate_type, l.aggregate_id
   FROM (SELECT 1) one LEFT JOIN (SELECT * FROM s ORDER BY s.n DESC LIMIT 1) l ON true`,
