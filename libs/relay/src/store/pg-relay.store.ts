@@ -274,16 +274,15 @@ export class PgRelayStore {
       acks.map((a) => a.partition),
       acks.map((a) => a.offset),
     ];
-    if (this.commitMode === 'on') {
-      const pending = this.pool.query<{ id: string }>(this.sql.mark, params);
+    const markOn = async (db: Pool | PoolClient) => {
+      const pending = db.query<{ id: string }>(this.sql.mark, params);
       if (beforeAwait) await beforeAwait();
       return new Set((await pending).rows.map((r) => r.id));
-    }
+    };
+    if (this.commitMode === 'on') return markOn(this.pool);
     return inTransaction(this.pool, async (client) => {
       await client.query(this.sql.commitMode, [this.commitMode]);
-      const pending = client.query<{ id: string }>(this.sql.mark, params);
-      if (beforeAwait) await beforeAwait();
-      return new Set((await pending).rows.map((r) => r.id));
+      return markOn(client);
     });
   }
 
