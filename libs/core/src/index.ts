@@ -16,3 +16,24 @@ export {
   OutboxWakeup,
   type WakeupListener,
 } from './outbox-wakeup';
+export { Backoff, backoffDelayMs, type BackoffPolicy } from './backoff';
+export { inTransaction, type TransactionClient, type TransactionPool } from './in-transaction';
+export { PeriodicTask, type PeriodicTaskOptions } from './periodic-task';
+export { OptionChecks, type IntegerRange } from './option-checks';
+export {
+  CliUsageError,
+  parseCliArgs,
+  runCli,
+  type CliFlag,
+  type CliIo,
+  type CliSpec,
+  type CliValues,
+  type ParsedCli,
+} from './cli-args';
+export {
+  createSqlMigration,
+  migrationName,
+  type MigrationOptions,
+  type MigrationQueryRunner,
+  type SqlMigrationClass,
+} from './sql-migration';

@@ -1,0 +1,46 @@
+/** What `inTransaction` needs of a pooled connection (`pg`'s `PoolClient` fits). @publicApi */
+export interface TransactionClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  /** `release(error)` destroys the connection instead of returning it to the pool. */
+  release(error?: Error | boolean): void;
+}
+
+/** What `inTransaction` needs of a pool (`pg`'s `Pool` fits). @publicApi */
+export interface TransactionPool<C extends TransactionClient> {
+  connect(): Promise<C>;
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own: BEGIN, `work`, COMMIT; on any
+ * error ROLLBACK and rethrow. The connection goes back to the pool afterwards, or is
+ * destroyed when even the ROLLBACK failed (its state is unknown). For code on a plain `pg`
+ * pool; code running in a nestjs-cls `TransactionHost` uses that instead.
+ * @example
+ * ```ts
+ * const count = await inTransaction(pool, async (client) => {
+ *   await client.query('SELECT pg_advisory_xact_lock(42)');
+ *   return (await client.query('DELETE FROM t WHERE done')).rowCount;
+ * });
+ * ```
+ * @publicApi
+ */
+export async function inTransaction<C extends TransactionClient, T>(
+  pool: TransactionPool<C>,
+  work: (client: C) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (error) {
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    client.release(rolledBack ? undefined : error instanceof Error ? error : true);
+    throw error;
+  }
+}

@@ -1,0 +1,143 @@
+import { InvalidOptionsError } from './nest-outbox.error';
+
+/** Bounds of a whole number. @publicApi */
+export interface IntegerRange {
+  /** @default 1 */
+  readonly min?: number;
+  readonly max?: number;
+}
+
+const INTEGER_TEXT = /^[+-]?\d+$/;
+
+/**
+ * The validators of module options, environment variables and CLI flags: each returns the
+ * value (or the fallback when it is `undefined`) or throws `InvalidOptionsError` naming the
+ * module and the option, what was given, and what to give instead. Values are echoed only
+ * here, at start-up, where the operator typed them.
+ * @example
+ * ```ts
+ * const check = new OptionChecks('RelayModule');
+ * const batchSize = check.integer('batchSize', raw.batchSize, 1000);
+ * const mode = check.oneOf('retention.mode', raw.mode, ['delete', 'archive'], 'delete');
+ * ```
+ * @publicApi
+ */
+export class OptionChecks {
+  constructor(
+    /** Named in every error, for example `RelayModule` or `relay:cli`. */
+    readonly module: string,
+  ) {}
+
+  /** Throws `InvalidOptionsError` for `option`; `problem` says what is wrong and the fix. */
+  fail(option: string, problem: string): never {
+    throw new InvalidOptionsError(this.module, option, problem);
+  }
+
+  /** A safe integer within `range` (default: at least 1). */
+  integer(option: string, value: unknown, fallback: number, range: IntegerRange = {}): number {
+    if (value === undefined) return fallback;
+    const min = range.min ?? 1;
+    const max = range.max ?? Number.MAX_SAFE_INTEGER;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+      this.fail(
+        option,
+        `must be ${describeRange(min, max)} (got ${show(value)}), for example ${fallback}`,
+      );
+    }
+    return value;
+  }
+
+  /**
+   * An integer written as text (environment variables, CLI flags): digits only, no
+   * exponent, no blank; `undefined` or `''` gives the fallback.
+   */
+  integerText(
+    option: string,
+    text: string | undefined,
+    fallback: number,
+    range?: IntegerRange,
+  ): number;
+  integerText(
+    option: string,
+    text: string | undefined,
+    fallback: undefined,
+    range?: IntegerRange,
+  ): number | undefined;
+  integerText(
+    option: string,
+    text: string | undefined,
+    fallback: number | undefined,
+    range: IntegerRange = {},
+  ): number | undefined {
+    if (text === undefined || text === '') return fallback;
+    const value = INTEGER_TEXT.test(text) ? Number(text) : NaN;
+    if (Number.isNaN(value)) {
+      const min = range.min ?? 1;
+      this.fail(
+        option,
+        `must be ${describeRange(min, range.max ?? Number.MAX_SAFE_INTEGER)} written in digits (got ${show(text)}), for example ${fallback ?? Math.max(min, 1)}`,
+      );
+    }
+    return this.integer(option, value, fallback ?? value, range);
+  }
+
+  /**
+   * A duration in milliseconds: a finite number `>= min` (default 0), or `Infinity` when
+   * `infinite` allows it.
+   */
+  duration(
+    option: string,
+    value: unknown,
+    fallback: number,
+    { min = 0, infinite = false }: { min?: number; infinite?: boolean } = {},
+  ): number {
+    if (value === undefined) return fallback;
+    if (infinite && value === Infinity) return value;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+      this.fail(
+        option,
+        `must be a duration in milliseconds >= ${min}${infinite ? ' or Infinity' : ''} (got ${show(value)}), for example ${fallback}`,
+      );
+    }
+    return value;
+  }
+
+  /** One of `allowed`. */
+  oneOf<T extends string>(option: string, value: unknown, allowed: readonly T[], fallback: T): T {
+    if (value === undefined) return fallback;
+    if (!allowed.includes(value as T)) {
+      this.fail(
+        option,
+        `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')} (got ${show(value)})`,
+      );
+    }
+    return value as T;
+  }
+
+  /** `true` or `false`. */
+  boolean(option: string, value: unknown, fallback: boolean): boolean {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'boolean') this.fail(option, `must be true or false (got ${show(value)})`);
+    return value;
+  }
+
+  /** `low <= high` for two options already checked (`high` is named in the error). */
+  ordered(low: { option: string; value: number }, high: { option: string; value: number }): void {
+    if (high.value < low.value) {
+      this.fail(
+        high.option,
+        `(${high.value}) must be >= ${low.option} (${low.value}): raise ${high.option} or lower ${low.option}`,
+      );
+    }
+  }
+}
+
+function describeRange(min: number, max: number): string {
+  if (max !== Number.MAX_SAFE_INTEGER) return `an integer from ${min} to ${max}`;
+  return min === 1 ? 'a positive integer' : `an integer >= ${min}`;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'number') return String(value); // JSON would write NaN as null
+  return JSON.stringify(value) ?? typeof value;
+}

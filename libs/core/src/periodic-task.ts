@@ -1,0 +1,59 @@
+/** What a `PeriodicTask` runs and how often. @publicApi */
+export interface PeriodicTaskOptions<T> {
+  /** Pause between the end of one run and the start of the next. */
+  readonly intervalMs: number;
+  readonly run: () => Promise<T>;
+  /** Told about a scheduled run that failed; the task goes on at the next interval. */
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * Runs a job every `intervalMs`, counted from the end of the previous run: runs never
+ * overlap, a slow run delays the next instead of piling up. Its timer never keeps the
+ * process alive. `runNow()` joins a run in progress instead of starting a second one;
+ * `stop()` cancels the next run and waits for the one in progress.
+ * @example
+ * ```ts
+ * const task = new PeriodicTask({ intervalMs: 60_000, run: () => prune(), onError: warn });
+ * task.start(); // in onApplicationBootstrap
+ * await task.stop(); // in beforeApplicationShutdown
+ * ```
+ * @publicApi
+ */
+export class PeriodicTask<T = unknown> {
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<T> | undefined;
+  private started = false;
+
+  constructor(private readonly options: PeriodicTaskOptions<T>) {}
+
+  /** Schedules the first run `intervalMs` from now (idempotent). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule();
+  }
+
+  /** Runs the job now, or joins the run in progress. */
+  runNow(): Promise<T> {
+    this.current ??= this.options.run().finally(() => (this.current = undefined));
+    return this.current;
+  }
+
+  /** No further run; resolves once the run in progress (if any) is over. */
+  async stop(): Promise<void> {
+    this.started = false;
+    clearTimeout(this.timer);
+    await this.current?.catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (!this.started) return;
+    this.timer = setTimeout(() => {
+      void this.runNow()
+        .catch(this.options.onError)
+        .finally(() => this.schedule());
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+}

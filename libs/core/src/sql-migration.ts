@@ -1,0 +1,90 @@
+import { InvalidOptionsError } from './nest-outbox.error';
+import { sqlIdentifier } from './sql-identifier';
+
+/**
+ * The options every nest-outbox migration factory takes: where its objects go, and when the
+ * migration sorts among the application's own. `createOutboxMigration` and
+ * `createRelayMigration` take exactly this shape (`table` is the outbox table).
+ * @publicApi
+ */
+export interface MigrationOptions {
+  /** @default 'public' */
+  readonly schema?: string;
+  /** @default the library's table name ('outbox') */
+  readonly table?: string;
+  /**
+   * 13-digit millisecond timestamp TypeORM orders migrations by (it ends the migration's name).
+   * @default the library's own (the version of its DDL)
+   */
+  readonly timestamp?: number;
+}
+
+/** The part of a TypeORM `QueryRunner` a SQL migration uses. @publicApi */
+export interface MigrationQueryRunner {
+  query(sql: string): Promise<unknown>;
+}
+
+/** A TypeORM migration class as the factories return it (assignable to `MigrationInterface`). @publicApi */
+export type SqlMigrationClass = new () => {
+  readonly name: string;
+  up(runner: MigrationQueryRunner): Promise<void>;
+  down(runner: MigrationQueryRunner): Promise<void>;
+};
+
+function pascal(value: string): string {
+  return value
+    .split('_')
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/**
+ * The name of a library migration: `NestOutbox` + kind + schema + table (PascalCase) +
+ * timestamp, for example `NestOutboxRelayAppOutbox1764633600001`. The schema is part of it,
+ * so the same library migrated into two schemas of one database gives two migrations.
+ * @throws InvalidOptionsError when the schema or table is not a plain SQL identifier
+ * @publicApi
+ */
+export function migrationName(
+  module: string,
+  kind: string,
+  names: { readonly schema: string; readonly table: string },
+  timestamp: number,
+): string {
+  sqlIdentifier(module, 'schema', names.schema);
+  sqlIdentifier(module, 'table', names.table);
+  if (!Number.isSafeInteger(timestamp) || String(timestamp).length !== 13) {
+    throw new InvalidOptionsError(
+      module,
+      'timestamp',
+      `must be a 13-digit millisecond timestamp (got ${timestamp}), for example ${Date.UTC(2026, 0, 1)}`,
+    );
+  }
+  return `NestOutbox${kind}${pascal(names.schema)}${pascal(names.table)}${timestamp}`;
+}
+
+/**
+ * A TypeORM migration class named `name` (its `name` property and the class name both, as
+ * TypeORM reads either) that runs fixed statements in order, inside the transaction TypeORM
+ * opens for it.
+ * @publicApi
+ */
+export function createSqlMigration(
+  name: string,
+  statements: { readonly up: readonly string[]; readonly down: readonly string[] },
+): SqlMigrationClass {
+  const migration = class {
+    readonly name = name;
+
+    async up(runner: MigrationQueryRunner): Promise<void> {
+      for (const sql of statements.up) await runner.query(sql);
+    }
+
+    async down(runner: MigrationQueryRunner): Promise<void> {
+      for (const sql of statements.down) await runner.query(sql);
+    }
+  };
+  Object.defineProperty(migration, 'name', { value: name });
+  return migration;
+}
