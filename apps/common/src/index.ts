@@ -11,7 +11,6 @@ export {
   type SampleServiceEnvNames,
 } from './config/sample-service.config';
 export { ensureSchema } from './database/ensure-schema';
-export { createRelayObjectsMigration } from './database/relay-objects.migration';
 export { createSqlMigration, type SqlMigrationStatements } from './database/sql.migration';
 export { ensureTopics } from './kafka/topic.bootstrap';
 export { embeddedRelayModule, type EmbeddedRelayOptions } from './nest/embedded-relay.module';

@@ -5,9 +5,14 @@ export interface TransactionClient {
   release(error?: Error | boolean): void;
 }
 
-/** What `inTransaction` needs of a pool (`pg`'s `Pool` fits). @publicApi */
+/**
+ * What `inTransaction` needs of a pool (`pg`'s `Pool` fits). The callback form is listed only
+ * so that TypeScript infers the client type from `pg`'s overloaded `connect`.
+ * @publicApi
+ */
 export interface TransactionPool<C extends TransactionClient> {
   connect(): Promise<C>;
+  connect(callback: (...args: never[]) => void): void;
 }
 
 /**

@@ -37,3 +37,4 @@ export {
   type MigrationQueryRunner,
   type SqlMigrationClass,
 } from './sql-migration';
+export { errorLabel } from './error-label';

@@ -1,6 +1,7 @@
 import {
   DEFAULT_NOTIFY_CHANNEL,
   InvalidOptionsError,
+  OptionChecks,
   qualifiedTable,
   sqlIdentifier,
 } from '@nest-outbox/core';
@@ -8,17 +9,7 @@ import type { OutboxModuleOptions, ResolvedOutboxOptions } from './outbox-option
 
 const MODULE = 'OutboxModule';
 
-function positiveInteger(option: string, value: unknown, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new InvalidOptionsError(
-      MODULE,
-      option,
-      `must be an integer >= ${min} (got ${JSON.stringify(value)})`,
-    );
-  }
-  return value;
-}
+const check = new OptionChecks(MODULE);
 
 function notifyChannel(value: unknown): string | false {
   if (value === undefined) return DEFAULT_NOTIFY_CHANNEL;
@@ -52,11 +43,11 @@ export function resolveOutboxOptions(
     schema,
     table,
     qualifiedTable: quoted,
-    maxPayloadBytes: positiveInteger('maxPayloadBytes', options.maxPayloadBytes, 1_000_000),
+    maxPayloadBytes: check.integer('maxPayloadBytes', options.maxPayloadBytes, 1_000_000),
     notifyChannel: notifyChannel(options.notifyChannel),
-    notifyCoalesceMs: positiveInteger('notifyCoalesceMs', options.notifyCoalesceMs, 5, 0),
+    notifyCoalesceMs: check.integer('notifyCoalesceMs', options.notifyCoalesceMs, 5, { min: 0 }),
     traceContext: options.traceContext,
-    verifyTableOnStartup: options.verifyTableOnStartup ?? true,
+    verifyTableOnStartup: check.boolean('verifyTableOnStartup', options.verifyTableOnStartup, true),
     connectionName,
   };
 }

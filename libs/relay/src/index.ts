@@ -21,9 +21,11 @@ export type {
 export { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
 export { parseTopicRoutes, TopicRouter } from './routing/topic-router';
 export { classifyKafkaError, describeError } from './errors/error-classifier';
-export { NoTopicError, PublishTimeoutError, RelaySchemaMissingError } from './errors/relay.errors';
-export { backoffDelayMs } from './loop/backoff';
+export { NoTopicError } from './errors/no-topic.error';
+export { PublishTimeoutError } from './errors/publish-timeout.error';
+export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
 export { RelayLoop } from './loop/relay.loop';
+export type { RelayTotals } from './outcome/batch-outcome';
 export type {
   PublishAck,
   PublishRecord,
@@ -31,8 +33,14 @@ export type {
 } from './publisher/relay-publisher.interface';
 export { KafkaPublisher, type KafkaRecordEncoder } from './publisher/kafka.publisher';
 export { NullPublisher } from './publisher/null.publisher';
-export { relaySchemaSql, relayObjectNames, type RelayTableName } from './schema/relay-schema.sql';
-export type { RelayStats } from './store/pg-relay.store';
+export {
+  dropRelaySchemaSql,
+  relaySchemaSql,
+  relayObjectNames,
+  type RelayTableName,
+} from './schema/relay-schema.sql';
+export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
+export type { RelayStats } from './store/relay-stats';
 export { RelayMetrics } from './metrics/relay.metrics';
 export { RelayHealthIndicator } from './health/relay.health-indicator';
 export { RelayStatsService } from './health/relay-stats.service';

@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { Registry } from 'prom-client';
@@ -14,7 +14,7 @@ const base: RelayModuleOptions = {
 };
 
 describe('RelayModule options', () => {
-  it('applies the documented defaults', () => {
+  it('applies the documented defaults when only the required options are given', () => {
     const o = resolveRelayOptions(base);
     expect(o).toMatchObject({
       schema: 'public',
@@ -28,7 +28,7 @@ describe('RelayModule options', () => {
       maxAttempts: 10,
       crashLoopThreshold: 3,
       listenChannel: 'nest_outbox',
-      backoff: { baseMs: 500, capMs: 30_000, jitter: 'equal' },
+      backoff: { baseMs: 500, capMs: 30_000 },
       retention: { mode: 'delete', batchSize: 1000 },
     });
   });
@@ -55,7 +55,7 @@ describe('RelayModule options', () => {
     expect(() => resolveRelayOptions({ ...base, routing: { routes } })).toThrow(/routing\.routes/);
   });
 
-  it('routes by the event topic first, then by aggregate type, then to the default', () => {
+  it('routes an event by its own topic first, then by its aggregate type, then to the default', () => {
     const { router } = resolveRelayOptions({
       ...base,
       routing: { defaultTopic: 'd', routes: 'order=orders, payment=payments' },
@@ -74,10 +74,23 @@ describe('RelayModule options', () => {
     [{ batchSize: 0 }, /option "batchSize" must be a positive integer/],
     [{ backoff: { baseMs: 1000, capMs: 10 } }, /backoff\.capMs/],
     [{ kafka: undefined }, /option "kafka" is required/],
-    [{ recordEncoder: 'fast' }, /option "recordEncoder" must be "relay" or "kafkajs"/],
-  ] as [Partial<RelayModuleOptions>, RegExp][])('refuses %p', (patch, message) => {
-    expect(() => resolveRelayOptions({ ...base, ...patch })).toThrow(message);
-  });
+    [{ recordEncoder: 'fast' }, /option "recordEncoder" must be one of "relay", "kafkajs"/],
+    [{ backoff: { jitter: 'full' } }, /option "backoff.jitter" is no longer an option.*remove it/],
+    [
+      { polling: { minMs: 500, maxMs: 100 } },
+      /option "polling.maxMs" \(100\) must be >= polling.minMs/,
+    ],
+    [
+      { retention: { mode: 'truncate' } },
+      /option "retention.mode" must be one of "delete", "archive"/,
+    ],
+    [{ autoStart: 'yes' }, /option "autoStart" must be true or false/],
+  ] as [Partial<RelayModuleOptions>, RegExp][])(
+    'refuses %p with an error naming the option and the fix',
+    (patch, message) => {
+      expect(() => resolveRelayOptions({ ...base, ...patch })).toThrow(message);
+    },
+  );
 });
 
 describe('RelayModule registration', () => {
@@ -88,14 +101,14 @@ describe('RelayModule registration', () => {
     return { options, registry, ref };
   };
 
-  it('forRoot reads the options back and creates a registry of its own (not the global one)', async () => {
+  it('reads the options back from forRoot and creates a metrics registry of its own (not the global one)', async () => {
     const { options, registry } = await read([RelayModule.forRoot({ ...base, batchSize: 7 })]);
     expect(options.batchSize).toBe(7);
     expect(registry).toBeInstanceOf(Registry);
     expect(registry.getSingleMetric('nest_outbox_relay_published_total')).toBeDefined();
   });
 
-  it('forRoot uses the registry given by option', async () => {
+  it('uses the metrics registry given by option to forRoot', async () => {
     const mine = new Registry();
     const { registry } = await read([
       RelayModule.forRoot({ ...base, metrics: { registry: mine } }),
@@ -103,33 +116,49 @@ describe('RelayModule registration', () => {
     expect(registry).toBe(mine);
   });
 
-  it('forRootAsync with useFactory and inject', async () => {
+  const SETTINGS = Symbol('settings');
+
+  @Module({
+    providers: [{ provide: SETTINGS, useValue: { table: 'events' } }],
+    exports: [SETTINGS],
+  })
+  class SettingsModule {}
+
+  it('reads the options back from forRootAsync with a useFactory that injects a provider of an imported module', async () => {
     const { options } = await read([
-      RelayModule.forRootAsync({ useFactory: () => ({ ...base, table: 'events' }) }),
+      RelayModule.forRootAsync({
+        imports: [SettingsModule],
+        inject: [SETTINGS],
+        useFactory: (settings: { table: string }) => ({ ...base, table: settings.table }),
+      }),
     ]);
     expect(options.table).toBe('events');
   });
 
   @Injectable()
   class RelayConfig {
+    constructor(@Inject(SETTINGS) private readonly settings: { table: string }) {}
+
     createRelayOptions(): RelayModuleOptions {
-      return { ...base, schema: 'app' };
+      return { ...base, schema: 'app', table: this.settings.table };
     }
   }
 
-  @Module({ providers: [RelayConfig], exports: [RelayConfig] })
+  @Module({ imports: [SettingsModule], providers: [RelayConfig], exports: [RelayConfig] })
   class ConfigModule {}
 
-  it('forRootAsync with useClass', async () => {
-    const { options } = await read([RelayModule.forRootAsync({ useClass: RelayConfig })]);
-    expect(options.schema).toBe('app');
+  it('reads the options back from forRootAsync with useClass', async () => {
+    const { options } = await read([
+      RelayModule.forRootAsync({ imports: [SettingsModule], useClass: RelayConfig }),
+    ]);
+    expect(options).toMatchObject({ schema: 'app', table: 'events' });
   });
 
-  it('forRootAsync with useExisting', async () => {
+  it('reads the options back from forRootAsync with useExisting', async () => {
     const { options } = await read([
       RelayModule.forRootAsync({ imports: [ConfigModule], useExisting: RelayConfig }),
     ]);
-    expect(options.schema).toBe('app');
+    expect(options).toMatchObject({ schema: 'app', table: 'events' });
   });
 
   it('refuses inconsistent options when the module is created', async () => {

@@ -2,12 +2,15 @@ import { Module, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { Pool } from 'pg';
 import { Registry } from 'prom-client';
+import { RelayClaimer } from './claim/relay.claimer';
 import { RelayHealthIndicator } from './health/relay.health-indicator';
 import { RelayStatsService } from './health/relay-stats.service';
 import { HousekeepingService } from './housekeeping/housekeeping.service';
 import { RelayLoop } from './loop/relay.loop';
 import { RelayMetrics } from './metrics/relay.metrics';
 import { RelayOperatorService } from './operator/relay-operator.service';
+import { OutcomeRecorder } from './outcome/outcome.recorder';
+import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
 import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
 import { KafkaPublisher } from './publisher/kafka.publisher';
@@ -19,6 +22,7 @@ import {
   RELAY_PUBLISHER,
 } from './relay.constants';
 import { RELAY_MODULE_OPTIONS, RelayConfigurableModule } from './relay.module-definition';
+import { RelayStore } from './store/relay.store';
 
 const providers: Provider[] = [
   {
@@ -46,10 +50,15 @@ const providers: Provider[] = [
   {
     provide: RELAY_PUBLISHER,
     useFactory: (o: ResolvedRelayOptions) =>
-      o.raw.publisher ?? new KafkaPublisher(o.raw.kafka!, o.raw.producer, o.recordEncoder),
+      o.raw.publisher ??
+      new KafkaPublisher(o.raw.kafka!, o.raw.producer, o.recordEncoder, o.raw.hooks?.onEncoded),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,
+  RelayStore,
+  RelayClaimer,
+  OutcomeRecorder,
+  BatchProcessor,
   RelayLoop,
   RelayStatsService,
   RelayHealthIndicator,

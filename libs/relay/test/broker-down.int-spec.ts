@@ -1,62 +1,48 @@
 import {
   consumeUntil,
-  createTopics,
   startPrivateKafka,
   uniqueTopic,
   waitFor,
   type PrivateKafka,
-  type TestSchema,
 } from '@test/support';
-import type { TestingModule } from '@nestjs/testing';
 import { logLevel } from 'kafkajs';
 import { RelayHealthIndicator } from '../src/health/relay.health-indicator';
-import {
-  TestProducer,
-  checkDelivery,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { checkDelivery, useRelayFixture } from './relay-test.fixture';
 
 describe('Broker stopped for longer than the backoff cap, then restarted (private Kafka + real PostgreSQL)', () => {
-  let schema: TestSchema;
   let kafka: PrivateKafka;
-  let relay: TestingModule | undefined;
   const topic = uniqueTopic('relay-down');
 
   beforeAll(async () => {
-    [schema, kafka] = await Promise.all([createRelaySchema('relay_down'), startPrivateKafka()]);
-    await createTopics([topic], kafka.brokers);
+    kafka = await startPrivateKafka();
   }, 120_000);
-
+  // Between the broker's hooks (jest runs them in declaration order): the broker is up
+  // before the fixture makes its topics, and its relays are closed before the broker goes.
+  const fixture = useRelayFixture('relay_down', { topics: [topic], brokers: () => kafka.brokers });
   afterAll(async () => {
-    await relay?.close();
     await kafka?.destroy();
-    await schema?.drop();
   });
 
   it('backs off without a hot loop, reports health down then up, and loses nothing', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     await producer.writeMany(100, 5, 20);
-    relay = await startRelay(
-      testRelayOptions(schema.name, {
-        kafka: {
-          clientId: 'relay-down',
-          brokers: kafka.brokers,
-          logLevel: logLevel.NOTHING,
-          connectionTimeout: 500,
-          requestTimeout: 1000,
-        },
-        routing: { defaultTopic: topic },
-        leaseMs: 4000,
-        publishTimeoutMs: 1500,
-        backoff: { baseMs: 100, capMs: 800 },
-        maxAttempts: 1000,
-      }),
-    );
+    const relay = await scene.start({
+      kafka: {
+        clientId: 'relay-down',
+        brokers: kafka.brokers,
+        logLevel: logLevel.NOTHING,
+        connectionTimeout: 500,
+        requestTimeout: 1000,
+      },
+      routing: { defaultTopic: topic },
+      leaseMs: 4000,
+      publishTimeoutMs: 1500,
+      backoff: { baseMs: 100, capMs: 800 },
+      maxAttempts: 1000,
+    });
     const health = relay.get(RelayHealthIndicator);
-    await waitFor('first drain', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    await waitFor('first drain', async () => (await scene.pending()) === 0);
     expect((await health.isHealthy('relay')).relay.status).toBe('up');
 
     await kafka.stop();
@@ -80,11 +66,9 @@ describe('Broker stopped for longer than the backoff cap, then restarted (privat
     expect(rows[0]!.attempts).toBeLessThanOrEqual(5 * (Math.ceil(elapsed / 400) + 3)); // only heads are attempted
 
     await kafka.start();
-    await waitFor(
-      'drain after restart',
-      async () => (await pendingCount(schema.pool, schema.name)) === 0,
-      { timeoutMs: 60_000 },
-    );
+    await waitFor('drain after restart', async () => (await scene.pending()) === 0, {
+      timeoutMs: 60_000,
+    });
     await waitFor(
       'health up again',
       async () => (await health.isHealthy('relay')).relay.status === 'up',

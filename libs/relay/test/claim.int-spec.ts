@@ -1,8 +1,9 @@
 import type { PoolClient } from 'pg';
 import type { TestSchema } from '@test/support';
-import { PgRelayStore, type ClaimSettings } from '../src/store/pg-relay.store';
-import type { ClaimedBatch } from '../src/store/relay-row';
-import { createRelaySchema } from './relay-test.fixture';
+import { RelayClaimer } from '../src/claim/relay.claimer';
+import type { ClaimedBatch, ClaimSettings } from '../src/claim/claimed-batch';
+import { RelayStore } from '../src/store/relay.store';
+import { useRelayFixture, type RelayScene } from './relay-test.fixture';
 
 /** `perKey` events for each of `keys` aggregates, interleaved in id order (k0, k1, ..., k0, ...). */
 async function fillInterleaved(schema: TestSchema, keys: number, perKey: number, prefix = 'k') {
@@ -33,26 +34,42 @@ function runs(batch: ClaimedBatch): Map<string, number[]> {
   return map;
 }
 
+/** One relay's claimer and store on the test schema. */
+interface TestRelay {
+  readonly claimer: RelayClaimer;
+  readonly store: RelayStore;
+}
+
 describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
+  const fixture = useRelayFixture('relay_claim');
+  let scene: RelayScene;
   let schema: TestSchema;
-  let a: PgRelayStore;
-  let b: PgRelayStore;
+  let a: TestRelay;
+  let b: TestRelay;
 
+  const relay = (relayId: string, synchronousCommit = true): TestRelay => {
+    const options = { schema: schema.name, table: 'outbox', relayId, synchronousCommit };
+    return {
+      claimer: new RelayClaimer(schema.pool, options),
+      store: new RelayStore(schema.pool, options),
+    };
+  };
+
+  // A schema per test: claims depend on everything pending in the outbox.
   beforeEach(async () => {
-    schema = await createRelaySchema('relay_claim');
-    a = new PgRelayStore(schema.pool, { schema: schema.name, table: 'outbox' }, 'relay-a');
-    b = new PgRelayStore(schema.pool, { schema: schema.name, table: 'outbox' }, 'relay-b');
+    scene = await fixture.newScene('relay_claim_case');
+    schema = scene.schema;
+    a = relay('relay-a');
+    b = relay('relay-b');
   });
 
-  afterEach(async () => {
-    await schema.drop();
-  });
+  afterEach(() => scene.close());
 
   it('Given 1,000 interleaved aggregates, when two relays claim, then they lease disjoint aggregates, each a contiguous run from its head, and both get a full batch', async () => {
     await fillInterleaved(schema, 1000, 5);
 
-    const first = await a.claim(settings(100, 5));
-    const second = await b.claim(settings(100, 5));
+    const first = await a.claimer.claim(settings(100, 5));
+    const second = await b.claimer.claim(settings(100, 5));
 
     expect(first.rows).toHaveLength(100);
     expect(second.rows).toHaveLength(100);
@@ -72,7 +89,7 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
       `UPDATE "${schema.name}".outbox SET next_attempt_at = now() + interval '1 hour' WHERE aggregate_version = 3`,
     );
 
-    const batch = await a.claim(settings(100, 100));
+    const batch = await a.claimer.claim(settings(100, 100));
 
     expect([...runs(batch).values()]).toEqual([[1, 2]]);
   });
@@ -80,25 +97,25 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
   it('Given a run leased by another relay, when a second relay claims, then it takes nothing of that aggregate; once the lease expires it takes the rest from the head', async () => {
     await fillInterleaved(schema, 1, 10);
 
-    const first = await a.claim({ ...settings(4, 4), leaseMs: 1500 });
-    const blocked = await b.claim(settings(100, 100));
+    const first = await a.claimer.claim({ ...settings(4, 4), leaseMs: 1500 });
+    const blocked = await b.claimer.claim(settings(100, 100));
     expect([...runs(first).values()]).toEqual([[1, 2, 3, 4]]);
     expect(blocked.rows).toHaveLength(0);
 
     await schema.pool.query(
       `UPDATE "${schema.name}".outbox SET lease_expires_at = now() - interval '1 second' WHERE lease_owner LIKE 'relay-a:%'`,
     );
-    const after = await b.claim(settings(100, 100));
+    const after = await b.claimer.claim(settings(100, 100));
     expect([...runs(after).values()]).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]);
   });
 
   it('Given 10,000 pending events on one key whose head is leased, when another relay claims, then it gets the aggregates behind that backlog and none of the hot key', async () => {
     await fillInterleaved(schema, 1, 10_000, 'hot');
     await fillInterleaved(schema, 50, 2, 'cold');
-    const hot = await a.claim(settings(100, 100));
+    const hot = await a.claimer.claim(settings(100, 100));
     expect([...runs(hot).keys()]).toEqual(['hot0']);
 
-    const other = await b.claim(settings(1000, 100));
+    const other = await b.claimer.claim(settings(1000, 100));
 
     expect(other.rows).toHaveLength(100);
     const taken = runs(other);
@@ -113,14 +130,14 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
       await schema.pool.query(`TRUNCATE "${schema.name}".outbox`);
       await fillInterleaved(schema, 1, backlog, 'hot');
       await fillInterleaved(schema, 50, 2, 'cold');
-      await a.claim(settings(100, 100));
+      await a.claimer.claim(settings(100, 100));
       const timings: number[] = [];
       for (let i = 0; i < 5; i++) {
         const startedAt = process.hrtime.bigint();
-        const batch = await b.claim(settings(1000, 100));
+        const batch = await b.claimer.claim(settings(1000, 100));
         timings.push(Number(process.hrtime.bigint() - startedAt) / 1e6);
         expect(batch.rows).toHaveLength(100);
-        await b.release(
+        await b.store.release(
           batch.leaseToken,
           batch.rows.map((r) => ({ id: r.id, started: true })),
         );
@@ -142,7 +159,7 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
     );
     await fillInterleaved(schema, 5, 3, 'fresh');
 
-    const batch = await a.claim(settings(1000, 100));
+    const batch = await a.claimer.claim(settings(1000, 100));
 
     expect([...runs(batch).keys()].sort()).toEqual([
       'fresh0',
@@ -157,12 +174,12 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
   it('Given more aggregates behind a blocked backlog than one skip scan reads, when a relay claims again and again, then the scans take turns and every aggregate is claimed', async () => {
     await fillInterleaved(schema, 1, 50, 'hot');
     await fillInterleaved(schema, 7, 1, 'cold');
-    await a.claim(settings(5, 5));
+    await a.claimer.claim(settings(5, 5));
     const small = { ...settings(100, 100), windowRows: 10, scanAggregates: 3 };
 
     const claimed = new Set<string>();
     for (let i = 0; i < 5; i++) {
-      const batch = await b.claim(small);
+      const batch = await b.claimer.claim(small);
       for (const key of runs(batch).keys()) claimed.add(key);
     }
 
@@ -180,7 +197,7 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
   it('Given the default bookkeeping mode, when a relay claims and marks, then both transactions commit with synchronous_commit off, and with synchronousCommit true they wait for the flush', async () => {
     await fillInterleaved(schema, 2, 2);
     /** The synchronous_commit each relay transaction ran with, read back inside it. */
-    const modes = async (store: PgRelayStore) => {
+    const modes = async ({ claimer, store }: TestRelay) => {
       const seen: string[] = [];
       const wrappedClients = new WeakSet<object>();
       const connect = schema.pool.connect.bind(schema.pool);
@@ -213,7 +230,7 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
         return undefined;
       }) as never);
       try {
-        const batch = await store.claim(settings(2, 2));
+        const batch = await claimer.claim(settings(2, 2));
         await store.mark(
           batch.leaseToken,
           batch.rows.map((r, i) => ({ id: r.id, partition: 0, offset: String(i) })),
@@ -223,18 +240,8 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
       }
       return seen;
     };
-    const relaxed = new PgRelayStore(
-      schema.pool,
-      { schema: schema.name, table: 'outbox' },
-      'r',
-      false,
-    );
-    const durable = new PgRelayStore(
-      schema.pool,
-      { schema: schema.name, table: 'outbox' },
-      'd',
-      true,
-    );
+    const relaxed = relay('r', false);
+    const durable = relay('d', true);
 
     expect(await modes(relaxed)).toEqual(['off', 'off']);
     expect(await modes(durable)).toEqual(['on']);

@@ -1,31 +1,15 @@
-import {
-  consumeUntil,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-  type TsChild,
-} from '@test/support';
-import { spawnRelay, waitForExit } from './child-relay.fixture';
-import { TestProducer, createRelaySchema, pendingCount } from './relay-test.fixture';
+import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
+import { waitForExit } from './relay-child.support';
+import { useRelayFixture } from './relay-test.fixture';
 
 describe('An event whose publish keeps killing the relay (real child processes, PostgreSQL + Kafka)', () => {
-  let schema: TestSchema;
-  const children: TsChild[] = [];
   const topic = uniqueTopic('relay-crash');
+  const fixture = useRelayFixture('relay_crash', { topics: [topic] });
+  const routing = { defaultTopic: topic };
 
-  beforeAll(async () => {
-    schema = await createRelaySchema('relay_crash');
-    await createTopics([topic]);
-  });
-
-  afterAll(async () => {
-    for (const child of children) await child.kill();
-    await schema.drop();
-  });
-
-  it('is detected from publishes started and never finished and parked as a crash loop, while its neighbours in the fatal batches are delivered', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+  it('parks an event as a crash loop when its publishes keep starting and never finishing, and delivers its neighbours in the fatal batches', async () => {
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     await producer.writeMany(60, 6, 30);
     const [killer] = await producer.write([{ aggregateId: 'k2' }]);
     const [behind] = await producer.write([{ aggregateId: 'k2' }]);
@@ -38,18 +22,17 @@ describe('An event whose publish keeps killing the relay (real child processes, 
         [killer],
       );
       if (rows[0]!.parked) break;
-      const child = await spawnRelay(schema.name, topic, {
-        RELAY_FAULT: 'before-send',
-        RELAY_FAULT_EVENT: killer!,
-      });
-      children.push(child);
+      const child = await scene.spawn(
+        { routing },
+        { RELAY_FAULT: 'before-send', RELAY_FAULT_EVENT: killer! },
+      );
       // Either it dies on the killer, or (once parked) it drains and we stop it.
       await waitFor(
         'child died or outbox settled',
         async () =>
           child.process.exitCode !== null ||
           child.process.signalCode !== null ||
-          (await pendingCount(schema.pool, schema.name)) <= 2,
+          (await scene.pending()) <= 2,
         { timeoutMs: 60_000 },
       );
       if (child.process.signalCode === 'SIGKILL') {
@@ -70,11 +53,10 @@ describe('An event whose publish keeps killing the relay (real child processes, 
     expect(crashes).toBe(3);
 
     // Everything else reaches Kafka; only the killer's own aggregate waits behind it.
-    const survivor = await spawnRelay(schema.name, topic);
-    children.push(survivor);
+    const survivor = await scene.spawn({ routing });
     await waitFor(
       'all but the blocked aggregate drained',
-      async () => (await pendingCount(schema.pool, schema.name)) === 2,
+      async () => (await scene.pending()) === 2,
     );
     await survivor.stop(20_000);
     const others = producer.written.filter((e) => e.eventId !== killer && e.eventId !== behind);

@@ -1,37 +1,18 @@
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
-import { consumeUntil, createTopics, uniqueTopic, waitFor, type TestSchema } from '@test/support';
-import type { TestingModule } from '@nestjs/testing';
+import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import { RelayLoop } from '../src/loop/relay.loop';
-import {
-  TestProducer,
-  checkDelivery,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { RelayMetrics } from '../src/metrics/relay.metrics';
+import { checkDelivery, useRelayFixture } from './relay-test.fixture';
 
 describe('Relay delivery (real PostgreSQL + Kafka)', () => {
-  let schema: TestSchema;
-  let producer: TestProducer;
-  let relay: TestingModule | undefined;
   const topic = uniqueTopic('relay-delivery');
   const routed = uniqueTopic('relay-routed');
   const own = uniqueTopic('relay-own');
-  const wakeup = new OutboxWakeup();
-
-  beforeAll(async () => {
-    schema = await createRelaySchema('relay_delivery');
-    producer = new TestProducer(schema.pool, schema.name);
-    await createTopics([topic, routed, own]);
-  });
-
-  afterAll(async () => {
-    await relay?.close();
-    await schema.drop();
-  });
+  const fixture = useRelayFixture('relay_delivery', { topics: [topic, routed, own] });
 
   it('publishes every recorded event with key = aggregate_id, the contract headers and the exact payload bytes, in aggregate_version order per key', async () => {
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     await producer.writeMany(3000, 40, 250);
     const [oddPayload] = await producer.write([
       {
@@ -46,19 +27,13 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
     ]);
     const before = Date.now();
 
-    relay = await startRelay(
-      testRelayOptions(schema.name, {
-        routing: { defaultTopic: topic, routes: `invoice=${routed}` },
-        batchSize: 500,
-        polling: { minMs: 20, maxMs: 5000 },
-      }),
-      [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
-    );
-    await waitFor(
-      'outbox drained',
-      async () => (await pendingCount(schema.pool, schema.name)) === 0,
-      { timeoutMs: 60_000 },
-    );
+    await scene.start({
+      routing: { defaultTopic: topic, routes: `invoice=${routed}` },
+      batchSize: 500,
+    });
+    await waitFor('outbox drained', async () => (await scene.pending()) === 0, {
+      timeoutMs: 60_000,
+    });
 
     const thingRecords = await consumeUntil([topic], (r) => r.length >= 3001, {
       timeoutMs: 30_000,
@@ -105,15 +80,29 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
       expect(`${row.kafka_partition}/${row.kafka_offset}`).toBe(where.get(row.event_id));
   });
 
-  it('publishes at once on the in-process after-commit signal instead of waiting for the next poll', async () => {
-    const loop = relay!.get(RelayLoop);
-    // Let the idle delay grow towards its 5 s maximum.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const published = loop.totals.published;
-    const [id] = await producer.write([{ aggregateId: 'k-wake' }]);
+  it('publishes at once on the in-process after-commit signal, long before its next poll', async () => {
+    // Polls 20 to 40 s apart and no LISTEN: within 5 s only the in-memory wake-up can publish.
+    const scene = await fixture.newScene('relay_wakeup');
+    const wakeup = new OutboxWakeup();
+    const relay = await scene.start(
+      {
+        routing: { defaultTopic: topic },
+        polling: { minMs: 40_000, maxMs: 40_000 },
+        listen: false,
+      },
+      [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
+    );
+    const loop = relay.get(RelayLoop);
+    const claims = async () =>
+      (await relay.get(RelayMetrics).claimSeconds.get()).values.find((v) =>
+        v.metricName?.endsWith('_count'),
+      )?.value ?? 0;
+    // Its first claim found nothing: from now on it waits for its next poll or a wake-up.
+    await waitFor('the first, empty claim', async () => (await claims()) >= 1);
+    const [id] = await scene.producer.write([{ aggregateId: 'k-wake' }]);
     const start = Date.now();
     wakeup.signal();
-    await waitFor('woken publish', () => loop.totals.published > published, {
+    await waitFor('the woken publish', () => loop.totals.published === 1, {
       timeoutMs: 5000,
       intervalMs: 5,
     });

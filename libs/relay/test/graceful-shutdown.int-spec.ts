@@ -1,26 +1,9 @@
-import {
-  DATABASE_URL,
-  KAFKA_BROKERS,
-  consumeUntil,
-  createTopics,
-  spawnTs,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-  type TsChild,
-} from '@test/support';
-import type { TestingModule } from '@nestjs/testing';
+import { KAFKA_BROKERS, consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import { logLevel } from 'kafkajs';
+import type { RelayModuleOptions } from '../src/options/relay-options.interface';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
 import { RecordingPublisher } from './recording.publisher';
-import {
-  TestProducer,
-  checkDelivery,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { TestProducer, checkDelivery, useRelayFixture } from './relay-test.fixture';
 
 interface LeaseRow {
   id: string;
@@ -29,35 +12,18 @@ interface LeaseRow {
 }
 
 describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
-  let schema: TestSchema;
-  const apps: TestingModule[] = [];
-  const children: TsChild[] = [];
   const topic = uniqueTopic('relay-shutdown');
-
-  beforeAll(async () => {
-    schema = await createRelaySchema('relay_shutdown');
-    await createTopics([topic]);
-  });
-
-  afterAll(async () => {
-    for (const child of children) await child.kill();
-    for (const app of apps) await app.close();
-    await schema.drop();
-  });
+  const fixture = useRelayFixture('relay_shutdown', { topics: [topic] });
 
   /** A failed test must not leave its relays running into the next one. */
   beforeEach(async () => {
-    for (const app of [...apps]) await close(app);
-    await schema.pool.query(`DELETE FROM "${schema.name}".outbox`);
+    await fixture.scene.stopAll();
+    await fixture.scene.schema.pool.query(`DELETE FROM "${fixture.scene.schema.name}".outbox`);
   });
-
-  async function close(app: TestingModule): Promise<void> {
-    apps.splice(apps.indexOf(app), 1);
-    await app.close();
-  }
 
   /** Unpublished rows whose lease is still running. */
   async function stillLeased(): Promise<LeaseRow[]> {
+    const { schema } = fixture.scene;
     const { rows } = await schema.pool.query<LeaseRow>(
       `SELECT id::text, lease_owner, lease_expires_at FROM "${schema.name}".outbox
         WHERE published_at IS NULL AND skipped_at IS NULL
@@ -70,54 +36,45 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
   async function slowRelay(
     relayId: string,
     delayMs: number,
-    overrides: Parameters<typeof testRelayOptions>[1],
+    overrides: Partial<RelayModuleOptions>,
   ) {
     const publisher = new RecordingPublisher(
       new KafkaPublisher({ clientId: relayId, brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }),
     );
     publisher.delayMs = delayMs;
-    const app = await startRelay(
-      testRelayOptions(schema.name, {
-        relayId,
-        routing: { defaultTopic: topic },
-        publisher,
-        ...overrides,
-      }),
-    );
-    apps.push(app);
+    const app = await fixture.scene.start({
+      relayId,
+      routing: { defaultTopic: topic },
+      publisher,
+      ...overrides,
+    });
     return { app, publisher };
   }
 
   it('Given a relay process mid-drain, when it gets SIGTERM, then it stops within its deadline, leaves no row leased, and a second relay finishes the drain well before the lease would expire, nothing lost, order per key intact', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema } = scene;
+    const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     await producer.writeMany(600, 20, 100, 'term');
     const leaseMs = 20_000;
     const shutdownTimeoutMs = 500;
-    const child = spawnTs('libs/relay/test/shutdown-relay-child.ts', {
-      DATABASE_URL,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      OUTBOX_SCHEMA: schema.name,
-      OUTBOX_TABLE: 'outbox',
-      RELAY_ID: 'sigterm-child',
-      RELAY_DEFAULT_TOPIC: topic,
-      RELAY_BATCH_SIZE: '100',
-      RELAY_LEASE_MS: String(leaseMs),
-      RELAY_PUBLISH_TIMEOUT_MS: '2000',
-      RELAY_POLL_MIN_MS: '20',
-      RELAY_POLL_MAX_MS: '200',
-      RELAY_RETENTION_MS: '0',
-      RELAY_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
-      // About 5 records per request and 100 ms per request: a batch takes about 2 s.
-      RELAY_MAX_REQUEST_BYTES: '2000',
-      RELAY_PUBLISH_DELAY_MS: '100',
-    });
-    children.push(child);
-    await child.waitForOutput('RELAY READY', 60_000);
-    await waitFor(
-      'the child to be mid-drain',
-      async () => (await pendingCount(schema.pool, schema.name)) <= 570,
-      { timeoutMs: 30_000, intervalMs: 20 },
+    const child = await scene.spawn(
+      {
+        relayId: 'sigterm-child',
+        routing: { defaultTopic: topic },
+        batchSize: 100,
+        leaseMs,
+        publishTimeoutMs: 2000,
+        shutdownTimeoutMs,
+        // About 5 records per request and 100 ms per request: a batch takes about 2 s.
+        maxRequestBytes: 2000,
+      },
+      { RELAY_PUBLISH_DELAY_MS: '100' },
     );
+    await waitFor('the child to be mid-drain', async () => (await scene.pending()) <= 570, {
+      timeoutMs: 30_000,
+      intervalMs: 20,
+    });
     const leasedBefore = await stillLeased();
     expect(leasedBefore.length).toBeGreaterThan(0);
 
@@ -140,22 +97,21 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
         WHERE published_at IS NULL AND lease_owner LIKE 'sigterm-child:%'`,
     );
     expect(handedBack[0]!.n).toBeGreaterThan(0); // it really was mid-batch
-    const left = await pendingCount(schema.pool, schema.name);
+    const left = await scene.pending();
     expect(left).toBeGreaterThan(0);
 
     const restart = Date.now();
-    const next = await startRelay(
-      testRelayOptions(schema.name, {
-        relayId: 'after-sigterm',
-        routing: { defaultTopic: topic },
-        leaseMs,
-      }),
-    );
-    apps.push(next);
+    const next = await scene.start({
+      relayId: 'after-sigterm',
+      routing: { defaultTopic: topic },
+      leaseMs,
+    });
     await waitFor(
       'the second relay to finish the drain',
-      async () => (await pendingCount(schema.pool, schema.name)) === 0,
-      { timeoutMs: leaseMs - 5000 },
+      async () => (await scene.pending()) === 0,
+      {
+        timeoutMs: leaseMs - 5000,
+      },
     );
     expect(Date.now() - restart).toBeLessThan(leaseMs / 4);
     const records = await consumeUntil(
@@ -166,11 +122,13 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const report = checkDelivery(records, producer.written);
     expect(report.missing).toEqual([]);
     expect(report.orderViolations).toEqual([]);
-    await close(next);
+    await scene.stop(next);
   }, 120_000);
 
   it('Given a relay in the middle of a batch, when the app closes with time left before the deadline, then it finishes the batch being sent, hands back the batch claimed ahead unsent, claims nothing more and leaves no lease', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema } = scene;
+    const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     await producer.writeMany(200, 5, 100, 'finish');
     const written = producer.written.map((w) => w.eventId);
     const claims: string[][] = [];
@@ -191,7 +149,7 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
       intervalMs: 10,
     });
     const closing = Date.now();
-    await close(app);
+    await scene.stop(app);
     const took = Date.now() - closing;
     expect(took).toBeLessThan(10_000);
     const firstClaim = claims[0]!;
@@ -216,16 +174,15 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     expect(publisher.attempts.every((a) => firstClaim.includes(a.eventIds[0]!))).toBe(true);
     expect(publisher.attempts.every((a) => a.error === undefined)).toBe(true);
 
-    const next = await startRelay(
-      testRelayOptions(schema.name, { relayId: 'finish-next', routing: { defaultTopic: topic } }),
-    );
-    apps.push(next);
-    await waitFor('drain', async () => (await pendingCount(schema.pool, schema.name)) === 0);
-    await close(next);
+    const next = await scene.start({ relayId: 'finish-next', routing: { defaultTopic: topic } });
+    await waitFor('drain', async () => (await scene.pending()) === 0);
+    await scene.stop(next);
   }, 60_000);
 
   it('Given a slow broker, when a batch needs several requests, then no publish starts with less lease left than the publish timeout, the rest is handed back and delivered later', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema } = scene;
+    const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const ids = await producer.write(
       Array.from({ length: 8 }, () => ({ aggregateId: 'lease-left' })),
     );
@@ -255,7 +212,7 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
       },
       { timeoutMs: 40_000 },
     );
-    await close(app);
+    await scene.stop(app);
     // The lease deadline of a batch is at most its after-claim time + leaseMs.
     for (const attempt of publisher.attempts) {
       const claim = Math.max(...claimedAt.filter((t) => t <= attempt.start));

@@ -1,40 +1,26 @@
-import { consumeUntil, createTopics, uniqueTopic, waitFor, type TestSchema } from '@test/support';
+import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import type { TestingModule } from '@nestjs/testing';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service';
 import { RelayOperatorService } from '../src/operator/relay-operator.service';
-import {
-  TestProducer,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { useRelayFixture } from './relay-test.fixture';
 
 describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
-  let schema: TestSchema;
-  let relay: TestingModule;
   const topic = uniqueTopic('relay-housekeeping');
+  const fixture = useRelayFixture('relay_housekeeping', { topics: [topic] });
+  let relay: TestingModule;
 
   beforeAll(async () => {
-    schema = await createRelaySchema('relay_housekeeping');
-    await createTopics([topic]);
-    relay = await startRelay(
-      testRelayOptions(schema.name, {
-        routing: { defaultTopic: topic },
-        retention: { publishedMs: 60_000, mode: 'archive', batchSize: 7, intervalMs: 3_600_000 },
-      }),
-    );
+    relay = await fixture.scene.start({
+      routing: { defaultTopic: topic },
+      retention: { publishedMs: 60_000, mode: 'archive', batchSize: 7, intervalMs: 3_600_000 },
+    });
   });
 
-  afterAll(async () => {
-    await relay.close();
-    await schema.drop();
-  });
-
-  it('republishes a published aggregate range in order when an operator asks, recorded in the audit table', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+  it('republishes a published aggregate range in order when an operator asks, and records it in the audit table', async () => {
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     const ids = await producer.write(Array.from({ length: 5 }, () => ({ aggregateId: 'replay' })));
-    await waitFor('published', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    await waitFor('published', async () => (await scene.pending()) === 0);
     const outcome = await relay
       .get(RelayOperatorService)
       .republish(
@@ -53,9 +39,10 @@ describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
   });
 
   it('archives published rows older than the retention in small batches, leaving recent and unpublished rows', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     await producer.writeMany(30, 3, 10, 'old');
-    await waitFor('published', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    await waitFor('published', async () => (await scene.pending()) === 0);
     await schema.pool.query(
       `UPDATE "${schema.name}".outbox SET published_at = now() - interval '2 minutes' WHERE aggregate_id LIKE 'old%'`,
     );

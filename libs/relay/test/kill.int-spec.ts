@@ -1,43 +1,26 @@
-import {
-  consumeUntil,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-  type TsChild,
-} from '@test/support';
-import { faultIds, spawnRelay, waitForExit } from './child-relay.fixture';
-import { TestProducer, checkDelivery, createRelaySchema, pendingCount } from './relay-test.fixture';
+import { consumeUntil, createTopics, uniqueTopic, waitFor } from '@test/support';
+import { faultIds, waitForExit } from './relay-child.support';
+import { checkDelivery, useRelayFixture } from './relay-test.fixture';
 
 describe('Relay child process killed with SIGKILL (real PostgreSQL + Kafka)', () => {
-  const schemas: TestSchema[] = [];
-  const children: TsChild[] = [];
-
-  afterAll(async () => {
-    for (const child of children) await child.kill();
-    for (const schema of schemas) await schema.drop();
-  });
+  const fixture = useRelayFixture('relay_kill');
 
   it.each(['after-claim', 'after-send', 'during-mark'] as const)(
     'delivers every event in per-key order after a SIGKILL %s and a restart, duplicating only events unmarked at the kill',
     async (fault) => {
-      const schema = await createRelaySchema(`relay_kill_${fault.replace('-', '_')}`);
-      schemas.push(schema);
+      const scene = await fixture.newScene(`relay_kill_${fault.replace('-', '_')}`);
+      const { schema, producer } = scene;
       const topic = uniqueTopic(`relay-kill-${fault}`);
       await createTopics([topic]);
-      const producer = new TestProducer(schema.pool, schema.name);
       await producer.writeMany(600, 20, 50);
+      const routing = { defaultTopic: topic };
 
-      const doomed = await spawnRelay(schema.name, topic, {
-        RELAY_FAULT: fault,
-        RELAY_FAULT_BATCH: '2',
-      });
-      children.push(doomed);
+      const doomed = await scene.spawn({ routing }, { RELAY_FAULT: fault, RELAY_FAULT_BATCH: '2' });
       await waitForExit(doomed);
       expect(doomed.process.signalCode).toBe('SIGKILL');
       const killedBatch = new Set(faultIds(doomed));
       expect(killedBatch.size).toBeGreaterThan(0);
-      expect(await pendingCount(schema.pool, schema.name)).toBeGreaterThan(0);
+      expect(await scene.pending()).toBeGreaterThan(0);
       // Unmarked at the kill: the killed batch and the batch in flight with it (the loop
       // claims one batch ahead). Only these may be published twice.
       const unmarked = new Set(
@@ -48,15 +31,10 @@ describe('Relay child process killed with SIGKILL (real PostgreSQL + Kafka)', ()
         ).rows.map((r) => r.event_id),
       );
 
-      const survivor = await spawnRelay(schema.name, topic);
-      children.push(survivor);
-      await waitFor(
-        'outbox drained after restart',
-        async () => (await pendingCount(schema.pool, schema.name)) === 0,
-        {
-          timeoutMs: 60_000,
-        },
-      );
+      const survivor = await scene.spawn({ routing });
+      await waitFor('outbox drained after restart', async () => (await scene.pending()) === 0, {
+        timeoutMs: 60_000,
+      });
       // Graceful: Nest re-raises SIGTERM after its shutdown hooks ran (no SIGKILL fallback).
       await survivor.stop(20_000);
       expect(survivor.process.signalCode).toBe('SIGTERM');

@@ -1,63 +1,38 @@
-import { consumeUntil, createTopics, uniqueTopic, waitFor, type TestSchema } from '@test/support';
-import type { TestingModule } from '@nestjs/testing';
+import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import type { Registry } from 'prom-client';
 import { RelayLoop } from '../src/loop/relay.loop';
 import { RELAY_METRICS_REGISTRY } from '../src/relay.constants';
-import {
-  TestProducer,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { useRelayFixture } from './relay-test.fixture';
 
 describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
-  let schema: TestSchema;
-  const apps: TestingModule[] = [];
   const topic = uniqueTopic('relay-lease');
-
-  beforeAll(async () => {
-    schema = await createRelaySchema('relay_lease');
-    await createTopics([topic]);
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await schema.drop();
-  });
+  const fixture = useRelayFixture('relay_lease', { topics: [topic] });
 
   it('refuses the slow relay its mark once its lease expired ("lease lost"), while the event is still published, never lost', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     const ids = await producer.write(Array.from({ length: 10 }, () => ({ aggregateId: 'slow' })));
     let slowEntered = false;
-    const slow = await startRelay(
-      testRelayOptions(schema.name, {
-        relayId: 'slow',
-        routing: { defaultTopic: topic },
-        leaseMs: 1500,
-        publishTimeoutMs: 1000,
-        hooks: {
-          async onStage(stage) {
-            if (stage !== 'after-send' || slowEntered) return;
-            slowEntered = true;
-            // Acked by the broker, but the mark comes only after another relay took over.
-            await waitFor(
-              'the fast relay to mark the events',
-              async () => (await pendingCount(schema.pool, schema.name)) === 0,
-              {
-                timeoutMs: 30_000,
-              },
-            );
-          },
+    const slow = await scene.start({
+      relayId: 'slow',
+      routing: { defaultTopic: topic },
+      leaseMs: 1500,
+      publishTimeoutMs: 1000,
+      hooks: {
+        async onStage(stage) {
+          if (stage !== 'after-send' || slowEntered) return;
+          slowEntered = true;
+          // Acked by the broker, but the mark comes only after another relay took over.
+          await waitFor(
+            'the fast relay to mark the events',
+            async () => (await scene.pending()) === 0,
+            { timeoutMs: 30_000 },
+          );
         },
-      }),
-    );
-    apps.push(slow);
+      },
+    });
     await waitFor('slow relay in its publish', () => slowEntered);
-    const fast = await startRelay(
-      testRelayOptions(schema.name, { relayId: 'fast', routing: { defaultTopic: topic } }),
-    );
-    apps.push(fast);
+    const fast = await scene.start({ relayId: 'fast', routing: { defaultTopic: topic } });
 
     const slowLoop = slow.get(RelayLoop);
     await waitFor('slow relay to try its mark', () => slowLoop.totals.leaseLost > 0, {

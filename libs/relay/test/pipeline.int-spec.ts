@@ -1,19 +1,12 @@
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
-import { waitFor, type TestSchema } from '@test/support';
-import type { TestingModule } from '@nestjs/testing';
+import { waitFor } from '@test/support';
 import { RelayLoop } from '../src/loop/relay.loop';
 import type {
   PublishAck,
   PublishRecord,
   RelayPublisher,
 } from '../src/publisher/relay-publisher.interface';
-import {
-  TestProducer,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { useRelayFixture } from './relay-test.fixture';
 
 /** Acknowledges like the null publisher, but holds each publish until the test lets it go. */
 class GatedPublisher implements RelayPublisher {
@@ -56,30 +49,21 @@ class GatedPublisher implements RelayPublisher {
 }
 
 describe('Relay pipeline: claim ahead while a batch is being sent (real PostgreSQL)', () => {
-  let schema: TestSchema;
-  let relay: TestingModule | undefined;
   const publisher = new GatedPublisher();
   const wakeup = new OutboxWakeup();
-
-  beforeAll(async () => {
-    schema = await createRelaySchema('relay_pipeline');
-  });
-
-  afterAll(async () => {
-    publisher.releaseAll();
-    await relay?.close();
-    await schema.drop();
-  });
+  afterAll(() => publisher.releaseAll()); // before the fixture closes the relay
+  const fixture = useRelayFixture('relay_pipeline');
 
   it('Given a batch held in its send, when new events of another aggregate are signalled, then they are claimed at once, sent only after the held send, and never in the same flight as the held aggregate', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
-    relay = await startRelay(
-      testRelayOptions(schema.name, {
+    const { scene } = fixture;
+    const { schema, producer } = scene;
+    const relay = await scene.start(
+      {
         publisher,
         routing: { defaultTopic: 'unused' },
         polling: { minMs: 5000, maxMs: 5000 },
         listen: false,
-      }),
+      },
       [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
     );
     const loop = relay.get(RelayLoop);
@@ -111,11 +95,11 @@ describe('Relay pipeline: claim ahead while a batch is being sent (real PostgreS
     for (let i = 0; i < 20 && publisher.calls.length < 3; i++) {
       publisher.releaseAll();
       await waitFor('next send or drained', async () => {
-        return publisher.held > 0 || (await pendingCount(schema.pool, schema.name)) === 0;
+        return publisher.held > 0 || (await scene.pending()) === 0;
       });
     }
     publisher.releaseAll();
-    await waitFor('drained', async () => (await pendingCount(schema.pool, schema.name)) === 0);
+    await waitFor('drained', async () => (await scene.pending()) === 0);
 
     expect(publisher.maxConcurrent).toBe(1);
     // The held aggregate's third event was not in the claimed-ahead batch (its head was leased).

@@ -1,21 +1,8 @@
-import {
-  consumeUntil,
-  createTopics,
-  testKafka,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-} from '@test/support';
-import type { TestingModule } from '@nestjs/testing';
+import { consumeUntil, testKafka, uniqueTopic, waitFor } from '@test/support';
 import { ConfigResourceTypes } from 'kafkajs';
 import { RelayLoop } from '../src/loop/relay.loop';
 import { RelayOperatorService } from '../src/operator/relay-operator.service';
-import {
-  TestProducer,
-  createRelaySchema,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import { useRelayFixture } from './relay-test.fixture';
 
 interface Row {
   event_id: string;
@@ -26,32 +13,24 @@ interface Row {
 }
 
 describe('Poison events are parked, block only their own aggregate, and operators retry or skip them (real PostgreSQL + Kafka)', () => {
-  let schema: TestSchema;
-  let relay: TestingModule;
   const topic = uniqueTopic('relay-poison');
-
-  beforeAll(async () => {
-    schema = await createRelaySchema('relay_poison');
-    await createTopics([
+  const fixture = useRelayFixture('relay_poison', {
+    topics: [
       { topic, numPartitions: 2, configEntries: [{ name: 'max.message.bytes', value: '3000' }] },
-    ]);
-  });
-
-  afterAll(async () => {
-    await relay?.close();
-    await schema.drop();
+    ],
   });
 
   const row = async (eventId: string): Promise<Row> =>
     (
-      await schema.pool.query<Row>(
-        `SELECT event_id, published_at, parked_at, parked_reason, skipped_at FROM "${schema.name}".outbox WHERE event_id = $1`,
+      await fixture.scene.schema.pool.query<Row>(
+        `SELECT event_id, published_at, parked_at, parked_reason, skipped_at FROM "${fixture.scene.schema.name}".outbox WHERE event_id = $1`,
         [eventId],
       )
     ).rows[0]!;
 
   it('parks an oversize and an unknown-topic event with their reasons while other aggregates flow; retry-in-place after the fix and skip-with-reason both work and are recorded', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { scene } = fixture;
+    const { schema, producer } = scene;
     const [p1, big, p3, p4] = await producer.write([
       { aggregateId: 'poison' },
       { aggregateId: 'poison', payload: { blob: 'x'.repeat(6000) } },
@@ -63,13 +42,11 @@ describe('Poison events are parked, block only their own aggregate, and operator
       { aggregateId: 'lost' },
     ]);
     await producer.writeMany(200, 10, 20, 'ok');
-    relay = await startRelay(
-      testRelayOptions(schema.name, {
-        routing: { defaultTopic: topic },
-        batchSize: 100,
-        maxRequestBytes: 2500,
-      }),
-    );
+    const relay = await scene.start({
+      routing: { defaultTopic: topic },
+      batchSize: 100,
+      maxRequestBytes: 2500,
+    });
     const loop = relay.get(RelayLoop);
 
     await waitFor(

@@ -1,28 +1,20 @@
 import { connect } from 'node:net';
 import {
   consumeUntil,
-  createTopics,
   startPrivateKafka,
   uniqueTopic,
   waitFor,
   type PrivateKafka,
-  type TestSchema,
 } from '@test/support';
 import type { TestingModule } from '@nestjs/testing';
 import { logLevel, type KafkaConfig } from 'kafkajs';
 import type { Registry } from 'prom-client';
-import { PublishTimeoutError } from '../src/errors/relay.errors';
+import { PublishTimeoutError } from '../src/errors/publish-timeout.error';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
 import { RELAY_METRICS_REGISTRY } from '../src/relay.constants';
 import { RecordingPublisher, type PublishAttempt } from './recording.publisher';
-import {
-  TestProducer,
-  checkDelivery,
-  createRelaySchema,
-  pendingCount,
-  startRelay,
-  testRelayOptions,
-} from './relay-test.fixture';
+import type { RelayModuleOptions } from '../src/options/relay-options.interface';
+import { TestProducer, checkDelivery, useRelayFixture } from './relay-test.fixture';
 import { StallProxy } from './stall-proxy.fixture';
 
 interface RowState {
@@ -35,16 +27,13 @@ interface RowState {
 }
 
 describe('Publish timeout and graceful shutdown against a stalled or stopped broker (private Kafka behind a TCP proxy + real PostgreSQL)', () => {
-  let schema: TestSchema;
   let kafka: PrivateKafka;
   let proxy: StallProxy;
   let kafkaConfig: KafkaConfig;
-  const apps: TestingModule[] = [];
   const topic = uniqueTopic('relay-abort');
 
   beforeAll(async () => {
-    [schema, kafka] = await Promise.all([createRelaySchema('relay_abort'), startPrivateKafka()]);
-    await createTopics([topic], kafka.brokers);
+    kafka = await startPrivateKafka();
     const [host, port] = kafka.brokers[0]!.split(':');
     proxy = new StallProxy({ host: host!, port: Number(port) });
     const address = await proxy.start();
@@ -60,15 +49,16 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
       socketFactory: ({ onConnect }) => connect({ host: '127.0.0.1', port: proxyPort }, onConnect),
     };
   }, 120_000);
-
+  // Between the broker's hooks (jest runs them in declaration order): the broker is up
+  // before the fixture makes its topics, and its relays are closed before the broker goes.
+  const fixture = useRelayFixture('relay_abort', { topics: [topic], brokers: () => kafka.brokers });
   afterAll(async () => {
-    for (const app of apps) await app.close();
     await proxy?.stop();
     await kafka?.destroy();
-    await schema?.drop();
   });
 
   async function rows(ids: string[]): Promise<RowState[]> {
+    const { schema } = fixture.scene;
     const { rows: found } = await schema.pool.query<RowState>(
       `SELECT id::text, attempts, last_error, published_at, lease_expires_at, kafka_offset::text
          FROM "${schema.name}".outbox WHERE event_id = ANY($1::uuid[]) ORDER BY id`,
@@ -78,32 +68,27 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
   }
 
   async function relay(
-    overrides: Parameters<typeof testRelayOptions>[1],
+    overrides: Partial<RelayModuleOptions>,
   ): Promise<{ app: TestingModule; publisher: RecordingPublisher }> {
     const publisher = new RecordingPublisher(new KafkaPublisher(kafkaConfig));
-    const app = await startRelay(
-      testRelayOptions(schema.name, {
-        routing: { defaultTopic: topic },
-        publisher,
-        backoff: { baseMs: 200, capMs: 500 },
-        maxAttempts: 1000,
-        ...overrides,
-      }),
-    );
-    apps.push(app);
+    const app = await fixture.scene.start({
+      routing: { defaultTopic: topic },
+      publisher,
+      backoff: { baseMs: 200, capMs: 500 },
+      maxAttempts: 1000,
+      ...overrides,
+    });
     return { app, publisher };
   }
 
-  async function close(app: TestingModule): Promise<void> {
-    apps.splice(apps.indexOf(app), 1);
-    await app.close();
-  }
+  const close = (app: TestingModule) => fixture.scene.stop(app);
 
   const failedAfter = (publisher: RecordingPublisher, at: number) =>
     publisher.attempts.find((a) => a.start >= at && a.end !== undefined && a.error !== undefined);
 
   it('aborts a publish that exceeds the publish timeout, abandons its connection, counts a transient retry without marking, and delivers once un-stalled', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { schema } = fixture.scene;
+    const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const { app, publisher } = await relay({
       relayId: 'timeout',
       leaseMs: 6000,
@@ -188,7 +173,8 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
   }, 90_000);
 
   it('completes app.close() within the shutdown deadline while a publish hangs on a stalled broker, and releases the leases at once for the next relay', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { schema } = fixture.scene;
+    const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const shutdownTimeoutMs = 1000;
     const leaseMs = 20_000;
     const { app, publisher } = await relay({
@@ -230,13 +216,9 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     proxy.unstall();
     const restart = Date.now();
     const next = await relay({ relayId: 'next', leaseMs, publishTimeoutMs: 3000 });
-    await waitFor(
-      'the next relay to drain',
-      async () => (await pendingCount(schema.pool, schema.name)) === 0,
-      {
-        timeoutMs: leaseMs - 5000,
-      },
-    );
+    await waitFor('the next relay to drain', async () => (await fixture.scene.pending()) === 0, {
+      timeoutMs: leaseMs - 5000,
+    });
     expect(Date.now() - restart).toBeLessThan(leaseMs / 2);
     const records = await consumeUntil(
       [topic],
@@ -253,7 +235,8 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
   }, 90_000);
 
   it('completes app.close() within the shutdown deadline when the broker is stopped, leaving no lease behind', async () => {
-    const producer = new TestProducer(schema.pool, schema.name);
+    const { schema } = fixture.scene;
+    const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const shutdownTimeoutMs = 1000;
     const { app, publisher } = await relay({
       relayId: 'down',

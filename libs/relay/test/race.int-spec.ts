@@ -1,41 +1,26 @@
-import {
-  consumeUntil,
-  createTopics,
-  uniqueTopic,
-  waitFor,
-  type TestSchema,
-  type TsChild,
-} from '@test/support';
-import { spawnRelay } from './child-relay.fixture';
-import { TestProducer, checkDelivery, createRelaySchema, pendingCount } from './relay-test.fixture';
+import { consumeUntil, createTopics, uniqueTopic, waitFor } from '@test/support';
+import { checkDelivery, useRelayFixture } from './relay-test.fixture';
 
 describe('Several relay processes racing on one table (real PostgreSQL + Kafka)', () => {
-  const schemas: TestSchema[] = [];
-  const children: TsChild[] = [];
-
-  afterAll(async () => {
-    for (const child of children) await child.kill();
-    for (const schema of schemas) await schema.drop();
-  });
+  const fixture = useRelayFixture('relay_race');
 
   it.each([2, 3])(
     'delivers everything a continuous producer writes, in per-key order, with %i relays and each event marked where its publisher acked it',
     async (relays) => {
-      const schema = await createRelaySchema(`relay_race_${relays}`);
-      schemas.push(schema);
+      const scene = await fixture.newScene(`relay_race_${relays}`);
+      const { schema, producer } = scene;
       const topic = uniqueTopic(`relay-race-${relays}`);
       await createTopics([topic]);
-      const producer = new TestProducer(schema.pool, schema.name);
       const started = await Promise.all(
         Array.from({ length: relays }, (_, i) =>
-          spawnRelay(schema.name, topic, {
-            RELAY_BATCH_SIZE: '40',
-            RELAY_LEASE_MS: '5000',
-            RELAY_ID: `r${i}`,
+          scene.spawn({
+            routing: { defaultTopic: topic },
+            batchSize: 40,
+            leaseMs: 5000,
+            relayId: `r${i}`,
           }),
         ),
       );
-      children.push(...started);
 
       // A continuous producer: small transactions over 30 keys for ~4 s.
       const until = Date.now() + 4000;
@@ -47,13 +32,9 @@ describe('Several relay processes racing on one table (real PostgreSQL + Kafka)'
         );
         n++;
       }
-      await waitFor(
-        'outbox drained',
-        async () => (await pendingCount(schema.pool, schema.name)) === 0,
-        {
-          timeoutMs: 60_000,
-        },
-      );
+      await waitFor('outbox drained', async () => (await scene.pending()) === 0, {
+        timeoutMs: 60_000,
+      });
       for (const child of started) await child.stop(20_000);
 
       const expected = new Set(producer.written.map((e) => e.eventId));

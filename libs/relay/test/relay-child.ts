@@ -1,13 +1,25 @@
 /**
- * Test entry: a relay in a real child process, configured by env like apps/relay, plus
- * RELAY_FAULT=after-claim|before-send|after-send|during-mark (SIGKILL itself at that stage of batch
- * number RELAY_FAULT_BATCH, default 1, optionally only when RELAY_FAULT_EVENT is in it),
- * and RELAY_PUBLISHER=null.
+ * Test entry: a relay in a real child process. Its options come whole from RELAY_TEST_OPTIONS
+ * (JSON, as `RelayScene.options()` builds them), plus:
+ * - RELAY_FAULT=after-claim|before-send|after-send|during-mark: SIGKILL itself at that stage of
+ *   batch number RELAY_FAULT_BATCH (default 1), optionally only when RELAY_FAULT_EVENT is in it;
+ * - RELAY_PUBLISHER=null: the null publisher;
+ * - RELAY_PUBLISH_DELAY_MS: each publish waits that long (abortably) first, like a slow broker.
+ * Prints "RELAY READY" once its loop runs and "RELAY STOPPED <signal>" after a graceful shutdown.
  */
 import 'reflect-metadata';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { RelayModule, NullPublisher, type RelayHooks, type RelayStage } from '@nest-outbox/relay';
-import { relayOptionsFromEnv } from '../../../apps/relay/src/relay-env.config';
+import {
+  KafkaPublisher,
+  NullPublisher,
+  RelayModule,
+  type RelayHooks,
+  type RelayModuleOptions,
+  type RelayPublisher,
+  type RelayStage,
+} from '@nest-outbox/relay';
+import { RecordingPublisher } from './recording.publisher';
 
 function faultHooks(): RelayHooks | undefined {
   const fault = process.env.RELAY_FAULT as RelayStage | undefined;
@@ -29,14 +41,34 @@ function faultHooks(): RelayHooks | undefined {
   };
 }
 
+function publisher(options: RelayModuleOptions): RelayPublisher | undefined {
+  if (process.env.RELAY_PUBLISHER === 'null') return new NullPublisher();
+  const delayMs = Number(process.env.RELAY_PUBLISH_DELAY_MS ?? 0);
+  if (delayMs <= 0) return undefined;
+  const recording = new RecordingPublisher(new KafkaPublisher(options.kafka!));
+  recording.delayMs = delayMs;
+  return recording;
+}
+
+/** In the root module: its shutdown hook runs after the relay's (Nest goes from the leaves up). */
+@Injectable()
+class StopMarker implements OnApplicationShutdown {
+  onApplicationShutdown(signal?: string): void {
+    process.stdout.write(`RELAY STOPPED ${signal ?? ''}\n`);
+  }
+}
+
+class RelayChildModule {}
+
 async function main(): Promise<void> {
-  const options = relayOptionsFromEnv();
+  const options = JSON.parse(process.env.RELAY_TEST_OPTIONS ?? '{}') as RelayModuleOptions;
+  const relay = RelayModule.forRoot({
+    ...options,
+    hooks: faultHooks(),
+    publisher: publisher(options),
+  });
   const app = await NestFactory.createApplicationContext(
-    RelayModule.forRoot({
-      ...options,
-      hooks: faultHooks(),
-      publisher: process.env.RELAY_PUBLISHER === 'null' ? new NullPublisher() : undefined,
-    }),
+    { module: RelayChildModule, imports: [relay], providers: [StopMarker] },
     { logger: ['warn', 'error'] },
   );
   app.enableShutdownHooks();

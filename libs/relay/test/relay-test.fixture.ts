@@ -1,4 +1,3 @@
-import { uuidv7 } from '@nest-outbox/core';
 import { outboxSchemaSql } from '@nest-outbox/outbox';
 import { Global, Module, type Provider } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -6,172 +5,176 @@ import {
   DATABASE_URL,
   KAFKA_BROKERS,
   createTestSchema,
-  type ConsumedRecord,
+  createTopics,
+  spawnTs,
   type TestSchema,
+  type TsChild,
 } from '@test/support';
-import { logLevel } from 'kafkajs';
-import type { Pool } from 'pg';
+import { logLevel, type ITopicConfig } from 'kafkajs';
 import type { RelayModuleOptions } from '../src/options/relay-options.interface';
 import { RelayModule } from '../src/relay.module';
 import { relaySchemaSql } from '../src/schema/relay-schema.sql';
+import { TestProducer } from './test-producer';
 
-/** A test schema with the outbox table and the relay's objects. */
-export async function createRelaySchema(prefix: string): Promise<TestSchema> {
-  const schema = await createTestSchema(prefix);
-  for (const s of [
-    ...outboxSchemaSql({ schema: schema.name, table: 'outbox' }),
-    ...relaySchemaSql({ schema: schema.name, table: 'outbox' }),
-  ]) {
-    await schema.pool.query(s);
-  }
-  return schema;
-}
+export { checkDelivery } from './delivery.check';
+export { TestProducer, type TestEvent } from './test-producer';
 
-export interface TestEvent {
-  aggregateType?: string;
-  aggregateId: string;
-  topic?: string | null;
-  payload?: unknown;
-  /** Raw payload text, stored as given (json column keeps the bytes). */
-  rawPayload?: string;
-  /** `occurred_at` as PostgreSQL text (default: now). */
-  occurredAt?: string;
-}
-
-/** Inserts events like a producer would: per aggregate, the next version, under its advisory lock. */
-export class TestProducer {
-  private readonly versions = new Map<string, number>();
-  readonly written: { eventId: string; aggregateId: string; version: number }[] = [];
-
-  constructor(
-    private readonly pool: Pool,
-    private readonly schema: string,
-    private readonly table = 'outbox',
-  ) {}
-
-  /** One transaction per call; events are inserted in array order. */
-  async write(events: TestEvent[]): Promise<string[]> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const keys = [
-        ...new Set(events.map((e) => `${e.aggregateType ?? 'thing'}:${e.aggregateId}`)),
-      ].sort();
-      for (const key of keys)
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
-      const rows = events.map((e) => {
-        const key = `${e.aggregateType ?? 'thing'}:${e.aggregateId}`;
-        const version = (this.versions.get(key) ?? 0) + 1;
-        this.versions.set(key, version);
-        return { e, version, eventId: uuidv7() };
-      });
-      await client.query(
-        `INSERT INTO "${this.schema}"."${this.table}"
-           (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers, topic)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::json[], $9::jsonb[], $10::text[])`,
-        [
-          rows.map((r) => r.eventId),
-          rows.map(() => 'thing.happened'),
-          rows.map(() => 1),
-          rows.map((r) => r.e.aggregateType ?? 'thing'),
-          rows.map((r) => r.e.aggregateId),
-          rows.map((r) => r.version),
-          rows.map((r) => r.e.occurredAt ?? new Date()),
-          rows.map(
-            (r) =>
-              r.e.rawPayload ??
-              JSON.stringify(r.e.payload ?? { v: r.version, id: r.e.aggregateId }),
-          ),
-          rows.map(() =>
-            JSON.stringify({
-              traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-            }),
-          ),
-          rows.map((r) => r.e.topic ?? null),
-        ],
-      );
-      await client.query('COMMIT');
-      for (const r of rows)
-        this.written.push({ eventId: r.eventId, aggregateId: r.e.aggregateId, version: r.version });
-      return rows.map((r) => r.eventId);
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-
-  /** `count` events spread over `keys` aggregates, in transactions of `perTx`. */
-  async writeMany(count: number, keys: number, perTx = 100, prefix = 'k'): Promise<void> {
-    for (let i = 0; i < count; i += perTx) {
-      const events: TestEvent[] = [];
-      for (let j = i; j < Math.min(count, i + perTx); j++)
-        events.push({ aggregateId: `${prefix}${j % keys}` });
-      await this.write(events);
-    }
-  }
+/** Environment of a relay child process beyond its options (see relay-child.ts). */
+export interface RelayChildEnv {
+  RELAY_FAULT?: 'after-claim' | 'before-send' | 'after-send' | 'during-mark';
+  RELAY_FAULT_BATCH?: string;
+  RELAY_FAULT_EVENT?: string;
+  RELAY_PUBLISHER?: 'null';
+  RELAY_PUBLISH_DELAY_MS?: string;
 }
 
 /**
- * Checks the delivery invariants on what was read back: every expected event is there (I1),
- * per key the first occurrences follow aggregate_version (I3), duplicates only repeat
- * earlier records. Returns the event ids seen more than once.
+ * One outbox in a schema of its own, its producer, and the relays a test starts on it (in
+ * process or as child processes). `close()` stops them and drops the schema.
  */
-export function checkDelivery(
-  records: ConsumedRecord[],
-  expected: { eventId: string; aggregateId: string; version: number }[],
-): { duplicates: string[]; missing: string[]; orderViolations: string[] } {
-  const seen = new Set<string>();
-  const duplicates: string[] = [];
-  const lastVersion = new Map<string, number>();
-  const orderViolations: string[] = [];
-  for (const r of records) {
-    const id = r.headers.event_id!;
-    if (seen.has(id)) {
-      duplicates.push(id);
-      continue;
-    }
-    seen.add(id);
-    const version = Number(r.headers.aggregate_version);
-    const key = r.key ?? '';
-    const last = lastVersion.get(key) ?? 0;
-    if (version !== last + 1) orderViolations.push(`${key}: v${version} after v${last}`);
-    lastVersion.set(key, Math.max(last, version));
+export class RelayScene {
+  readonly producer: TestProducer;
+  private readonly modules: TestingModule[] = [];
+  private readonly children: TsChild[] = [];
+  private closed = false;
+
+  constructor(
+    readonly schema: TestSchema,
+    private readonly brokers: () => string[],
+  ) {
+    this.producer = new TestProducer(schema.pool, schema.name);
   }
-  const missing = expected.filter((e) => !seen.has(e.eventId)).map((e) => e.eventId);
-  return { duplicates, missing, orderViolations };
+
+  /** Creates the schema with the outbox table and the relay's objects. */
+  static async create(prefix: string, brokers: () => string[]): Promise<RelayScene> {
+    const schema = await createTestSchema(prefix);
+    const name = { schema: schema.name, table: 'outbox' };
+    for (const s of [...outboxSchemaSql(name), ...relaySchemaSql(name)]) await schema.pool.query(s);
+    return new RelayScene(schema, brokers);
+  }
+
+  /** Options of a relay on this outbox: short lease, fast polling, no housekeeping. */
+  options(overrides: Partial<RelayModuleOptions> = {}): RelayModuleOptions {
+    return {
+      connection: DATABASE_URL,
+      schema: this.schema.name,
+      table: 'outbox',
+      kafka: { clientId: 'relay-test', brokers: this.brokers(), logLevel: logLevel.NOTHING },
+      routing: { defaultTopic: 'unused-default' },
+      leaseMs: 5000,
+      publishTimeoutMs: 3000,
+      polling: { minMs: 20, maxMs: 200 },
+      backoff: { baseMs: 100, capMs: 1000 },
+      retention: false,
+      ...overrides,
+    };
+  }
+
+  /** Boots a RelayModule in a Nest testing module (its loop starts); closed by `close()`. */
+  async start(
+    overrides: Partial<RelayModuleOptions> = {},
+    providers: Provider[] = [],
+  ): Promise<TestingModule> {
+    const moduleRef = await startRelay(this.options(overrides), providers);
+    this.modules.push(moduleRef);
+    return moduleRef;
+  }
+
+  /**
+   * Starts libs/relay/test/relay-child.ts on this outbox, waiting until its loop runs (not for
+   * a child with a fault, which may die first); killed by `close()`.
+   */
+  async spawn(
+    overrides: Partial<RelayModuleOptions> = {},
+    env: RelayChildEnv = {},
+  ): Promise<TsChild> {
+    const options = this.options({
+      batchSize: 100,
+      leaseMs: 2000,
+      publishTimeoutMs: 1000,
+      ...overrides,
+    });
+    const child = spawnTs('libs/relay/test/relay-child.ts', {
+      RELAY_TEST_OPTIONS: JSON.stringify(options),
+      ...env,
+    });
+    this.children.push(child);
+    if (!env.RELAY_FAULT) await child.waitForOutput('RELAY READY', 60_000);
+    return child;
+  }
+
+  /** Rows still pending in the outbox. */
+  async pending(): Promise<number> {
+    const { rows } = await this.schema.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${this.schema.name}".outbox WHERE published_at IS NULL AND skipped_at IS NULL`,
+    );
+    return rows[0]!.n;
+  }
+
+  /** Closes one relay started by `start()`. */
+  async stop(moduleRef: TestingModule): Promise<void> {
+    const at = this.modules.indexOf(moduleRef);
+    if (at >= 0) this.modules.splice(at, 1);
+    await moduleRef.close();
+  }
+
+  /** Closes every relay started here and kills the children still running. */
+  async stopAll(): Promise<void> {
+    for (const moduleRef of this.modules.splice(0)) await moduleRef.close().catch(() => undefined);
+    for (const child of this.children.splice(0)) await child.kill();
+  }
+
+  /** `stopAll()`, then drops the schema. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.stopAll();
+    await this.schema.drop();
+  }
 }
 
-/** Counts rows still pending in the outbox. */
-export async function pendingCount(pool: Pool, schema: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM "${schema}".outbox WHERE published_at IS NULL AND skipped_at IS NULL`,
-  );
-  return rows[0]!.n;
+/** What every relay integration file sets up: a scene, and any further scenes its tests make. */
+export interface RelayFixture {
+  /** The file's scene (set in beforeAll). */
+  readonly scene: RelayScene;
+  /** A further scene (a schema of its own), closed in afterAll with the rest. */
+  newScene(prefix: string): Promise<RelayScene>;
 }
 
-/** Options shared by the integration tests: short lease, fast polling, quiet housekeeping. */
-export function testRelayOptions(
-  schema: string,
-  overrides: Partial<RelayModuleOptions> = {},
-): RelayModuleOptions {
+/**
+ * Registers the file's beforeAll/afterAll: the file's scene (schema, outbox, producer),
+ * its topics, and the closing of every relay, child and schema it made. Call it inside
+ * `describe`; read `scene` inside tests (it is set in beforeAll).
+ * @param options.brokers where the relays publish (default: the shared test broker); a
+ *   function, so that a broker started in an earlier beforeAll can be named
+ */
+export function useRelayFixture(
+  prefix: string,
+  options: { topics?: (string | ITopicConfig)[]; brokers?: () => string[] } = {},
+): RelayFixture {
+  const brokers = options.brokers ?? (() => KAFKA_BROKERS);
+  const scenes: RelayScene[] = [];
+  beforeAll(async () => {
+    scenes.push(await RelayScene.create(prefix, brokers));
+    if (options.topics?.length) await createTopics(options.topics, brokers());
+  });
+  afterAll(async () => {
+    for (const scene of scenes.splice(0)) await scene.close();
+  });
   return {
-    connection: DATABASE_URL,
-    schema,
-    table: 'outbox',
-    kafka: { clientId: 'relay-test', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING },
-    routing: { defaultTopic: 'unused-default' },
-    leaseMs: 5000,
-    publishTimeoutMs: 3000,
-    polling: { minMs: 20, maxMs: 200 },
-    backoff: { baseMs: 100, capMs: 1000 },
-    retention: false,
-    ...overrides,
+    get scene() {
+      if (!scenes[0]) throw new Error('useRelayFixture: the scene is set in beforeAll');
+      return scenes[0];
+    },
+    async newScene(scenePrefix) {
+      const scene = await RelayScene.create(scenePrefix, brokers);
+      scenes.push(scene);
+      return scene;
+    },
   };
 }
 
-/** Boots a RelayModule in a Nest testing module (bootstrap hooks run: the loop starts). */
+/** Boots a RelayModule with `options` in a Nest testing module (bootstrap hooks run). */
 export async function startRelay(
   options: RelayModuleOptions,
   providers: Provider[] = [],

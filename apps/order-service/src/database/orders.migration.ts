@@ -1,7 +1,8 @@
 import { sqlIdentifier } from '@nest-outbox/core';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import type { MigrationInterface } from 'typeorm';
-import { createRelayObjectsMigration, createSqlMigration } from '../../../common/src';
+import { createRelayMigration } from '@nest-outbox/relay';
+import { createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the order service's schema. */
 export const ORDERS_OUTBOX_TABLE = 'outbox';
@@ -37,6 +38,6 @@ export function orderServiceMigrations(schema: string): (new () => MigrationInte
   return [
     createOrdersTableMigration(schema),
     createOutboxMigration({ schema, table: ORDERS_OUTBOX_TABLE, timestamp: 1767225600002 }),
-    createRelayObjectsMigration(schema, ORDERS_OUTBOX_TABLE, 1767225600003),
+    createRelayMigration({ schema, table: ORDERS_OUTBOX_TABLE, timestamp: 1767225600003 }),
   ];
 }

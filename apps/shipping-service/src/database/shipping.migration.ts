@@ -2,7 +2,8 @@ import { sqlIdentifier } from '@nest-outbox/core';
 import { createInboxMigration } from '@nest-outbox/inbox';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import type { MigrationInterface } from 'typeorm';
-import { createRelayObjectsMigration, createSqlMigration } from '../../../common/src';
+import { createRelayMigration } from '@nest-outbox/relay';
+import { createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the shipping service's schema. */
 export const SHIPPING_OUTBOX_TABLE = 'outbox';
@@ -37,6 +38,6 @@ export function shippingServiceMigrations(schema: string): (new () => MigrationI
     createShipmentsTableMigration(schema),
     createInboxMigration({ schema }, 1767225600102),
     createOutboxMigration({ schema, table: SHIPPING_OUTBOX_TABLE, timestamp: 1767225600103 }),
-    createRelayObjectsMigration(schema, SHIPPING_OUTBOX_TABLE, 1767225600104),
+    createRelayMigration({ schema, table: SHIPPING_OUTBOX_TABLE, timestamp: 1767225600104 }),
   ];
 }

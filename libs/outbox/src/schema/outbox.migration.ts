@@ -1,26 +1,19 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dropOutboxSchemaSql, outboxSchemaSql, type OutboxTableName } from './outbox-schema.sql';
+import { createSqlMigration, migrationName, type MigrationOptions } from '@nest-outbox/core';
+import type { MigrationInterface } from 'typeorm';
+import { dropOutboxSchemaSql, outboxSchemaSql } from './outbox-schema.sql';
 
-/** Where the outbox table goes, and when its migration sorts among yours. @publicApi */
-export interface OutboxMigrationOptions extends Partial<OutboxTableName> {
-  /**
-   * 13-digit millisecond timestamp TypeORM sorts migrations by (it ends the migration name).
-   * @default 1764633600000 (version 1 of the outbox DDL)
-   */
-  readonly timestamp?: number;
-}
-
-function pascal(value: string): string {
-  return value
-    .split('_')
-    .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
-}
+/**
+ * Where the outbox table goes, and when its migration sorts among yours: the options shape
+ * every nest-outbox migration factory takes (`MigrationOptions` of `@nest-outbox/core`).
+ * `timestamp` defaults to 1764633600000 (version 1 of the outbox DDL).
+ * @publicApi
+ */
+export type OutboxMigrationOptions = MigrationOptions;
 
 /**
  * A TypeORM migration class creating the outbox table (with its partial index of
- * unpublished rows) in `schema.table`; `down` drops the table. Names are validated.
+ * unpublished rows) in `schema.table`; `down` drops the table. Names are validated; the
+ * migration's name carries both (`NestOutbox<Schema><Table><timestamp>`).
  *
  * @example
  * ```ts
@@ -31,23 +24,10 @@ function pascal(value: string): string {
 export function createOutboxMigration(
   options: OutboxMigrationOptions = {},
 ): new () => MigrationInterface {
-  const name: OutboxTableName = {
-    schema: options.schema ?? 'public',
-    table: options.table ?? 'outbox',
-  };
-  const up = outboxSchemaSql(name);
-  const down = dropOutboxSchemaSql(name);
+  const name = { schema: options.schema ?? 'public', table: options.table ?? 'outbox' };
   const timestamp = options.timestamp ?? 1764633600000;
-  const migrationName = `NestOutbox${pascal(name.schema)}${pascal(name.table)}${timestamp}`;
-  return class OutboxMigration implements MigrationInterface {
-    readonly name = migrationName;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      for (const statement of up) await queryRunner.query(statement);
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      for (const statement of down) await queryRunner.query(statement);
-    }
-  };
+  return createSqlMigration(migrationName('OutboxModule', '', name, timestamp), {
+    up: outboxSchemaSql(name),
+    down: dropOutboxSchemaSql(name),
+  });
 }

@@ -3,9 +3,9 @@ import {
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
 } from 'kafkajs';
-import { backoffDelayMs } from '../loop/backoff';
-import { classifyKafkaError } from './error-classifier';
-import { NoTopicError, PublishTimeoutError } from './relay.errors';
+import { classifyKafkaError, hasKafkaErrorType } from './error-classifier';
+import { NoTopicError } from './no-topic.error';
+import { PublishTimeoutError } from './publish-timeout.error';
 
 const protocol = (type: string, retriable = false) =>
   new KafkaJSProtocolError({ message: type, type, code: 1, retriable } as never);
@@ -41,16 +41,15 @@ describe('classifyKafkaError', () => {
   });
 });
 
-describe('backoffDelayMs', () => {
-  const options = { baseMs: 100, capMs: 1000, jitter: 'none' as const };
-  it('doubles from the base and stops at the cap', () => {
-    expect([1, 2, 3, 4, 5, 50].map((a) => backoffDelayMs(a, options))).toEqual([
-      100, 200, 400, 800, 1000, 1000,
-    ]);
-  });
-  it('jitters within [delay/2, delay] (equal) and [0, delay] (full)', () => {
-    expect(backoffDelayMs(5, { ...options, jitter: 'equal' }, () => 0)).toBe(500);
-    expect(backoffDelayMs(5, { ...options, jitter: 'equal' }, () => 1)).toBe(1000);
-    expect(backoffDelayMs(5, { ...options, jitter: 'full' }, () => 0)).toBe(0);
+describe('hasKafkaErrorType', () => {
+  it('finds a protocol error type anywhere in the chain, and nothing else', () => {
+    const types = new Set(['CORRUPT_MESSAGE']);
+    const wrapped = new KafkaJSNumberOfRetriesExceeded(protocol('CORRUPT_MESSAGE', true), {
+      retryCount: 3,
+      retryTime: 1,
+    } as never);
+    expect(hasKafkaErrorType(wrapped, types)).toBe(true);
+    expect(hasKafkaErrorType(protocol('MESSAGE_TOO_LARGE'), types)).toBe(false);
+    expect(hasKafkaErrorType(new Error('CORRUPT_MESSAGE'), types)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import type { ErrorKind } from '../options/relay-options.interface';
-import { NoTopicError, PublishTimeoutError } from './relay.errors';
+import { NoTopicError } from './no-topic.error';
+import { PublishTimeoutError } from './publish-timeout.error';
 
 /** Kafka protocol error types that no retry can fix. */
 const PERMANENT = new Set([
@@ -56,6 +57,12 @@ export function classifyKafkaError(error: unknown): ErrorKind {
     if (e.name === 'KafkaJSSASLAuthenticationError') return 'permanent';
   }
   return 'transient';
+}
+
+/** True when `error` or an error in its chain is a Kafka protocol error of one of `types`. */
+export function hasKafkaErrorType(error: unknown, types: ReadonlySet<string>): boolean {
+  for (const e of chain(error)) if (typeof e.type === 'string' && types.has(e.type)) return true;
+  return false;
 }
 
 /** A short description of an error for logs and `last_error` (never a payload). */

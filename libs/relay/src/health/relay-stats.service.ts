@@ -1,15 +1,16 @@
 import {
+  Inject,
   Injectable,
   Logger,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { RelayLoop } from '../loop/relay.loop';
+import { errorLabel, PeriodicTask } from '@nest-outbox/core';
 import { RelayMetrics } from '../metrics/relay.metrics';
-import type { RelayStats } from '../store/pg-relay.store';
-import { Inject } from '@nestjs/common';
-import { RELAY_OPTIONS } from '../relay.constants';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import { RELAY_OPTIONS } from '../relay.constants';
+import type { RelayStats } from '../store/relay-stats';
+import { RelayStore } from '../store/relay.store';
 
 /**
  * Refreshes pending count, oldest age and parked count every `statsIntervalMs` into the
@@ -19,27 +20,32 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 @Injectable()
 export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('RelayStats');
-  private timer: NodeJS.Timeout | undefined;
+  private readonly task: PeriodicTask<RelayStats>;
   private last: RelayStats | undefined;
 
   constructor(
-    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
-    private readonly loop: RelayLoop,
+    @Inject(RELAY_OPTIONS) options: ResolvedRelayOptions,
+    private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.logger.warn(`stats query failed (${String(error)})`),
-      );
-    }, this.options.statsIntervalMs);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask({
+      intervalMs: options.statsIntervalMs,
+      run: () => this.query(),
+      onError: (error) => this.logger.warn(`stats query failed (${errorLabel(error)})`),
+    });
   }
 
-  /** Queries the figures now and updates the gauges. */
-  async refresh(): Promise<RelayStats> {
-    this.last = await this.loop.store.stats();
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  /** Queries the figures now (or joins the query in progress) and updates the gauges. */
+  refresh(): Promise<RelayStats> {
+    return this.task.runNow();
+  }
+
+  private async query(): Promise<RelayStats> {
+    this.last = await this.store.stats();
     this.metrics.observeStats(this.last);
     return this.last;
   }
@@ -49,7 +55,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return this.last;
   }
 
-  beforeApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.task.stop();
   }
 }

@@ -5,10 +5,11 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { errorLabel, inTransaction, PeriodicTask } from '@nest-outbox/core';
 import type { Pool } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
-import { relaySql, type RelaySql } from '../store/relay.sql';
+import { housekeepingSql } from './housekeeping.sql';
 
 /**
  * Deletes (or archives) published rows older than the retention, in small batches, each its
@@ -19,33 +20,30 @@ import { relaySql, type RelaySql } from '../store/relay.sql';
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('RelayHousekeeping');
-  private readonly sql: RelaySql;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly sql: ReturnType<typeof housekeepingSql>;
+  private readonly task: PeriodicTask<number> | undefined;
   private stopped = false;
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
-    this.sql = relaySql(options);
+    this.sql = housekeepingSql(options);
+    const retention = options.retention;
+    this.task = retention
+      ? new PeriodicTask({
+          intervalMs: retention.intervalMs,
+          run: () => this.runOnce(),
+          onError: (error) =>
+            this.logger.error(
+              `housekeeping failed (${errorLabel(error)}); next run in ${retention.intervalMs} ms`,
+            ),
+        })
+      : undefined;
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.retention || !this.options.autoStart) return;
-    this.schedule(this.options.retention.intervalMs);
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().catch((error: unknown) => {
-        this.logger.error(`housekeeping failed (${String(error)}); next run in ${ms} ms`);
-        return 0;
-      });
-      void this.running.then(() => this.schedule(ms));
-    }, ms);
-    this.timer.unref();
+    if (this.options.autoStart) this.task?.start();
   }
 
   /**
@@ -55,8 +53,7 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
   async runOnce(maxBatches = 1000): Promise<number> {
     const retention = this.options.retention;
     if (!retention) return 0;
-    const statement =
-      retention.mode === 'archive' ? this.sql.archivePublished : this.sql.deletePublished;
+    const statement = retention.mode === 'archive' ? this.sql.archive : this.sql.delete;
     let total = 0;
     for (let i = 0; i < maxBatches && !this.stopped; i++) {
       const removed = await this.batch(statement, retention.publishedMs, retention.batchSize);
@@ -70,33 +67,16 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
   }
 
   /** One short transaction; `undefined` when another instance is at it. */
-  private async batch(
-    statement: string,
-    olderThanMs: number,
-    size: number,
-  ): Promise<number | undefined> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const lock = await client.query<{ ok: boolean }>(this.sql.housekeepingLock);
-      if (!lock.rows[0]?.ok) {
-        await client.query('ROLLBACK');
-        return undefined;
-      }
-      const result = await client.query(statement, [olderThanMs, size]);
-      await client.query('COMMIT');
-      return result.rowCount ?? 0;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private batch(statement: string, olderThanMs: number, size: number): Promise<number | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const lock = await client.query<{ ok: boolean }>(this.sql.lock);
+      if (!lock.rows[0]?.ok) return undefined;
+      return (await client.query(statement, [olderThanMs, size])).rowCount ?? 0;
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task?.stop();
   }
 }

@@ -7,19 +7,18 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
-import type { Pool } from 'pg';
+import { Backoff, errorLabel, OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
+import { RelayClaimer } from '../claim/relay.claimer';
+import type { ClaimedBatch } from '../claim/claimed-batch';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import type { RelayTotals } from '../outcome/batch-outcome';
+import { BatchProcessor } from '../publish/batch.processor';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
-import { RELAY_OPTIONS, RELAY_PG_POOL, RELAY_PUBLISHER } from '../relay.constants';
-import { RelaySchemaMissingError } from '../errors/relay.errors';
-import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
-import { PgRelayStore } from '../store/pg-relay.store';
+import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { RelayStore } from '../store/relay.store';
 import { NotificationListener } from '../wakeup/notification.listener';
 import { RelayWaker } from '../wakeup/relay-waker';
-import type { ClaimedBatch } from '../store/relay-row';
-import { BatchProcessor, type BatchOutcome } from './batch.processor';
 
 /** Part of the shutdown deadline kept for handing rows back and disconnecting after a cancel. */
 const SHUTDOWN_RESERVE_MS = 250;
@@ -39,19 +38,16 @@ export class RelayLoop
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('RelayLoop');
-  readonly store: PgRelayStore;
-  private readonly processor: BatchProcessor;
   private readonly waker: RelayWaker;
+  private readonly claimErrors: Backoff;
   private listener: NotificationListener | undefined;
   private unsubscribe: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private stopping = false;
   private abort = new AbortController();
-  private claimErrorMs = 0;
   /** When the shutdown started by `stop()` must be over (`shutdownTimeoutMs` after it began). */
   private stopBy: number | undefined;
-  /** Totals since start, for tests and the health indicator. */
-  readonly totals: BatchOutcome & { batches: number } = {
+  private readonly counts: RelayTotals = {
     published: 0,
     leaseLost: 0,
     failed: 0,
@@ -61,14 +57,15 @@ export class RelayLoop
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
-    @Inject(RELAY_PG_POOL) pool: Pool,
     @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
+    private readonly claimer: RelayClaimer,
+    private readonly processor: BatchProcessor,
+    private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
   ) {
-    this.store = new PgRelayStore(pool, options, options.relayId, options.synchronousCommit);
-    this.processor = new BatchProcessor(this.store, publisher, options, metrics);
     this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);
+    this.claimErrors = new Backoff(options.backoff);
   }
 
   /** True while the loop runs. */
@@ -76,23 +73,14 @@ export class RelayLoop
     return this.running !== undefined && !this.stopping;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.checkSchema();
-    if (this.options.autoStart) await this.start();
+  /** What the batches came to since the start (for tests and health). */
+  get totals(): Readonly<RelayTotals> {
+    return this.counts;
   }
 
-  private async checkSchema(): Promise<void> {
-    const names = relayObjectNames(this.options);
-    if (this.options.installSchema) {
-      for (const statement of relaySchemaSql(this.options)) await this.store.pool.query(statement);
-    }
-    const plain = (q: string) => q.replace(/"/g, '');
-    const { rows } = await this.store.pool.query<{ outbox: boolean; audit: boolean }>(
-      this.store.sql.exists,
-      [plain(names.outbox), plain(names.audit)],
-    );
-    if (!rows[0]?.outbox) throw new RelaySchemaMissingError(`the outbox table ${names.outbox}`);
-    if (!rows[0]?.audit) throw new RelaySchemaMissingError(`the relay audit table ${names.audit}`);
+  async onApplicationBootstrap(): Promise<void> {
+    await this.store.ensureSchema(this.options.installSchema);
+    if (this.options.autoStart) await this.start();
   }
 
   /** Starts the loop (idempotent). */
@@ -104,7 +92,7 @@ export class RelayLoop
       .connect()
       .catch((error: unknown) =>
         this.logger.warn(
-          `broker not reachable at start-up (${String(error)}); the loop retries with backoff`,
+          `broker not reachable at start-up (${errorLabel(error)}); the loop retries with backoff`,
         ),
       );
     this.unsubscribe = this.wakeup?.subscribe(() => this.waker.wake());
@@ -145,7 +133,7 @@ export class RelayLoop
           continue;
         }
         const claimed = await this.claimStep();
-        if (claimed === 'error') await this.waker.sleep(this.claimErrorMs);
+        if (typeof claimed === 'number') await this.waker.sleep(claimed);
         else if (claimed === 'work') this.waker.busy();
         else if (claimed !== 'idle') {
           const done: Promise<void> = this.processStep(claimed).finally(() =>
@@ -166,23 +154,18 @@ export class RelayLoop
     }
   }
 
-  /** One claim: a batch to publish, or what to do next. */
-  private async claimStep(): Promise<ClaimedBatch | 'idle' | 'work' | 'error'> {
+  /** One claim: a batch to publish, what to do next, or how long to wait after an error. */
+  private async claimStep(): Promise<ClaimedBatch | 'idle' | 'work' | number> {
     let batch;
     try {
       const stopTimer = this.metrics.claimSeconds.startTimer();
-      batch = await this.store.claim(this.options);
+      batch = await this.claimer.claim(this.options);
       stopTimer();
-      this.claimErrorMs = 0;
+      this.claimErrors.reset();
     } catch (error) {
-      this.claimErrorMs = Math.min(
-        this.options.backoff.capMs,
-        Math.max(this.options.backoff.baseMs, this.claimErrorMs * 2),
-      );
-      this.logger.error(
-        `claim failed stage=claim (${String(error)}); retrying in ${this.claimErrorMs} ms`,
-      );
-      return 'error';
+      const delay = this.claimErrors.next();
+      this.logger.error(`claim failed stage=claim (${errorLabel(error)}); retrying in ${delay} ms`);
+      return delay;
     }
     for (const p of batch.crashLoopParked) {
       this.metrics.parked.inc({ kind: 'crash-loop' });
@@ -198,15 +181,15 @@ export class RelayLoop
   private async processStep(batch: ClaimedBatch): Promise<void> {
     try {
       const outcome = await this.processor.process(batch, this.abort.signal, () => this.stopping);
-      this.totals.batches++;
-      this.totals.published += outcome.published;
-      this.totals.leaseLost += outcome.leaseLost;
-      this.totals.failed += outcome.failed;
-      this.totals.released += outcome.released;
+      this.counts.batches++;
+      this.counts.published += outcome.published;
+      this.counts.leaseLost += outcome.leaseLost;
+      this.counts.failed += outcome.failed;
+      this.counts.released += outcome.released;
     } catch (error) {
       // A database error while recording the outcome: the lease expires and the rows return.
       this.logger.error(
-        `batch failed stage=mark (${String(error)}); its rows return when the lease expires`,
+        `batch failed stage=mark (${errorLabel(error)}); its rows return when the lease expires`,
       );
     }
   }

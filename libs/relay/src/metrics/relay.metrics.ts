@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { RelayStats } from '../store/pg-relay.store';
+import type { RelayStats } from '../store/relay-stats';
 
 /**
  * The relay's prom-client metrics, in the registry given by option (or one per module):

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InvalidOptionsError, isUuid } from '@nest-outbox/core';
+import { inTransaction, InvalidOptionsError, isUuid } from '@nest-outbox/core';
 import type { Pool, PoolClient } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
-import { relayObjectNames } from '../schema/relay-schema.sql';
+import { relayOperatorSql, type RelayOperatorSql } from './relay-operator.sql';
 import type {
   OperatorActor,
   ParkedEvent,
@@ -55,33 +55,23 @@ function requireActor(action: string, who: OperatorActor, needsReason: boolean):
  */
 @Injectable()
 export class RelayOperatorService {
-  private readonly names: ReturnType<typeof relayObjectNames>;
+  private readonly sql: RelayOperatorSql;
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) options: Pick<ResolvedRelayOptions, 'schema' | 'table'>,
   ) {
-    this.names = relayObjectNames(options);
+    this.sql = relayOperatorSql(options);
   }
 
   /** Parked events, oldest first, with how many later events of their aggregate wait. */
   async listParked(
     filter: { limit?: number; aggregateType?: string } = {},
   ): Promise<ParkedEvent[]> {
-    const T = this.names.outbox;
-    const { rows } = await this.pool.query<ParkedRow>(
-      `SELECT p.id::text AS id, p.event_id, p.event_type, p.aggregate_type, p.aggregate_id,
-              p.aggregate_version::text AS aggregate_version, p.topic, p.created_at, p.parked_at,
-              p.parked_reason, p.attempts, p.last_error, p.error_history,
-              (SELECT count(*)::int FROM ${T} w WHERE w.aggregate_type = p.aggregate_type
-                 AND w.aggregate_id = p.aggregate_id AND w.id > p.id
-                 AND w.published_at IS NULL AND w.skipped_at IS NULL) AS waiting
-         FROM ${T} p
-        WHERE p.parked_at IS NOT NULL AND p.published_at IS NULL AND p.skipped_at IS NULL
-          AND ($2::text IS NULL OR p.aggregate_type = $2)
-        ORDER BY p.id LIMIT $1`,
-      [filter.limit ?? 100, filter.aggregateType ?? null],
-    );
+    const { rows } = await this.pool.query<ParkedRow>(this.sql.listParked, [
+      filter.limit ?? 100,
+      filter.aggregateType ?? null,
+    ]);
     return rows.map((r) => ({
       id: r.id,
       eventId: r.event_id,
@@ -105,16 +95,11 @@ export class RelayOperatorService {
     requireActor('retry an event', who, false);
     if (!isUuid(eventId)) return { outcome: 'not-found', eventId };
     return this.audited('retry', eventId, who, async (client) => {
-      const updated = await client.query(
-        `UPDATE ${this.names.outbox} SET parked_at = NULL, parked_reason = NULL, next_attempt_at = NULL,
-                lease_expires_at = NULL, attempts = 0, claims = 0
-          WHERE event_id = $1 AND parked_at IS NOT NULL AND published_at IS NULL AND skipped_at IS NULL`,
-        [eventId],
-      );
+      const updated = await client.query(this.sql.retry, [eventId]);
       if (updated.rowCount === 1) return { outcome: 'retried', eventId } as const;
-      return (await this.exists(client, eventId))
-        ? ({ outcome: 'not-parked', eventId } as const)
-        : ({ outcome: 'not-found', eventId } as const);
+      return (await this.pendingState(client, eventId)) === undefined
+        ? ({ outcome: 'not-found', eventId } as const)
+        : ({ outcome: 'not-parked', eventId } as const);
     });
   }
 
@@ -123,20 +108,11 @@ export class RelayOperatorService {
     requireActor('skip an event', who, true);
     if (!isUuid(eventId)) return { outcome: 'not-found', eventId };
     return this.audited('skip', eventId, who, async (client) => {
-      const updated = await client.query(
-        `UPDATE ${this.names.outbox} SET skipped_at = now(), skipped_by = $2, skip_reason = $3,
-                lease_expires_at = NULL
-          WHERE event_id = $1 AND published_at IS NULL AND skipped_at IS NULL
-            AND (lease_expires_at IS NULL OR lease_expires_at <= now())`,
-        [eventId, who.actor, who.reason],
-      );
+      const updated = await client.query(this.sql.skip, [eventId, who.actor, who.reason]);
       if (updated.rowCount === 1) return { outcome: 'skipped', eventId } as const;
-      const { rows } = await client.query<{ pending: boolean }>(
-        `SELECT published_at IS NULL AND skipped_at IS NULL AS pending FROM ${this.names.outbox} WHERE event_id = $1`,
-        [eventId],
-      );
-      if (!rows[0]) return { outcome: 'not-found', eventId } as const;
-      return rows[0].pending
+      const pending = await this.pendingState(client, eventId);
+      if (pending === undefined) return { outcome: 'not-found', eventId } as const;
+      return pending
         ? ({ outcome: 'leased', eventId } as const)
         : ({ outcome: 'not-pending', eventId } as const);
     });
@@ -148,75 +124,54 @@ export class RelayOperatorService {
    */
   async republish(range: RepublishRange, who: OperatorActor): Promise<RepublishOutcome> {
     requireActor('republish events', who, true);
-    const where: { sql: string; params: unknown[] } =
+    const [where, params] =
       'aggregateType' in range
-        ? {
-            sql: `aggregate_type = $1 AND ($2::text IS NULL OR aggregate_id = $2)
-                  AND ($3::bigint IS NULL OR aggregate_version >= $3) AND ($4::bigint IS NULL OR aggregate_version <= $4)`,
-            params: [
+        ? [
+            this.sql.republishAggregate,
+            [
               range.aggregateType,
               range.aggregateId ?? null,
               range.fromVersion ?? null,
               range.toVersion ?? null,
             ],
-          }
-        : {
-            sql: `published_at >= $1 AND published_at < $2`,
-            params: [range.publishedFrom, range.publishedTo],
-          };
+          ]
+        : [this.sql.republishWindow, [range.publishedFrom, range.publishedTo]];
     return this.audited(
       'republish',
       null,
       who,
       async (client) => {
-        const updated = await client.query(
-          `UPDATE ${this.names.outbox} SET published_at = NULL, kafka_partition = NULL, kafka_offset = NULL,
-                lease_expires_at = NULL, next_attempt_at = NULL, attempts = 0, claims = 0
-          WHERE published_at IS NOT NULL AND skipped_at IS NULL AND ${where.sql}`,
-          where.params,
-        );
+        const updated = await client.query(this.sql.republish(where), params);
         return { outcome: 'republishing', count: updated.rowCount ?? 0 } as const;
       },
       range,
     );
   }
 
-  private async exists(client: { query: Pool['query'] }, eventId: string): Promise<boolean> {
-    const { rowCount } = await client.query(
-      `SELECT 1 FROM ${this.names.outbox} WHERE event_id = $1`,
-      [eventId],
-    );
-    return rowCount === 1;
+  /** Whether the event is still pending; `undefined` when there is no such event. */
+  private async pendingState(client: PoolClient, eventId: string): Promise<boolean | undefined> {
+    const { rows } = await client.query<{ pending: boolean }>(this.sql.state, [eventId]);
+    return rows[0]?.pending;
   }
 
-  private async audited<T extends { outcome: string }>(
+  /** Runs an action and its audit row in one transaction. */
+  private audited<T extends { outcome: string }>(
     action: string,
     eventId: string | null,
     who: OperatorActor,
     work: (client: PoolClient) => Promise<T>,
     details: unknown = {},
   ): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       const result = await work(client);
-      await client.query(
-        `INSERT INTO ${this.names.audit} (action, actor, reason, event_id, details) VALUES ($1, $2, $3, $4, $5)`,
-        [
-          action,
-          who.actor,
-          who.reason ?? null,
-          eventId,
-          JSON.stringify({ ...(details as object), result }),
-        ],
-      );
-      await client.query('COMMIT');
+      await client.query(this.sql.audit, [
+        action,
+        who.actor,
+        who.reason ?? null,
+        eventId,
+        JSON.stringify({ ...(details as object), result }),
+      ]);
       return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

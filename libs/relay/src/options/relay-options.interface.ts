@@ -44,14 +44,17 @@ export interface TopicRoutingOptions {
   readonly routes?: Readonly<Record<string, string>> | string;
 }
 
-/** Exponential backoff of transient failures, per event. @publicApi */
+/**
+ * Exponential backoff of transient failures, per event (and of failed claims), by the rule of
+ * `backoffDelayMs` in `@nest-outbox/core`: doubling from `baseMs` up to `capMs`, each delay
+ * drawn in [delay/2, delay].
+ * @publicApi
+ */
 export interface BackoffOptions {
   /** @default 500 */
   readonly baseMs?: number;
   /** @default 30000 */
   readonly capMs?: number;
-  /** `full`: uniform in [0, delay]; `equal`: delay/2 + uniform in [0, delay/2]; `none`. @default 'equal' */
-  readonly jitter?: 'full' | 'equal' | 'none';
 }
 
 /** Idle polling bounds: short while busy, doubling with jitter up to `maxMs` while idle. @publicApi */
@@ -84,6 +87,11 @@ export type RelayStage = 'after-claim' | 'before-send' | 'after-send' | 'during-
 /** @internal */
 export interface RelayHooks {
   onStage?(stage: RelayStage, eventIds: readonly string[]): void | Promise<void>;
+  /**
+   * Rewrites the bytes of every Produce request the relay's own encoder builds (not those of
+   * kafkajs' encoder): the seam that proves a corrupted request falls back instead of parking.
+   */
+  readonly onEncoded?: (request: Buffer) => Buffer;
 }
 
 /**
@@ -103,9 +111,12 @@ export interface RelayModuleOptions {
   readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
   /**
    * Who encodes the Produce requests: `relay`, the relay's own encoder (one buffer per
-   * request; the same bytes as kafkajs 2.2.x puts on the wire, at about a tenth of the CPU per
-   * record), or `kafkajs`, kafkajs' own encoder. With a kafkajs not shaped like 2.2.x the relay
-   * falls back to `kafkajs` and logs it once.
+   * request; the same bytes as kafkajs 2.2.4 puts on the wire, at about a tenth of the CPU per
+   * record), or `kafkajs`, kafkajs' own encoder. The relay's encoder fails safe: it is used
+   * only with the kafkajs version its specs compare bytes with (2.2.4) and only when both
+   * encoders give the same bytes for a synthetic request at start-up; a broker answering
+   * `CORRUPT_MESSAGE` or `INVALID_RECORD` to a request it built switches that producer to
+   * kafkajs' encoder and retries (never parks). Each fallback is logged as a warning.
    * @default 'relay'
    */
   readonly recordEncoder?: KafkaRecordEncoder;

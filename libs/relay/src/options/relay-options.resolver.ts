@@ -2,9 +2,10 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
   DEFAULT_NOTIFY_CHANNEL,
-  InvalidOptionsError,
+  OptionChecks,
   qualifiedTable,
   sqlIdentifier,
+  type BackoffPolicy,
 } from '@nest-outbox/core';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
@@ -32,7 +33,7 @@ export interface ResolvedRelayOptions {
   readonly synchronousCommit: boolean;
   readonly leaseMs: number;
   readonly publishTimeoutMs: number;
-  readonly backoff: Required<BackoffOptions>;
+  readonly backoff: BackoffPolicy;
   readonly maxAttempts: number;
   readonly crashLoopThreshold: number;
   readonly pollMinMs: number;
@@ -48,67 +49,58 @@ export interface ResolvedRelayOptions {
   readonly metricsPrefix: string;
 }
 
-function positiveInt(option: string, value: unknown, fallback: number): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      option,
-      `must be a positive integer (got ${JSON.stringify(v)})`,
-    );
-  }
-  return v;
-}
+const check = new OptionChecks(RELAY_MODULE);
 
 function resolveRetention(
   r: RetentionOptions | false | undefined,
 ): Required<RetentionOptions> | undefined {
   if (r === false) return undefined;
-  const mode = r?.mode ?? 'delete';
-  if (mode !== 'delete' && mode !== 'archive') {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      'retention.mode',
-      `must be "delete" or "archive" (got ${JSON.stringify(mode)})`,
-    );
-  }
   return {
-    publishedMs: positiveInt('retention.publishedMs', r?.publishedMs, 7 * 24 * 3600 * 1000),
-    mode,
-    batchSize: positiveInt('retention.batchSize', r?.batchSize, 1000),
-    intervalMs: positiveInt('retention.intervalMs', r?.intervalMs, 60_000),
+    publishedMs: check.integer('retention.publishedMs', r?.publishedMs, 7 * 24 * 3600 * 1000),
+    mode: check.oneOf('retention.mode', r?.mode, ['delete', 'archive'], 'delete'),
+    batchSize: check.integer('retention.batchSize', r?.batchSize, 1000),
+    intervalMs: check.integer('retention.intervalMs', r?.intervalMs, 60_000),
   };
 }
 
-function resolveBackoff(b: BackoffOptions | undefined): Required<BackoffOptions> {
-  const baseMs = positiveInt('backoff.baseMs', b?.baseMs, 500);
-  const capMs = positiveInt('backoff.capMs', b?.capMs, 30_000);
-  if (capMs < baseMs) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      'backoff.capMs',
-      `(${capMs}) must be >= backoff.baseMs (${baseMs})`,
-    );
-  }
-  const jitter = b?.jitter ?? 'equal';
-  if (!['full', 'equal', 'none'].includes(jitter)) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
+function resolveBackoff(b: BackoffOptions | undefined): BackoffPolicy {
+  if (b && 'jitter' in b) {
+    check.fail(
       'backoff.jitter',
-      'must be "full", "equal" or "none"',
+      'is no longer an option: every backoff of nest-outbox draws in [delay/2, delay] ("equal jitter"); remove it',
     );
   }
-  return { baseMs, capMs, jitter };
+  const baseMs = check.integer('backoff.baseMs', b?.baseMs, 500);
+  const capMs = check.integer('backoff.capMs', b?.capMs, 30_000);
+  check.ordered(
+    { option: 'backoff.baseMs', value: baseMs },
+    { option: 'backoff.capMs', value: capMs },
+  );
+  return { baseMs, capMs };
 }
 
 function resolveConnection(c: unknown): PoolConfig {
   if (typeof c === 'string' && c.length > 0) return { connectionString: c, max: 4 };
   if (typeof c === 'object' && c !== null) return { max: 4, ...(c as PoolConfig) };
-  throw new InvalidOptionsError(
-    RELAY_MODULE,
+  return check.fail(
     'connection',
     'is required: give a PostgreSQL connection string or a pg PoolConfig',
   );
+}
+
+function resolveRequired(raw: RelayModuleOptions): void {
+  if (!raw.publisher && !raw.kafka)
+    check.fail('kafka', 'is required (kafkajs config with brokers) unless a publisher is given');
+  if (!raw.routing || typeof raw.routing !== 'object')
+    check.fail('routing', 'is required: give { defaultTopic } and/or { routes }');
+}
+
+function resolveListenChannel(listen: RelayModuleOptions['listen']): string | undefined {
+  const value = listen ?? true;
+  if (value === false) return undefined;
+  const channel = (typeof value === 'object' && value.channel) || DEFAULT_NOTIFY_CHANNEL;
+  sqlIdentifier(RELAY_MODULE, 'listen.channel', channel);
+  return channel;
 }
 
 /**
@@ -119,54 +111,21 @@ function resolveConnection(c: unknown): PoolConfig {
 export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptions {
   const schema = raw.schema ?? 'public';
   const table = raw.table ?? 'outbox';
-  sqlIdentifier(RELAY_MODULE, 'schema', schema);
-  sqlIdentifier(RELAY_MODULE, 'table', table);
-  if (!raw.publisher && !raw.kafka) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      'kafka',
-      'is required (kafkajs config with brokers) unless a publisher is given',
-    );
-  }
-  if (!raw.routing || typeof raw.routing !== 'object') {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      'routing',
-      'is required: give { defaultTopic } and/or { routes }',
-    );
-  }
-  const leaseMs = positiveInt('leaseMs', raw.leaseMs, 30_000);
-  const publishTimeoutMs = positiveInt('publishTimeoutMs', raw.publishTimeoutMs, 10_000);
+  resolveRequired(raw);
+  const leaseMs = check.integer('leaseMs', raw.leaseMs, 30_000);
+  const publishTimeoutMs = check.integer('publishTimeoutMs', raw.publishTimeoutMs, 10_000);
   if (publishTimeoutMs >= leaseMs) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
+    check.fail(
       'publishTimeoutMs',
       `(${publishTimeoutMs} ms) must be shorter than leaseMs (${leaseMs} ms), or a lease could expire while its publish still runs: lower publishTimeoutMs or raise leaseMs`,
     );
   }
-  const recordEncoder = raw.recordEncoder ?? 'relay';
-  if (recordEncoder !== 'relay' && recordEncoder !== 'kafkajs') {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      'recordEncoder',
-      `must be "relay" or "kafkajs" (got ${JSON.stringify(recordEncoder)})`,
-    );
-  }
-  const pollMinMs = positiveInt('polling.minMs', raw.polling?.minMs, 20);
-  const pollMaxMs = positiveInt('polling.maxMs', raw.polling?.maxMs, 1000);
-  if (pollMaxMs < pollMinMs) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
-      'polling.maxMs',
-      `(${pollMaxMs}) must be >= polling.minMs (${pollMinMs})`,
-    );
-  }
-  const listen = raw.listen ?? true;
-  const listenChannel =
-    listen === false
-      ? undefined
-      : (typeof listen === 'object' && listen.channel) || DEFAULT_NOTIFY_CHANNEL;
-  if (listenChannel !== undefined) sqlIdentifier(RELAY_MODULE, 'listen.channel', listenChannel);
+  const pollMinMs = check.integer('polling.minMs', raw.polling?.minMs, 20);
+  const pollMaxMs = check.integer('polling.maxMs', raw.polling?.maxMs, 1000);
+  check.ordered(
+    { option: 'polling.minMs', value: pollMinMs },
+    { option: 'polling.maxMs', value: pollMaxMs },
+  );
   return {
     raw,
     pool: resolveConnection(raw.connection),
@@ -174,25 +133,25 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     table,
     qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
-    batchSize: positiveInt('batchSize', raw.batchSize, 1000),
-    runLimit: positiveInt('runLimit', raw.runLimit, 100),
-    maxRequestBytes: positiveInt('maxRequestBytes', raw.maxRequestBytes, 900_000),
-    recordEncoder,
-    synchronousCommit: raw.synchronousCommit ?? false,
+    batchSize: check.integer('batchSize', raw.batchSize, 1000),
+    runLimit: check.integer('runLimit', raw.runLimit, 100),
+    maxRequestBytes: check.integer('maxRequestBytes', raw.maxRequestBytes, 900_000),
+    recordEncoder: check.oneOf('recordEncoder', raw.recordEncoder, ['relay', 'kafkajs'], 'relay'),
+    synchronousCommit: check.boolean('synchronousCommit', raw.synchronousCommit, false),
     leaseMs,
     publishTimeoutMs,
     backoff: resolveBackoff(raw.backoff),
-    maxAttempts: positiveInt('maxAttempts', raw.maxAttempts, 10),
-    crashLoopThreshold: positiveInt('crashLoopThreshold', raw.crashLoopThreshold, 3),
+    maxAttempts: check.integer('maxAttempts', raw.maxAttempts, 10),
+    crashLoopThreshold: check.integer('crashLoopThreshold', raw.crashLoopThreshold, 3),
     pollMinMs,
     pollMaxMs,
-    listenChannel,
+    listenChannel: resolveListenChannel(raw.listen),
     retention: resolveRetention(raw.retention),
-    maxOldestAgeMs: positiveInt('maxOldestAgeMs', raw.maxOldestAgeMs, 60_000),
-    shutdownTimeoutMs: positiveInt('shutdownTimeoutMs', raw.shutdownTimeoutMs, 10_000),
-    statsIntervalMs: positiveInt('statsIntervalMs', raw.statsIntervalMs, 5_000),
-    installSchema: raw.installSchema ?? false,
-    autoStart: raw.autoStart ?? true,
+    maxOldestAgeMs: check.integer('maxOldestAgeMs', raw.maxOldestAgeMs, 60_000),
+    shutdownTimeoutMs: check.integer('shutdownTimeoutMs', raw.shutdownTimeoutMs, 10_000),
+    statsIntervalMs: check.integer('statsIntervalMs', raw.statsIntervalMs, 5_000),
+    installSchema: check.boolean('installSchema', raw.installSchema, false),
+    autoStart: check.boolean('autoStart', raw.autoStart, true),
     relayId: raw.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     metricsPrefix: raw.metrics?.prefix ?? 'nest_outbox_relay_',
   };

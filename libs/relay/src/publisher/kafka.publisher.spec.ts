@@ -1,6 +1,6 @@
 import { createServer, type Socket } from 'node:net';
 import { logLevel } from 'kafkajs';
-import { PublishTimeoutError } from '../errors/relay.errors';
+import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { KafkaPublisher } from './kafka.publisher';
 
 describe('KafkaPublisher timeout', () => {

@@ -5,48 +5,23 @@ import {
   logLevel,
   type Admin,
   type KafkaConfig,
-  type LogEntry,
   type Message,
   type Producer,
   type ProducerConfig,
   type RecordMetadata,
 } from 'kafkajs';
-import { PublishTimeoutError } from '../errors/relay.errors';
-import { installFastProduceEncoding, markFastRecord } from './encoding/kafkajs-produce.hook';
+import { PublishTimeoutError } from '../errors/publish-timeout.error';
+import { RecordEncoderChoice, type KafkaRecordEncoder } from './encoding/record-encoder.choice';
+import {
+  isConnectionError,
+  kafkaLogCreator,
+  publishAcks,
+  rejectOnAbort,
+} from './kafka-client.support';
 import { SocketTracker } from './socket.tracker';
 import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
 
-/**
- * Who encodes the relay's Produce requests: `relay` (its own encoder, the default) or
- * `kafkajs`. Both put the same bytes on the wire.
- * @publicApi
- */
-export type KafkaRecordEncoder = 'relay' | 'kafkajs';
-
-function kafkaLogCreator(logger: Logger) {
-  return () =>
-    ({ level, log }: LogEntry) => {
-      // We limit the idempotent producer's retries on purpose (our own backoff retries).
-      if (log.message.startsWith('Limiting retries for the idempotent producer')) return;
-      const text = `kafkajs ${log.message}${log.broker ? ` broker=${String(log.broker)}` : ''}`;
-      if (level === logLevel.ERROR) logger.error(text);
-      else if (level === logLevel.WARN) logger.warn(text);
-      else logger.debug(text);
-    };
-}
-
-function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
-  let dispose = () => undefined as void;
-  const promise = new Promise<never>((_, reject) => {
-    const onAbort = () =>
-      reject(signal.reason instanceof Error ? signal.reason : new Error('publish aborted'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    dispose = () => signal.removeEventListener('abort', onAbort);
-  });
-  promise.catch(() => undefined);
-  return { promise, dispose };
-}
+export type { KafkaRecordEncoder } from './encoding/record-encoder.choice';
 
 /**
  * kafkajs adapter: an idempotent producer (`acks: -1`, `maxInFlightRequests: 1`), record
@@ -59,6 +34,7 @@ function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose:
 export class KafkaPublisher implements RelayPublisher {
   private readonly logger = new Logger('RelayKafkaPublisher');
   private readonly config: KafkaConfig;
+  private readonly encoder: RecordEncoderChoice;
   /** Each producer (and the admin) has a kafkajs client of its own, with tracked sockets. */
   private readonly trackers = new WeakMap<object, SocketTracker>();
   private producer: Producer | undefined;
@@ -68,12 +44,11 @@ export class KafkaPublisher implements RelayPublisher {
   private admin: Admin | undefined;
   /** Partition each message went to, recorded by the partitioner (offsets are per partition). */
   private readonly partitions = new WeakMap<object, number>();
-  /** Whether this publisher's requests are encoded by the relay's record encoder. */
-  readonly fastEncoding: boolean;
 
   /**
    * @param encoder `relay`: the relay's own Produce request encoder (same bytes as kafkajs',
-   *   about ten times less CPU per record); `kafkajs`: kafkajs' encoder.
+   *   about ten times less CPU per record, failing safe to kafkajs'); `kafkajs`: kafkajs' encoder.
+   * @param onEncoded test-only seam rewriting the bytes the relay's encoder builds
    */
   constructor(
     config: KafkaConfig,
@@ -82,13 +57,15 @@ export class KafkaPublisher implements RelayPublisher {
       'idempotent' | 'maxInFlightRequests'
     > = {},
     encoder: KafkaRecordEncoder = 'relay',
+    onEncoded?: (request: Buffer) => Buffer,
   ) {
     this.config = { logLevel: logLevel.WARN, logCreator: kafkaLogCreator(this.logger), ...config };
-    this.fastEncoding = encoder === 'relay' && installFastProduceEncoding();
-    if (encoder === 'relay' && !this.fastEncoding)
-      this.logger.warn(
-        "this kafkajs is not shaped like 2.2.x: records are encoded by kafkajs' own (slower) encoder",
-      );
+    this.encoder = new RecordEncoderChoice(encoder, this.logger, onEncoded);
+  }
+
+  /** Whether the relay's own encoder builds this publisher's requests now. */
+  get fastEncoding(): boolean {
+    return this.encoder.fast;
   }
 
   /** A kafkajs client whose sockets `tracker` can destroy. */
@@ -103,6 +80,7 @@ export class KafkaPublisher implements RelayPublisher {
   }
 
   async connect(): Promise<void> {
+    await this.encoder.settle();
     await this.ensureProducer();
   }
 
@@ -146,14 +124,30 @@ export class KafkaPublisher implements RelayPublisher {
     this.abandon(producer);
   }
 
+  /**
+   * Publishes `records` in one request. When the broker refuses the bytes of a request the
+   * relay's encoder built, the request is sent again, encoded by kafkajs (see
+   * `RecordEncoderChoice`): an encoder fault never reaches the relay's park-or-backoff policy.
+   */
   async publish(records: readonly PublishRecord[], signal: AbortSignal): Promise<PublishAck[]> {
+    await this.encoder.settle();
+    const fast = this.encoder.fast;
+    try {
+      return await this.sendOnce(records, signal);
+    } catch (error) {
+      if (signal.aborted || !this.encoder.fallBackOn(error, fast)) throw error;
+      return this.sendOnce(records, signal);
+    }
+  }
+
+  private async sendOnce(
+    records: readonly PublishRecord[],
+    signal: AbortSignal,
+  ): Promise<PublishAck[]> {
     const abort = rejectOnAbort(signal);
     try {
       const producer = await Promise.race([this.ensureProducer(), abort.promise]);
-      const messages: Message[] = records.map((r) => {
-        const message: Message = { key: r.key, value: r.value, headers: r.headers };
-        return this.fastEncoding ? markFastRecord(message) : message;
-      });
+      const messages = records.map((r) => this.encoder.message(r));
       const byTopic = new Map<string, Message[]>();
       records.forEach((r, i) => {
         const list = byTopic.get(r.topic) ?? [];
@@ -169,11 +163,10 @@ export class KafkaPublisher implements RelayPublisher {
       try {
         metadata = await Promise.race([sending, abort.promise]);
       } catch (error) {
-        if (signal.aborted) this.reset(producer);
-        else if (isConnectionError(error)) this.reset(producer);
+        if (signal.aborted || isConnectionError(error)) this.reset(producer);
         throw error;
       }
-      return this.acks(records, messages, metadata);
+      return publishAcks(records, (i) => this.partitions.get(messages[i]!) ?? -1, metadata);
     } catch (error) {
       if (signal.aborted && this.pending) {
         const connecting = this.pending;
@@ -189,21 +182,6 @@ export class KafkaPublisher implements RelayPublisher {
     } finally {
       abort.dispose();
     }
-  }
-
-  /** Offsets: each partition's base offset plus the record's index among that partition's records. */
-  private acks(records: readonly PublishRecord[], messages: Message[], metadata: RecordMetadata[]) {
-    const base = new Map<string, bigint>();
-    for (const m of metadata)
-      base.set(`${m.topicName}\u0000${m.partition}`, BigInt(m.baseOffset ?? '-1'));
-    const next = new Map<string, bigint>();
-    return records.map((r, i) => {
-      const partition = this.partitions.get(messages[i]!) ?? -1;
-      const slot = `${r.topic}\u0000${partition}`;
-      const offset = next.get(slot) ?? base.get(slot) ?? -1n;
-      next.set(slot, offset + 1n);
-      return { partition, offset: offset.toString() };
-    });
   }
 
   async ping(timeoutMs: number): Promise<boolean> {
@@ -255,13 +233,4 @@ export class KafkaPublisher implements RelayPublisher {
       }),
     );
   }
-}
-
-function isConnectionError(error: unknown): boolean {
-  for (let e: unknown = error, i = 0; e && i < 5; i++) {
-    const name = (e as { name?: unknown }).name;
-    if (name === 'KafkaJSConnectionError' || name === 'KafkaJSConnectionClosedError') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }

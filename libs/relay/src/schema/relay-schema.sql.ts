@@ -48,3 +48,18 @@ export function relaySchemaSql(name: RelayTableName): string[] {
     `CREATE TABLE IF NOT EXISTS ${n.archive} (LIKE ${n.outbox} INCLUDING DEFAULTS)`,
   ];
 }
+
+/**
+ * Drops what `relaySchemaSql` creates (the archive and audit tables with their rows, and the
+ * claim index); the outbox table stays.
+ * @publicApi
+ */
+export function dropRelaySchemaSql(name: RelayTableName): string[] {
+  const n = relayObjectNames(name);
+  const schema = sqlIdentifier(RELAY_MODULE, 'schema', name.schema);
+  return [
+    `DROP TABLE IF EXISTS ${n.archive}`,
+    `DROP TABLE IF EXISTS ${n.audit}`,
+    `DROP INDEX IF EXISTS ${schema}.${n.claimIndex}`,
+  ];
+}

@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
+import { Backoff, errorLabel } from '@nest-outbox/core';
 import { Client, type ClientConfig, type PoolConfig } from 'pg';
 
 /**
  * One dedicated connection that LISTENs for the producers' coalesced notifications and
- * calls `onNotify` when the payload names this outbox. Reconnects with a capped delay.
+ * calls `onNotify` when the payload names this outbox. Reconnects with backoff (200 ms to 10 s).
  * Notifications are hints: a lost one costs at most one poll interval.
  * @internal
  */
@@ -12,7 +13,7 @@ export class NotificationListener {
   private client: Client | undefined;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
-  private retryMs = 200;
+  private readonly retryDelay = new Backoff({ baseMs: 200, capMs: 10_000 });
 
   constructor(
     private readonly config: PoolConfig,
@@ -39,7 +40,7 @@ export class NotificationListener {
       return;
     }
     this.client = client;
-    this.retryMs = 200;
+    this.retryDelay.reset();
     this.onNotify(); // anything committed while we were not listening
   }
 
@@ -48,12 +49,12 @@ export class NotificationListener {
     this.client = undefined;
     void client?.end().catch(() => undefined);
     if (this.stopped || this.retryTimer) return;
-    this.logger.warn(`LISTEN connection lost (${String(error)}); retrying in ${this.retryMs} ms`);
+    const delay = this.retryDelay.next();
+    this.logger.warn(`LISTEN connection lost (${errorLabel(error)}); retrying in ${delay} ms`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect().catch((e: unknown) => this.scheduleRetry(e));
-    }, this.retryMs);
-    this.retryMs = Math.min(this.retryMs * 2, 10_000);
+    }, delay);
   }
 
   async stop(): Promise<void> {

@@ -1,37 +1,35 @@
+import { Backoff } from '@nest-outbox/core';
+
 /**
- * Adaptive idle wait: short while busy, doubling with jitter up to `maxMs` while idle, cut
- * short by `wake()` (in-process after-commit signal, LISTEN notification, shutdown).
+ * Adaptive idle wait: short while busy, growing by the core backoff rule (doubling, equal
+ * jitter) up to `maxMs` while idle, cut short by `wake()` (in-process after-commit signal,
+ * LISTEN notification, shutdown).
  * @internal
  */
 export class RelayWaker {
-  private idleMs: number;
+  private readonly idleDelay: Backoff;
   private wakeCurrent: (() => void) | undefined;
   private woken = false;
 
-  constructor(
-    private readonly minMs: number,
-    private readonly maxMs: number,
-  ) {
-    this.idleMs = minMs;
+  constructor(minMs: number, maxMs: number) {
+    this.idleDelay = new Backoff({ baseMs: minMs, capMs: maxMs });
   }
 
   /** A hint that work may be waiting: ends the current wait and resets the idle delay. */
   wake(): void {
-    this.idleMs = this.minMs;
+    this.idleDelay.reset();
     this.woken = true;
     this.wakeCurrent?.();
   }
 
   /** Work was found: the next idle wait starts short again. */
   busy(): void {
-    this.idleMs = this.minMs;
+    this.idleDelay.reset();
   }
 
-  /** Waits the current idle delay (with jitter), then doubles it up to the maximum. */
+  /** Waits the next idle delay (one more idle round than the last). */
   idle(): Promise<void> {
-    const delay = this.idleMs / 2 + (Math.random() * this.idleMs) / 2;
-    this.idleMs = Math.min(this.maxMs, this.idleMs * 2);
-    return this.sleep(delay);
+    return this.sleep(this.idleDelay.next());
   }
 
   /** Ends the current wait, if any, without leaving a wake-up pending (its caller moved on). */

@@ -1,8 +1,20 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol modules have no types */
-import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request.encoder';
+import type { ProduceRequestArgs } from './produce-request.encoder';
+import { encodersAgree } from './encoder-self-check';
 
-/** Marks a message object built by the relay: only such messages take the fast encoder. */
+/**
+ * The kafkajs version whose Produce request bytes the relay's encoder reproduces: its unit
+ * specs compare both encoders byte for byte on this version, and the hook is installed for
+ * no other.
+ * @internal
+ */
+export const ENCODED_KAFKAJS_VERSION = '2.2.4';
+
+/** Marks a message object built by the relay with the encoder of its publisher. */
 const FAST_RECORD = Symbol.for('@nest-outbox/relay:fast-record');
+
+/** Encodes the body of a Produce request (one publisher's encoder). @internal */
+export type ProduceEncode = (args: ProduceRequestArgs) => Buffer;
 
 interface KafkajsEncoder {
   readonly buffer: Buffer;
@@ -23,6 +35,20 @@ type ProduceBuilder = (args: ProduceRequestArgs & { readonly compression?: numbe
 export interface KafkajsProduceDefinition {
   readonly versions: readonly string[];
   protocol: (lookup: { version: number }) => ProduceBuilder;
+}
+
+/** Whether the relay's encoder is used in this process, and why not. @internal */
+export type FastEncodingStatus =
+  | { readonly enabled: true }
+  | { readonly enabled: false; readonly reason: string };
+
+/** The installed kafkajs version, if it can be read. @internal */
+export function installedKafkajsVersion(): string | undefined {
+  try {
+    return (require('kafkajs/package.json') as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
 }
 
 /** kafkajs' Produce request definition, or undefined when this kafkajs is shaped otherwise. @internal */
@@ -52,23 +78,36 @@ function kafkajsEncoder(): (new (initialSize?: number) => KafkajsEncoder) | unde
   }
 }
 
-/** Fast path only for what it encodes exactly: the relay's own, uncompressed, idempotent sends. */
-function takesFastPath(args: Parameters<ProduceBuilder>[0]): boolean {
-  if ((args.compression ?? 0) !== 0 || args.transactionalId) return false;
-  for (const topic of args.topicData)
-    for (const partition of topic.partitions) {
-      if (partition.messages.length === 0) return false;
-      for (const message of partition.messages)
-        if (
-          (message as { [FAST_RECORD]?: true })[FAST_RECORD] !== true ||
-          message.timestamp != null
-        )
-          return false;
-    }
-  return true;
+/** Why the relay's encoder cannot be used with `version` of kafkajs, or undefined. @internal */
+export function fastEncodingBlocker(version = installedKafkajsVersion()): string | undefined {
+  if (version !== ENCODED_KAFKAJS_VERSION)
+    return `kafkajs ${version ?? '(unknown version)'} is installed; the relay's encoder reproduces the bytes of kafkajs ${ENCODED_KAFKAJS_VERSION} only`;
+  if (!kafkajsProduceProtocol() || !kafkajsEncoder())
+    return "kafkajs' protocol modules are not where kafkajs 2.2.4 has them";
+  return undefined;
 }
 
-let installed: boolean | undefined;
+/**
+ * The encoder marked on every message of the request, when it takes the fast path: the
+ * relay's own, uncompressed, non-transactional sends, all from one publisher.
+ */
+function markedEncoder(args: Parameters<ProduceBuilder>[0]): ProduceEncode | undefined {
+  if ((args.compression ?? 0) !== 0 || args.transactionalId) return undefined;
+  let encode: ProduceEncode | undefined;
+  for (const topic of args.topicData)
+    for (const partition of topic.partitions) {
+      if (partition.messages.length === 0) return undefined;
+      for (const message of partition.messages) {
+        const mark = (message as { [FAST_RECORD]?: unknown })[FAST_RECORD];
+        if (typeof mark !== 'function' || message.timestamp != null) return undefined;
+        if (encode && mark !== encode) return undefined;
+        encode = mark as ProduceEncode;
+      }
+    }
+  return encode;
+}
+
+let installing: Promise<FastEncodingStatus> | undefined;
 let encodedRequests = 0;
 
 /** Produce requests encoded by the fast path in this process so far (for tests). @internal */
@@ -76,41 +115,56 @@ export function fastEncodedRequests(): number {
   return encodedRequests;
 }
 
-/**
- * Makes kafkajs encode the relay's Produce requests with `encodeProduceRequest` (one buffer
- * per request) instead of its own encoder, which allocates a buffer per record, per header and
- * per varint and cost more Node CPU than the rest of the relay. Same bytes on the wire: the
- * unit specs compare both encoders byte for byte, the integration specs consume what the
- * broker stored. Only messages marked by `markFastRecord` take this path; every other kafkajs
- * producer in the process keeps kafkajs' encoder. Installed once per process (kafkajs'
- * protocol table is shared by its clients), idempotent; false when this kafkajs is not shaped
- * like 2.2.x, and then nothing changes.
- * @internal
- */
-export function installFastProduceEncoding(): boolean {
-  if (installed !== undefined) return installed;
-  const produce = kafkajsProduceProtocol();
-  const Encoder = kafkajsEncoder();
-  if (!produce || !Encoder) return (installed = false);
+function install(
+  produce: KafkajsProduceDefinition,
+  Encoder: new (initialSize?: number) => KafkajsEncoder,
+): void {
   const original = produce.protocol;
   produce.protocol = (lookup) => {
     const build = original(lookup);
     if (typeof build !== 'function' || lookup.version < 3 || lookup.version > 7) return build;
     return (args) => {
       const built = build(args);
-      if (!takesFastPath(args)) return built;
+      const encodeBody = markedEncoder(args);
+      if (!encodeBody) return built;
       const encode = () => {
         encodedRequests++;
-        return Promise.resolve(new Encoder(1).writeBuffer(encodeProduceRequest(args)));
+        return Promise.resolve(new Encoder(1).writeBuffer(encodeBody(args)));
       };
       return { ...built, request: { ...built.request, encode } };
     };
   };
-  return (installed = true);
 }
 
-/** Lets a kafkajs message built by the relay take the fast encoder. @internal */
-export function markFastRecord<T extends object>(message: T): T {
-  (message as { [FAST_RECORD]?: true })[FAST_RECORD] = true;
+/**
+ * Makes kafkajs encode the relay's Produce requests with the relay's encoder (one buffer per
+ * request) instead of its own, which allocates a buffer per record, per header and per varint
+ * and cost more Node CPU than the rest of the relay. Only messages marked by `markFastRecord`
+ * take this path; every other kafkajs producer in the process keeps kafkajs' encoder.
+ * Fails safe, once per process (kafkajs' protocol table is shared by its clients): nothing is
+ * installed unless kafkajs is exactly `ENCODED_KAFKAJS_VERSION` and both encoders give the
+ * same bytes for a synthetic request (every Produce version from 3 to 7).
+ * @internal
+ */
+export function installFastProduceEncoding(): Promise<FastEncodingStatus> {
+  installing ??= (async (): Promise<FastEncodingStatus> => {
+    const blocker = fastEncodingBlocker();
+    const produce = kafkajsProduceProtocol();
+    const Encoder = kafkajsEncoder();
+    if (blocker || !produce || !Encoder) return { enabled: false, reason: blocker ?? 'unknown' };
+    if (!(await encodersAgree(produce)))
+      return {
+        enabled: false,
+        reason: "the relay's encoder and kafkajs' disagree on the bytes of a synthetic request",
+      };
+    install(produce, Encoder);
+    return { enabled: true };
+  })();
+  return installing;
+}
+
+/** Lets a kafkajs message built by the relay take the fast path with `encode`. @internal */
+export function markFastRecord<T extends object>(message: T, encode: ProduceEncode): T {
+  (message as { [FAST_RECORD]?: ProduceEncode })[FAST_RECORD] = encode;
   return message;
 }

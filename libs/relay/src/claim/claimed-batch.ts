@@ -29,20 +29,15 @@ export interface ClaimedBatch {
   readonly crashLoopParked: readonly { eventId: string; aggregateId: string; eventType: string }[];
 }
 
-/** What happened to one row whose publish failed. @internal */
-export interface FailureUpdate {
-  readonly id: string;
-  /** Counts as an attempt (false for throttling). */
-  readonly counted: boolean;
-  /** Park it (permanent error or attempts exhausted) instead of backing off. */
-  readonly park: boolean;
-  readonly delayMs: number;
-  readonly kind: string;
-  readonly error: string;
-}
-
-/** Rows handed back without a finished publish. `started` rows had their claim counted. @internal */
-export interface ReleaseUpdate {
-  readonly id: string;
-  readonly started: boolean;
+/** Settings of one claim. @internal */
+export interface ClaimSettings {
+  readonly batchSize: number;
+  /** Longest run of one aggregate per claim (a batch covers about batchSize / runLimit aggregates). */
+  readonly runLimit: number;
+  readonly leaseMs: number;
+  readonly crashLoopThreshold: number;
+  /** Pending rows the id-order window reads. @default 2 * batchSize */
+  readonly windowRows?: number;
+  /** Aggregates one skip scan reads at most. @default batchSize */
+  readonly scanAggregates?: number;
 }

@@ -1,0 +1,80 @@
+import { describeError } from '../errors/error-classifier';
+import type { ErrorKind } from '../options/relay-options.interface';
+import type { PublishAck } from '../publisher/relay-publisher.interface';
+import type { ClaimedRow } from '../claim/claimed-batch';
+import type { ReleaseUpdate } from '../store/relay-store.updates';
+import { decideFailure, type FailureDecision, type FailurePolicyOptions } from './failure.policy';
+
+/** A row the broker acknowledged, and where it went. @internal */
+export interface AckedEntry {
+  readonly id: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly row: ClaimedRow;
+}
+
+/** The head of a run whose publish failed, and what to do with it. @internal */
+export interface FailedEntry {
+  readonly row: ClaimedRow;
+  readonly topic: string;
+  readonly kind: ErrorKind;
+  readonly decision: FailureDecision;
+  /** `describeError` of the error (never a payload). */
+  readonly error: string;
+}
+
+/** Everything a ledger holds, ready to be recorded. @internal */
+export interface LedgerEntries {
+  readonly acked: readonly AckedEntry[];
+  readonly failed: readonly FailedEntry[];
+  readonly released: readonly ReleaseUpdate[];
+}
+
+/**
+ * What became of a batch's rows while it was sent, before it is recorded: acknowledged,
+ * failed (the head of a run, with its park-or-backoff decision), or handed back.
+ * @internal
+ */
+export class BatchLedger {
+  private acked: AckedEntry[] = [];
+  private failed: FailedEntry[] = [];
+  private released: ReleaseUpdate[] = [];
+
+  constructor(private readonly policy: FailurePolicyOptions) {}
+
+  /** Rows the broker acknowledged, with the acks in the same order. */
+  ack(rows: readonly ClaimedRow[], acks: readonly PublishAck[]): void {
+    rows.forEach((row, i) => this.acked.push({ id: row.id, ...acks[i]!, row }));
+  }
+
+  /**
+   * Rows handed back unpublished. `started`: whether their claim was counted (by default the
+   * claim counted every row but suspects, whose solo start counts it).
+   */
+  release(rows: readonly ClaimedRow[], started?: boolean): void {
+    for (const row of rows) this.released.push({ id: row.id, started: started ?? !row.suspect });
+  }
+
+  /** The head of `run` carries the failure; the rest of the run goes back unpublished. */
+  fail(run: readonly ClaimedRow[], topic: string, error: unknown, kind: ErrorKind): void {
+    const [head, ...rest] = run;
+    if (!head) return;
+    const decision = decideFailure(head.attempts, kind, this.policy);
+    this.failed.push({ row: head, topic, kind, decision, error: describeError(error) });
+    this.release(rest);
+  }
+
+  /** True when nothing was entered since the last `take()`. */
+  get empty(): boolean {
+    return this.acked.length + this.failed.length + this.released.length === 0;
+  }
+
+  /** Everything entered so far; the ledger starts empty again. */
+  take(): LedgerEntries {
+    const entries = { acked: this.acked, failed: this.failed, released: this.released };
+    this.acked = [];
+    this.failed = [];
+    this.released = [];
+    return entries;
+  }
+}

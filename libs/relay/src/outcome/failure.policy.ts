@@ -1,0 +1,73 @@
+import { backoffDelayMs, type BackoffPolicy } from '@nest-outbox/core';
+import { classifyKafkaError } from '../errors/error-classifier';
+import type { ErrorClassifier, ErrorKind } from '../options/relay-options.interface';
+import type { ClaimedRow } from '../claim/claimed-batch';
+
+/** What the policy needs of the relay options. @internal */
+export interface FailurePolicyOptions {
+  readonly maxAttempts: number;
+  readonly backoff: BackoffPolicy;
+}
+
+/** What to do with the head of a run whose publish failed. @internal */
+export type FailureDecision =
+  | {
+      readonly action: 'park';
+      /** The attempt that failed (1-based). */
+      readonly attempt: number;
+      readonly reason: 'permanent' | 'exhausted';
+    }
+  | {
+      readonly action: 'retry';
+      readonly attempt: number;
+      /** False for throttling: the broker asked to slow down, the event did nothing wrong. */
+      readonly counted: boolean;
+      readonly delayMs: number;
+    };
+
+/**
+ * Park or back off, decided once for every failed head: a permanent error parks at once; a
+ * transient one backs off (core's `backoffDelayMs`) until `maxAttempts` attempts failed, then
+ * parks as exhausted; throttling backs off without counting an attempt.
+ * @param attemptsSoFar the head's failed attempts before this one
+ * @internal
+ */
+export function decideFailure(
+  attemptsSoFar: number,
+  kind: ErrorKind,
+  options: FailurePolicyOptions,
+  random?: () => number,
+): FailureDecision {
+  const attempt = attemptsSoFar + (kind === 'throttled' ? 0 : 1);
+  if (kind === 'permanent') return { action: 'park', attempt, reason: 'permanent' };
+  if (kind === 'transient' && attempt >= options.maxAttempts)
+    return { action: 'park', attempt, reason: 'exhausted' };
+  return {
+    action: 'retry',
+    attempt,
+    counted: kind !== 'throttled',
+    delayMs: backoffDelayMs(Math.max(1, attempt), options.backoff, random),
+  };
+}
+
+/**
+ * The kind of a publish error: the user's classifier first (it sees the event, never the
+ * payload), else the built-in classification of kafkajs errors.
+ * @internal
+ */
+export function classifyFailure(
+  error: unknown,
+  row: ClaimedRow,
+  topic: string,
+  classifier: ErrorClassifier | undefined,
+): ErrorKind {
+  const custom = classifier?.(error, {
+    eventId: row.eventId,
+    eventType: row.eventType,
+    aggregateType: row.aggregateType,
+    aggregateId: row.aggregateId,
+    topic,
+    attempt: row.attempts + 1,
+  });
+  return custom ?? classifyKafkaError(error);
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RelayMetrics } from '../metrics/relay.metrics';
+import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import { atStage } from '../publish/stage-hooks';
+import { RELAY_OPTIONS } from '../relay.constants';
+import { RelayStore } from '../store/relay.store';
+import type { FailureUpdate } from '../store/relay-store.updates';
+import type { ClaimedBatch } from '../claim/claimed-batch';
+import type { AckedEntry, FailedEntry, LedgerEntries } from './batch-ledger';
+import type { BatchOutcome } from './batch-outcome';
+
+/** The store's row update for a failed head. */
+function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpdate {
+  if (decision.action === 'retry') {
+    const { counted, delayMs } = decision;
+    return { id: row.id, counted, park: false, delayMs, kind, error };
+  }
+  const label =
+    decision.reason === 'exhausted' ? `attempts exhausted (${decision.attempt})` : 'permanent';
+  return { id: row.id, counted: true, park: true, delayMs: 0, kind: label, error };
+}
+
+/**
+ * Records what became of a batch's rows: marks the acknowledged ones (fenced by the lease;
+ * refused marks are "lease lost"), backs off or parks the failed heads, hands the rest back,
+ * and counts each in the metrics and the logs (ids and kinds, never a payload).
+ * @internal
+ */
+@Injectable()
+export class OutcomeRecorder {
+  private readonly logger = new Logger('RelayBatch');
+
+  constructor(
+    private readonly store: RelayStore,
+    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_OPTIONS) private readonly options: Pick<ResolvedRelayOptions, 'raw'>,
+  ) {}
+
+  /** Writes `entries` for `batch` and adds them to `outcome`. */
+  async record(batch: ClaimedBatch, entries: LedgerEntries, outcome: BatchOutcome): Promise<void> {
+    if (entries.acked.length > 0) await this.mark(batch, entries.acked, outcome);
+    for (const failed of entries.failed) this.report(failed);
+    await this.store.fail(batch.leaseToken, entries.failed.map(failureUpdate));
+    outcome.failed += entries.failed.length;
+    await this.store.release(batch.leaseToken, entries.released);
+    outcome.released += entries.released.length;
+    if (entries.released.length) this.metrics.released.inc(entries.released.length);
+  }
+
+  private async mark(
+    batch: ClaimedBatch,
+    acked: readonly AckedEntry[],
+    outcome: BatchOutcome,
+  ): Promise<void> {
+    const hooks = this.options.raw.hooks;
+    const eventIds = () => acked.map((a) => a.row.eventId);
+    await atStage(hooks, 'after-send', eventIds);
+    const marked = await this.store.mark(
+      batch.leaseToken,
+      acked,
+      hooks?.onStage ? () => atStage(hooks, 'during-mark', eventIds) : undefined,
+    );
+    outcome.published += marked.size;
+    this.metrics.published.inc(marked.size);
+    const now = Date.now();
+    const lost: AckedEntry[] = [];
+    for (const a of acked) {
+      if (marked.has(a.id)) this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
+      else lost.push(a);
+    }
+    if (lost.length === 0) return;
+    outcome.leaseLost += lost.length;
+    this.metrics.leaseLost.inc(lost.length);
+    const ids = lost.slice(0, 10).map((a) => a.row.eventId);
+    this.logger.warn(
+      `lease lost: ${lost.length} published event(s) not marked (another relay may publish them again) stage=mark event_ids=${ids.join(',')}`,
+    );
+  }
+
+  /** The log line and the metric of a failed head. */
+  private report({ row, topic, kind, decision, error }: FailedEntry): void {
+    const log = `event_id=${row.eventId} aggregate_id=${row.aggregateId} type=${row.eventType} topic=${topic} attempt=${decision.attempt} stage=publish kind=${kind}`;
+    if (decision.action === 'park') {
+      this.logger.error(`parked ${log}: ${error}`);
+      this.metrics.parked.inc({ kind: decision.reason });
+    } else {
+      this.logger.warn(`retry scheduled ${log}: ${error}`);
+      this.metrics.retried.inc({ kind });
+    }
+  }
+}

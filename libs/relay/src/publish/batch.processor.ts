@@ -1,0 +1,220 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { classifyKafkaError } from '../errors/error-classifier';
+import { NoTopicError } from '../errors/no-topic.error';
+import { PublishTimeoutError } from '../errors/publish-timeout.error';
+import { RelayMetrics } from '../metrics/relay.metrics';
+import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import { BatchLedger } from '../outcome/batch-ledger';
+import { emptyOutcome, type BatchOutcome } from '../outcome/batch-outcome';
+import { classifyFailure } from '../outcome/failure.policy';
+import { OutcomeRecorder } from '../outcome/outcome.recorder';
+import type { PublishAck, RelayPublisher } from '../publisher/relay-publisher.interface';
+import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { RelayStore } from '../store/relay.store';
+import type { ClaimedBatch } from '../claim/claimed-batch';
+import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
+import { SendGate } from './send-gate';
+import { atStage } from './stage-hooks';
+
+/** How one send attempt ended: acknowledged, handed back unsent, or failed with `error`. */
+type Sent = 'acked' | 'released' | { readonly error: unknown };
+
+const rowsOf = (items: readonly PlannedItem[]) => items.map((i) => i.row);
+
+/**
+ * Publishes one claimed batch and records its outcome: marks acknowledged rows (fenced by
+ * the lease), backs off or parks the head of each failed aggregate, releases the rest.
+ * No transaction is open while Kafka is called.
+ * @internal
+ */
+@Injectable()
+export class BatchProcessor {
+  private readonly gate = new SendGate();
+
+  constructor(
+    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
+    @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
+    private readonly store: RelayStore,
+    private readonly recorder: OutcomeRecorder,
+    private readonly metrics: RelayMetrics,
+  ) {}
+
+  /**
+   * Publishes one batch and records its outcome. Sends of concurrent batches take turns on
+   * the send gate (one producer request at a time, in claim order); the marks of one batch
+   * run while the next batch is sent. Batches in flight together never share an aggregate:
+   * a claim only takes aggregates whose head is free, and every row of a batch stays leased
+   * until its outcome is recorded.
+   * @param stopping true once the relay stops claiming: a batch that has not started sending
+   *   by then is released, not sent
+   */
+  async process(
+    batch: ClaimedBatch,
+    shutdown: AbortSignal,
+    stopping: () => boolean = () => false,
+  ): Promise<BatchOutcome> {
+    await atStage(this.options.raw.hooks, 'after-claim', () => batch.rows.map((r) => r.eventId));
+    const plan = planBatch(batch.rows, this.options.router);
+    const ledger = new BatchLedger(this.options);
+    for (const run of plan.unroutable)
+      ledger.fail(run, '?', new NoTopicError(run[0]!.aggregateType), 'permanent');
+    const stopped = await this.gate.run(async () => {
+      if (!stopping() && !shutdown.aborted) {
+        await this.sendClean(batch, plan.clean, shutdown, ledger);
+        return false;
+      }
+      for (const items of [...plan.clean, ...plan.suspects]) ledger.release(rowsOf(items));
+      return true;
+    });
+    const outcome = emptyOutcome();
+    await this.recorder.record(batch, ledger.take(), outcome);
+    if (stopped || plan.suspects.length === 0) return outcome;
+    await this.gate.run(async () => {
+      for (const items of plan.suspects) await this.sendSuspect(batch, items, shutdown, outcome);
+    });
+    return outcome;
+  }
+
+  /** Clean aggregates go together, in requests of bounded size; a failure stops the rest. */
+  private async sendClean(
+    batch: ClaimedBatch,
+    groups: readonly PlannedItem[][],
+    shutdown: AbortSignal,
+    ledger: BatchLedger,
+  ): Promise<void> {
+    const chunks = chunkByBytes(groups, this.options.maxRequestBytes);
+    for (const [i, chunk] of chunks.entries()) {
+      const sent = await this.sendOrRelease(batch, chunk, shutdown, ledger);
+      if (sent === 'acked') continue;
+      if (sent !== 'released') {
+        if (shutdown.aborted) ledger.release(rowsOf(chunk));
+        else await this.isolate(batch, chunk, sent.error, shutdown, ledger);
+      }
+      ledger.release(rowsOf(chunks.slice(i + 1).flat()));
+      return;
+    }
+  }
+
+  /**
+   * A failed request with several aggregates: a permanent error is one event's fault, so
+   * each aggregate is retried alone to find it; a transient one fails them all.
+   */
+  private async isolate(
+    batch: ClaimedBatch,
+    chunk: readonly PlannedItem[],
+    error: unknown,
+    shutdown: AbortSignal,
+    ledger: BatchLedger,
+  ): Promise<void> {
+    const groups = byAggregate(chunk);
+    if (groups.length === 1 || this.kindOf(error, chunk[0]!) !== 'permanent') {
+      for (const items of groups) this.fail(ledger, items, error);
+      return;
+    }
+    for (const items of groups) {
+      const sent = await this.sendOrRelease(batch, items, shutdown, ledger);
+      if (typeof sent === 'object') this.fail(ledger, items, sent.error);
+    }
+  }
+
+  /** Suspects (an earlier publish started and never finished) go alone, one row at a time. */
+  private async sendSuspect(
+    batch: ClaimedBatch,
+    items: readonly PlannedItem[],
+    shutdown: AbortSignal,
+    outcome: BatchOutcome,
+  ): Promise<void> {
+    const ledger = new BatchLedger(this.options);
+    for (const [i, item] of items.entries()) {
+      const { row } = item;
+      const later = rowsOf(items.slice(i + 1));
+      if (shutdown.aborted || !this.leaseLeft(batch)) {
+        ledger.release([row, ...later]);
+        break;
+      }
+      if (row.suspect && !(await this.store.start(batch.leaseToken, row.id))) {
+        ledger.release(later); // lease lost before the start: someone else has the rest
+        break;
+      }
+      const failed = await this.trySend([item], shutdown, ledger);
+      if (!failed) {
+        // Marked one by one: an event that kills the relay must not take its neighbours with it.
+        await this.recorder.record(batch, ledger.take(), outcome);
+        continue;
+      }
+      if (shutdown.aborted) ledger.release([row], true);
+      else this.fail(ledger, [item], failed.error);
+      ledger.release(later);
+      break;
+    }
+    await this.recorder.record(batch, ledger.take(), outcome);
+  }
+
+  /**
+   * Sends `items` unless the lease has less left than a publish may take or the relay is
+   * shutting down: then they are handed back unsent.
+   */
+  private async sendOrRelease(
+    batch: ClaimedBatch,
+    items: readonly PlannedItem[],
+    shutdown: AbortSignal,
+    ledger: BatchLedger,
+  ): Promise<Sent> {
+    if (shutdown.aborted || !this.leaseLeft(batch)) {
+      ledger.release(rowsOf(items));
+      return 'released';
+    }
+    return (await this.trySend(items, shutdown, ledger)) ?? 'acked';
+  }
+
+  /** Sends `items` and enters their acks; the error when the publish failed. */
+  private async trySend(
+    items: readonly PlannedItem[],
+    shutdown: AbortSignal,
+    ledger: BatchLedger,
+  ): Promise<{ readonly error: unknown } | undefined> {
+    try {
+      ledger.ack(rowsOf(items), await this.send(items, shutdown));
+      return undefined;
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  private leaseLeft(batch: ClaimedBatch): boolean {
+    return batch.leaseDeadline - Date.now() > this.options.publishTimeoutMs;
+  }
+
+  /** Sends with a timeout that really cancels (the publisher drops its producer on abort). */
+  private async send(items: readonly PlannedItem[], shutdown: AbortSignal): Promise<PublishAck[]> {
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new PublishTimeoutError(this.options.publishTimeoutMs)),
+      this.options.publishTimeoutMs,
+    );
+    await atStage(this.options.raw.hooks, 'before-send', () => items.map((i) => i.row.eventId));
+    const stopTimer = this.metrics.publishSeconds.startTimer();
+    try {
+      const acks = await this.publisher.publish(
+        items.map((i) => i.record),
+        AbortSignal.any([timeout.signal, shutdown]),
+      );
+      this.metrics.brokerUp.set(1);
+      return acks;
+    } catch (error) {
+      if (classifyKafkaError(error) === 'transient') this.metrics.brokerUp.set(0);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      stopTimer();
+    }
+  }
+
+  private kindOf(error: unknown, { row, record }: PlannedItem) {
+    return classifyFailure(error, row, record.topic, this.options.raw.classifyError);
+  }
+
+  private fail(ledger: BatchLedger, items: readonly PlannedItem[], error: unknown): void {
+    ledger.fail(rowsOf(items), items[0]!.record.topic, error, this.kindOf(error, items[0]!));
+  }
+}

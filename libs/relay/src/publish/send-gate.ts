@@ -1,0 +1,21 @@
+/**
+ * Sends take turns: `run()` starts its work once every earlier caller's work is over, in call
+ * order (one producer request at a time, in claim order).
+ * @internal
+ */
+export class SendGate {
+  private tail: Promise<void> = Promise.resolve();
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    let open!: () => void;
+    const turn = new Promise<void>((resolve) => (open = resolve));
+    const before = this.tail;
+    this.tail = before.then(() => turn);
+    await before;
+    try {
+      return await work();
+    } finally {
+      open();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import type { Logger } from '@nestjs/common';
+import type { Message } from 'kafkajs';
+import { hasKafkaErrorType } from '../../errors/error-classifier';
+import type { PublishRecord } from '../relay-publisher.interface';
+import {
+  installFastProduceEncoding,
+  markFastRecord,
+  type ProduceEncode,
+} from './kafkajs-produce.hook';
+import { encodeProduceRequest } from './produce-request.encoder';
+
+/**
+ * Who encodes the relay's Produce requests: `relay` (its own encoder, the default) or
+ * `kafkajs`. Both put the same bytes on the wire.
+ * @publicApi
+ */
+export type KafkaRecordEncoder = 'relay' | 'kafkajs';
+
+/** Broker answers that say the request's bytes were wrong. */
+const REFUSED_BYTES = new Set(['CORRUPT_MESSAGE', 'INVALID_RECORD']);
+
+/**
+ * The encoder of one publisher's requests. Starts on the relay's encoder when it was asked
+ * for and the process-wide checks passed (exact kafkajs version, same bytes as kafkajs for a
+ * synthetic request); falls back to kafkajs' encoder for good, with a warning, when a check
+ * fails or when the broker refuses the bytes of a request the relay's encoder built.
+ * @internal
+ */
+export class RecordEncoderChoice {
+  private active: boolean | undefined;
+  private settling: Promise<void> | undefined;
+  private readonly encode: ProduceEncode;
+
+  constructor(
+    wanted: KafkaRecordEncoder,
+    private readonly logger: Logger,
+    onEncoded?: (request: Buffer) => Buffer,
+  ) {
+    this.encode = onEncoded
+      ? (args) => onEncoded(encodeProduceRequest(args))
+      : (args) => encodeProduceRequest(args);
+    if (wanted === 'kafkajs') this.active = false;
+  }
+
+  /** True while the relay's encoder builds this publisher's requests. */
+  get fast(): boolean {
+    return this.active === true;
+  }
+
+  /** Settles the starting encoder (the process-wide checks run once). */
+  settle(): Promise<void> {
+    if (this.active !== undefined) return Promise.resolve();
+    this.settling ??= installFastProduceEncoding().then((status) => {
+      this.active = status.enabled;
+      if (!status.enabled)
+        this.logger.warn(`records are encoded by kafkajs' own (slower) encoder: ${status.reason}`);
+    });
+    return this.settling;
+  }
+
+  /** The kafkajs message of a record, marked for the relay's encoder while it is active. */
+  message(record: PublishRecord): Message {
+    const message: Message = { key: record.key, value: record.value, headers: record.headers };
+    return this.active ? markFastRecord(message, this.encode) : message;
+  }
+
+  /**
+   * Whether `error`, from a request built while `wasFast`, is the broker refusing the relay's
+   * bytes: then this publisher switches to kafkajs' encoder for good and the caller retries.
+   */
+  fallBackOn(error: unknown, wasFast: boolean): boolean {
+    if (!wasFast || !hasKafkaErrorType(error, REFUSED_BYTES)) return false;
+    if (this.active) {
+      this.active = false;
+      this.logger.warn(
+        "the broker refused a request built by the relay's encoder (CORRUPT_MESSAGE or INVALID_RECORD): " +
+          "this publisher encodes with kafkajs' encoder from now on and retries the request (nothing is parked for it)",
+      );
+    }
+    return true;
+  }
+}

@@ -1,0 +1,66 @@
+import type { Logger } from '@nestjs/common';
+import { logLevel, type LogEntry, type RecordMetadata } from 'kafkajs';
+import type { PublishAck, PublishRecord } from './relay-publisher.interface';
+
+/** kafkajs' log lines through a Nest logger (errors and warnings; the rest at debug). @internal */
+export function kafkaLogCreator(logger: Logger) {
+  return () =>
+    ({ level, log }: LogEntry) => {
+      // We limit the idempotent producer's retries on purpose (our own backoff retries).
+      if (log.message.startsWith('Limiting retries for the idempotent producer')) return;
+      const text = `kafkajs ${log.message}${log.broker ? ` broker=${String(log.broker)}` : ''}`;
+      if (level === logLevel.ERROR) logger.error(text);
+      else if (level === logLevel.WARN) logger.warn(text);
+      else logger.debug(text);
+    };
+}
+
+/** A promise that rejects when `signal` aborts (with its reason), and its disposal. @internal */
+export function rejectOnAbort(signal: AbortSignal): {
+  promise: Promise<never>;
+  dispose: () => void;
+} {
+  let dispose = () => undefined as void;
+  const promise = new Promise<never>((_, reject) => {
+    const onAbort = () =>
+      reject(signal.reason instanceof Error ? signal.reason : new Error('publish aborted'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    dispose = () => signal.removeEventListener('abort', onAbort);
+  });
+  promise.catch(() => undefined);
+  return { promise, dispose };
+}
+
+/** True when kafkajs lost (or could not open) its connection: the producer is dropped. @internal */
+export function isConnectionError(error: unknown): boolean {
+  for (let e: unknown = error, i = 0; e && i < 5; i++) {
+    const name = (e as { name?: unknown }).name;
+    if (name === 'KafkaJSConnectionError' || name === 'KafkaJSConnectionClosedError') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * One ack per record, in order: each partition's base offset plus the record's index among
+ * that partition's records of the request (`partitionOf` is what the partitioner chose).
+ * @internal
+ */
+export function publishAcks(
+  records: readonly PublishRecord[],
+  partitionOf: (index: number) => number,
+  metadata: readonly RecordMetadata[],
+): PublishAck[] {
+  const base = new Map<string, bigint>();
+  for (const m of metadata)
+    base.set(`${m.topicName}\u0000${m.partition}`, BigInt(m.baseOffset ?? '-1'));
+  const next = new Map<string, bigint>();
+  return records.map((r, i) => {
+    const partition = partitionOf(i);
+    const slot = `${r.topic}\u0000${partition}`;
+    const offset = next.get(slot) ?? base.get(slot) ?? -1n;
+    next.set(slot, offset + 1n);
+    return { partition, offset: offset.toString() };
+  });
+}

@@ -1,0 +1,37 @@
+import { createSqlMigration, migrationName, type MigrationOptions } from '@nest-outbox/core';
+import type { MigrationInterface } from 'typeorm';
+import { RELAY_MODULE } from '../relay.constants';
+import { dropRelaySchemaSql, relaySchemaSql } from './relay-schema.sql';
+
+/**
+ * Options of `createRelayMigration`: the same shape as `createOutboxMigration`'s (`table` is
+ * the outbox table the relay serves). @publicApi
+ */
+export type RelayMigrationOptions = MigrationOptions;
+
+/**
+ * A TypeORM migration class creating the relay's own objects next to an outbox table (claim
+ * index, audit and archive tables), so that no relay process needs DDL rights at start-up.
+ * Add it after the outbox's migration; `down` drops those objects (not the outbox table).
+ * Its name carries the schema and the table (`NestOutboxRelay<Schema><Table><timestamp>`), so
+ * two outboxes of one database get two migrations.
+ * @example
+ * ```ts
+ * migrations: [
+ *   createOutboxMigration({ schema: 'app', table: 'outbox' }),
+ *   createRelayMigration({ schema: 'app', table: 'outbox' }),
+ * ]
+ * ```
+ * @publicApi
+ */
+export function createRelayMigration(
+  options: RelayMigrationOptions = {},
+): new () => MigrationInterface {
+  const name = { schema: options.schema ?? 'public', table: options.table ?? 'outbox' };
+  // One millisecond after the outbox's own default, so that it sorts after it.
+  const timestamp = options.timestamp ?? 1764633600001;
+  return createSqlMigration(migrationName(RELAY_MODULE, 'Relay', name, timestamp), {
+    up: relaySchemaSql(name),
+    down: dropRelaySchemaSql(name),
+  });
+}

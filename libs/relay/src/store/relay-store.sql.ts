@@ -1,0 +1,55 @@
+import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
+import { HISTORY, PENDING } from '../schema/row-state.sql';
+
+/**
+ * The statements that record a batch's outcome (every one fenced by the lease token) and
+ * read the relay's figures. Identifiers are validated before they are interpolated; values
+ * are always bound.
+ * @internal
+ */
+export function relayStoreSql(name: RelayTableName) {
+  const T = relayObjectNames(name).outbox;
+  return {
+    /** Counts the start of a suspect's solo publish, fenced by the lease. */
+    start: `UPDATE ${T} SET claims = claims + 1
+ WHERE id = $2 AND lease_owner = $1 AND lease_expires_at > now() RETURNING id`,
+    /**
+     * One statement per batch, fenced by the lease token: a lost lease cannot mark. The ids'
+     * index condition comes from `= ANY`; partition and offset are joined from the same
+     * arrays (a hash of the batch), not looked up per row (array_position is linear).
+     */
+    mark: `UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
+       lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
+  FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
+ WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at > now()
+ RETURNING t.id::text AS id`,
+    /** Backs off or parks failed heads, with their error in the history. */
+    fail: `UPDATE ${T} t SET
+       attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,
+       claims = t.claims - CASE WHEN v.counted THEN 0 ELSE 1 END,
+       lease_expires_at = NULL,
+       next_attempt_at = CASE WHEN v.park THEN NULL ELSE now() + v.delay * interval '1 millisecond' END,
+       parked_at = CASE WHEN v.park THEN now() END,
+       parked_reason = CASE WHEN v.park THEN v.kind || ': ' || v.error END,
+       last_error = v.error,
+       error_history = ${HISTORY(`jsonb_build_object('at', now(), 'attempt', t.attempts + 1, 'kind', v.kind, 'error', v.error)`)}
+  FROM unnest($2::bigint[], $3::bool[], $4::bool[], $5::int[], $6::text[], $7::text[])
+       AS v(id, counted, park, delay, kind, error)
+ WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at > now()
+ RETURNING t.id::text AS id`,
+    /** Hands rows back unpublished; a `started` row gives back the claim it counted. */
+    release: `UPDATE ${T} t SET lease_expires_at = NULL,
+       claims = t.claims - CASE WHEN v.started THEN 1 ELSE 0 END
+  FROM unnest($2::bigint[], $3::bool[]) AS v(id, started)
+ WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL`,
+    stats: `SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
+       count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
+       (SELECT extract(epoch FROM now() - f.created_at) * 1000 FROM ${T} f
+         WHERE ${PENDING('f')} ORDER BY f.id LIMIT 1)::float8 AS oldest_age_ms
+  FROM ${T} s WHERE ${PENDING('s')}`,
+    exists: `SELECT to_regclass($1) IS NOT NULL AS outbox, to_regclass($2) IS NOT NULL AS audit`,
+  };
+}
+
+/** The store statements of one outbox table. @internal */
+export type RelayStoreSql = ReturnType<typeof relayStoreSql>;

@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { inTransaction } from '@nest-outbox/core';
+import type { Pool, PoolClient } from 'pg';
+import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
+import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
+import { COMMIT_MODE } from '../schema/row-state.sql';
+import type { RelayStats } from './relay-stats';
+import type { FailureUpdate, ReleaseUpdate } from './relay-store.updates';
+import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
+
+/** What the store needs of the relay options. @internal */
+export type StoreOptions = Pick<ResolvedRelayOptions, 'schema' | 'table' | 'synchronousCommit'>;
+
+/** Where a published record went. @internal */
+export interface AckedRow {
+  readonly id: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
+/**
+ * The relay's PostgreSQL writes after the claim (start, mark, fail, release, each fenced by
+ * the batch's lease token) and its figures (stats, schema check).
+ * @internal
+ */
+@Injectable()
+export class RelayStore {
+  private readonly sql: RelayStoreSql;
+  /** `synchronous_commit` of the marks. */
+  private readonly commitMode: 'on' | 'off';
+
+  constructor(
+    @Inject(RELAY_PG_POOL) private readonly pool: Pool,
+    @Inject(RELAY_OPTIONS) private readonly options: StoreOptions,
+  ) {
+    this.sql = relayStoreSql(options);
+    this.commitMode = options.synchronousCommit ? 'on' : 'off';
+  }
+
+  /**
+   * Applies the relay's DDL when `install` is set, then checks that the outbox table and
+   * the audit table exist.
+   * @throws RelaySchemaMissingError saying how to create what is missing
+   */
+  async ensureSchema(install: boolean): Promise<void> {
+    if (install)
+      for (const statement of relaySchemaSql(this.options)) await this.pool.query(statement);
+    const names = relayObjectNames(this.options);
+    const plain = (q: string) => q.replace(/"/g, '');
+    const { rows } = await this.pool.query<{ outbox: boolean; audit: boolean }>(this.sql.exists, [
+      plain(names.outbox),
+      plain(names.audit),
+    ]);
+    if (!rows[0]?.outbox) throw new RelaySchemaMissingError(`the outbox table ${names.outbox}`);
+    if (!rows[0]?.audit) throw new RelaySchemaMissingError(`the relay audit table ${names.audit}`);
+  }
+
+  /** Counts the start of a suspect's solo publish; false when the lease is gone. */
+  async start(leaseToken: string, id: string): Promise<boolean> {
+    return (await this.pool.query(this.sql.start, [leaseToken, id])).rowCount === 1;
+  }
+
+  /**
+   * Marks acknowledged rows published. Returns the ids actually marked: the others' lease
+   * was lost (expired, or taken by another relay).
+   * @param beforeAwait test seam called once the statement is sent
+   */
+  async mark(
+    leaseToken: string,
+    acks: readonly AckedRow[],
+    beforeAwait?: () => void | Promise<void>,
+  ): Promise<Set<string>> {
+    const params = [
+      leaseToken,
+      acks.map((a) => a.id),
+      acks.map((a) => a.partition),
+      acks.map((a) => a.offset),
+    ];
+    const markOn = async (db: Pool | PoolClient) => {
+      const pending = db.query<{ id: string }>(this.sql.mark, params);
+      if (beforeAwait) await beforeAwait();
+      return new Set((await pending).rows.map((r) => r.id));
+    };
+    if (this.commitMode === 'on') return markOn(this.pool);
+    return inTransaction(this.pool, async (client) => {
+      await client.query(COMMIT_MODE, [this.commitMode]);
+      return markOn(client);
+    });
+  }
+
+  /** Records failures (backoff or park); returns the ids actually updated (lease still held). */
+  async fail(leaseToken: string, failures: readonly FailureUpdate[]): Promise<Set<string>> {
+    if (failures.length === 0) return new Set();
+    const result = await this.pool.query<{ id: string }>(this.sql.fail, [
+      leaseToken,
+      failures.map((f) => f.id),
+      failures.map((f) => f.counted),
+      failures.map((f) => f.park),
+      failures.map((f) => Math.round(f.delayMs)),
+      failures.map((f) => f.kind),
+      failures.map((f) => f.error),
+    ]);
+    return new Set(result.rows.map((r) => r.id));
+  }
+
+  /** Hands rows back without a finished publish (their claim is not counted). */
+  async release(leaseToken: string, rows: readonly ReleaseUpdate[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.pool.query(this.sql.release, [
+      leaseToken,
+      rows.map((r) => r.id),
+      rows.map((r) => r.started),
+    ]);
+  }
+
+  /** Pending and parked counts and the age of the oldest unpublished event. */
+  async stats(): Promise<RelayStats> {
+    const { rows } = await this.pool.query<{
+      pending: number;
+      parked: number;
+      oldest_age_ms: number | null;
+    }>(this.sql.stats);
+    const row = rows[0];
+    return {
+      pending: row?.pending ?? 0,
+      parked: row?.parked ?? 0,
+      oldestAgeMs: Math.max(0, row?.oldest_age_ms ?? 0),
+    };
+  }
+}
