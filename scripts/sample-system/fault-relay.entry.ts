@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { RelayAppModule } from '../../apps/relay/src/relay-app.module';
-import { relayOptionsFromEnv } from '../../apps/relay/src/relay-env.config';
+import { relayHttpPortFromEnv, relayOptionsFromEnv } from '../../apps/relay/src/relay-env.config';
 
 async function main(): Promise<void> {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   });
   // Not SIGUSR2 (Nest's default list has it): that one arms the fault seam.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-  const port = Number(process.env.RELAY_HTTP_PORT ?? 3100);
+  const port = relayHttpPortFromEnv();
   await app.listen(port, '127.0.0.1');
   new Logger('FaultRelay').log(
     `relay ready on :${port} (kill after send batch ${killAfter || 'never'})`,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { RelayAppModule } from './relay-app.module';
-import { relayOptionsFromEnv } from './relay-env.config';
+import { relayHttpPortFromEnv, relayOptionsFromEnv } from './relay-env.config';
 
 /**
  * Standalone relay: `node -r ts-node/register -r tsconfig-paths/register apps/relay/src/main.ts`.
@@ -15,7 +15,7 @@ async function bootstrap(): Promise<void> {
     logger: ['log', 'warn', 'error'],
   });
   app.enableShutdownHooks();
-  const port = Number(process.env.RELAY_HTTP_PORT ?? 3100);
+  const port = relayHttpPortFromEnv();
   if (port > 0) await app.listen(port, '127.0.0.1');
   else await app.init();
   Logger.log(`relay ready${port > 0 ? ` on http://127.0.0.1:${port}` : ''}`, 'RelayMain');

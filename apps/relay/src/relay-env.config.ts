@@ -1,18 +1,5 @@
-import { InvalidOptionsError } from '@nest-outbox/core';
+import { OptionChecks } from '@nest-outbox/core';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
-
-function int(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value))
-    throw new InvalidOptionsError(
-      'relay app',
-      name,
-      `must be an integer (got ${JSON.stringify(raw)})`,
-    );
-  return value;
-}
 
 /**
  * RelayModule options of the standalone relay, from the environment:
@@ -21,35 +8,64 @@ function int(env: NodeJS.ProcessEnv, name: string): number | undefined {
  * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
- * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
+ * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_RECORD_ENCODER (relay|kafkajs),
+ * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
+ * An empty variable counts as unset (the module's default applies).
+ * @throws InvalidOptionsError naming the variable and what it must be
  */
 export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RelayModuleOptions {
-  const retentionMs = int(env, 'RELAY_RETENTION_MS');
+  const check = new OptionChecks('relay app');
+  const int = (name: string, min = 1) => check.integerText(name, env[name], undefined, { min });
+  const text = (name: string) => env[name] || undefined;
+  const retentionMs = int('RELAY_RETENTION_MS', 0);
   return {
-    connection: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    schema: env.OUTBOX_SCHEMA ?? 'public',
-    table: env.OUTBOX_TABLE ?? 'outbox',
+    connection: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    schema: env.OUTBOX_SCHEMA || 'public',
+    table: env.OUTBOX_TABLE || 'outbox',
     kafka: {
-      clientId: env.RELAY_ID ?? 'nest-outbox-relay',
-      brokers: (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()),
+      clientId: env.RELAY_ID || 'nest-outbox-relay',
+      brokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((b) => b.trim()),
     },
-    routing: { defaultTopic: env.RELAY_DEFAULT_TOPIC || undefined, routes: env.RELAY_TOPIC_ROUTES },
-    batchSize: int(env, 'RELAY_BATCH_SIZE'),
-    runLimit: int(env, 'RELAY_RUN_LIMIT'),
-    leaseMs: int(env, 'RELAY_LEASE_MS'),
-    publishTimeoutMs: int(env, 'RELAY_PUBLISH_TIMEOUT_MS'),
-    maxAttempts: int(env, 'RELAY_MAX_ATTEMPTS'),
-    shutdownTimeoutMs: int(env, 'RELAY_SHUTDOWN_TIMEOUT_MS'),
-    backoff: { baseMs: int(env, 'RELAY_BACKOFF_BASE_MS'), capMs: int(env, 'RELAY_BACKOFF_CAP_MS') },
-    polling: { minMs: int(env, 'RELAY_POLL_MIN_MS'), maxMs: int(env, 'RELAY_POLL_MAX_MS') },
+    routing: { defaultTopic: text('RELAY_DEFAULT_TOPIC'), routes: text('RELAY_TOPIC_ROUTES') },
+    batchSize: int('RELAY_BATCH_SIZE'),
+    runLimit: int('RELAY_RUN_LIMIT'),
+    leaseMs: int('RELAY_LEASE_MS'),
+    publishTimeoutMs: int('RELAY_PUBLISH_TIMEOUT_MS'),
+    maxAttempts: int('RELAY_MAX_ATTEMPTS'),
+    shutdownTimeoutMs: int('RELAY_SHUTDOWN_TIMEOUT_MS'),
+    backoff: { baseMs: int('RELAY_BACKOFF_BASE_MS'), capMs: int('RELAY_BACKOFF_CAP_MS') },
+    polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
     retention:
       retentionMs === 0
         ? false
         : {
             publishedMs: retentionMs,
-            mode: env.RELAY_RETENTION_MODE === 'archive' ? 'archive' : 'delete',
+            mode: check.oneOf(
+              'RELAY_RETENTION_MODE',
+              text('RELAY_RETENTION_MODE'),
+              ['delete', 'archive'],
+              'delete',
+            ),
           },
+    recordEncoder: check.oneOf(
+      'RELAY_RECORD_ENCODER',
+      text('RELAY_RECORD_ENCODER'),
+      ['relay', 'kafkajs'],
+      'relay',
+    ),
     installSchema: env.RELAY_INSTALL_SCHEMA === '1',
-    relayId: env.RELAY_ID || undefined,
+    relayId: text('RELAY_ID'),
   };
+}
+
+/**
+ * RELAY_HTTP_PORT: where the standalone relay serves /health and /metrics (default 3100,
+ * 0 = no HTTP).
+ * @throws InvalidOptionsError when it is not a port number
+ */
+export function relayHttpPortFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return new OptionChecks('relay app').integerText('RELAY_HTTP_PORT', env.RELAY_HTTP_PORT, 3100, {
+    min: 0,
+    max: 65_535,
+  });
 }

@@ -103,7 +103,12 @@ export class OptionChecks {
   }
 
   /** One of `allowed`. */
-  oneOf<T extends string>(option: string, value: unknown, allowed: readonly T[], fallback: T): T {
+  oneOf<const T extends string>(
+    option: string,
+    value: unknown,
+    allowed: readonly T[],
+    fallback: NoInfer<T>,
+  ): T {
     if (value === undefined) return fallback;
     if (!allowed.includes(value as T)) {
       this.fail(

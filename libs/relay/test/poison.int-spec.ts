@@ -83,8 +83,12 @@ describe('Poison events are parked, block only their own aggregate, and operator
     expect(parked.find((p) => p.eventId === big)!.errorHistory.length).toBeGreaterThan(0);
     expect(loop.isRunning).toBe(true);
 
-    // Fix: raise the topic's limit, then retry in place.
-    const admin = testKafka().admin();
+    // Fix: raise the topic's limit, then retry in place. alterConfigs returns once the
+    // controller has the new limit; the broker applies it a moment later (2 of 15 produces
+    // right after it were still refused here), and a retry refused as MESSAGE_TOO_LARGE is
+    // rightly parked again. So the operator retries once the broker takes records this big.
+    const kafka = testKafka();
+    const admin = kafka.admin();
     await admin.connect();
     await admin.alterConfigs({
       validateOnly: false,
@@ -97,6 +101,25 @@ describe('Poison events are parked, block only their own aggregate, and operator
       ],
     });
     await admin.disconnect();
+    const probe = kafka.producer();
+    await probe.connect();
+    await waitFor(
+      'the broker to take a record as large as the poison on every partition',
+      () =>
+        probe
+          .send({
+            topic,
+            acks: -1,
+            messages: [0, 1].map((partition) => ({
+              partition,
+              key: 'probe',
+              value: 'x'.repeat(8000), // more than the poison record with its headers
+            })),
+          })
+          .then(() => true),
+      { intervalMs: 200 },
+    );
+    await probe.disconnect();
     await expect(
       operator.retry(big!, { actor: 'alice', reason: 'topic limit raised' }),
     ).resolves.toEqual({ outcome: 'retried', eventId: big });
@@ -104,7 +127,6 @@ describe('Poison events are parked, block only their own aggregate, and operator
       outcome: 'not-parked',
       eventId: p1,
     });
-    // The relay may need a moment to see the new broker limit: retries back off, never spin.
     await waitFor(
       'retried event and its followers published',
       async () => (await row(p4!)).published_at !== null,

@@ -1,0 +1,83 @@
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { relayHttpPortFromEnv, relayOptionsFromEnv } from './relay-env.config';
+
+describe('relayOptionsFromEnv', () => {
+  it('maps the environment to RelayModule options', () => {
+    const options = relayOptionsFromEnv({
+      DATABASE_URL: 'postgres://relay@db/app',
+      KAFKA_BROKERS: 'k1:9092, k2:9092',
+      OUTBOX_SCHEMA: 'orders',
+      OUTBOX_TABLE: 'order_outbox',
+      RELAY_DEFAULT_TOPIC: 'events',
+      RELAY_TOPIC_ROUTES: 'order=orders',
+      RELAY_BATCH_SIZE: '250',
+      RELAY_LEASE_MS: '20000',
+      RELAY_BACKOFF_BASE_MS: '100',
+      RELAY_RETENTION_MS: '3600000',
+      RELAY_RETENTION_MODE: 'archive',
+      RELAY_RECORD_ENCODER: 'kafkajs',
+      RELAY_INSTALL_SCHEMA: '1',
+      RELAY_ID: 'relay-7',
+    });
+    expect(options).toMatchObject({
+      connection: 'postgres://relay@db/app',
+      schema: 'orders',
+      table: 'order_outbox',
+      kafka: { clientId: 'relay-7', brokers: ['k1:9092', 'k2:9092'] },
+      routing: { defaultTopic: 'events', routes: 'order=orders' },
+      batchSize: 250,
+      leaseMs: 20_000,
+      backoff: { baseMs: 100, capMs: undefined },
+      retention: { publishedMs: 3_600_000, mode: 'archive' },
+      recordEncoder: 'kafkajs',
+      installSchema: true,
+      relayId: 'relay-7',
+    });
+  });
+
+  it("leaves unset and empty variables to the module's defaults, and keeps rows forever with RELAY_RETENTION_MS=0", () => {
+    const options = relayOptionsFromEnv({ RELAY_BATCH_SIZE: '', RELAY_RETENTION_MS: '0' });
+    expect(options.batchSize).toBeUndefined();
+    expect(options.schema).toBe('public');
+    expect(options.recordEncoder).toBe('relay');
+    expect(options.retention).toBe(false);
+  });
+
+  it.each([
+    [
+      { RELAY_BATCH_SIZE: 'abc' },
+      /option "RELAY_BATCH_SIZE" must be a positive integer written in digits \(got "abc"\)/,
+    ],
+    [
+      { RELAY_LEASE_MS: '1e4' },
+      /option "RELAY_LEASE_MS" must be a positive integer written in digits/,
+    ],
+    [
+      { RELAY_MAX_ATTEMPTS: '0' },
+      /option "RELAY_MAX_ATTEMPTS" must be a positive integer \(got 0\)/,
+    ],
+    [{ RELAY_RETENTION_MS: '-1' }, /option "RELAY_RETENTION_MS" must be an integer >= 0/],
+    [
+      { RELAY_RETENTION_MODE: 'drop' },
+      /option "RELAY_RETENTION_MODE" must be one of "delete", "archive"/,
+    ],
+    [
+      { RELAY_RECORD_ENCODER: 'fast' },
+      /option "RELAY_RECORD_ENCODER" must be one of "relay", "kafkajs"/,
+    ],
+  ])('refuses %p at start-up with a typed error naming the variable', (env, message) => {
+    expect(() => relayOptionsFromEnv(env)).toThrow(InvalidOptionsError);
+    expect(() => relayOptionsFromEnv(env)).toThrow(message);
+  });
+});
+
+describe('relayHttpPortFromEnv', () => {
+  it('defaults to 3100, takes 0 for no HTTP, and refuses what is not a port', () => {
+    expect(relayHttpPortFromEnv({})).toBe(3100);
+    expect(relayHttpPortFromEnv({ RELAY_HTTP_PORT: '0' })).toBe(0);
+    expect(() => relayHttpPortFromEnv({ RELAY_HTTP_PORT: '70000' })).toThrow(
+      /option "RELAY_HTTP_PORT" must be an integer from 0 to 65535/,
+    );
+    expect(() => relayHttpPortFromEnv({ RELAY_HTTP_PORT: 'http' })).toThrow(InvalidOptionsError);
+  });
+});
