@@ -149,7 +149,7 @@ describe('commit order per aggregate', () => {
     expect(gate.commits.slice(-2)).toEqual(['other', 'held']);
   });
 
-  it('Given many concurrent transactions that each record for two aggregates in opposite orders, then none deadlocks and each aggregate sees whole transactions in commit order', async () => {
+  it('Given many concurrent transactions that each record for two aggregates in opposite orders, then none deadlocks and each aggregate sees whole transactions in the order the server committed them', async () => {
     const runs = Array.from({ length: 24 }, (_, i) =>
       writer.write({
         label: `t${i}`,
@@ -158,7 +158,9 @@ describe('commit order per aggregate', () => {
     );
     const results = await Promise.allSettled(runs);
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    // The server's commit order: the gate sends these COMMITs one at a time.
     const commitOrder = gate.commits.filter((label) => /^t\d+$/.test(label));
+    expect(commitOrder).toHaveLength(24);
     const x = (await eventsOf('pair-x')).map((e) => e.event_type.replace('written.', ''));
     const y = (await eventsOf('pair-y')).map((e) => e.event_type.replace('written.', ''));
     expect(x).toEqual(commitOrder);

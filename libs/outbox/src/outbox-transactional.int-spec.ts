@@ -245,13 +245,17 @@ describe('@OutboxTransactional()', () => {
     expect(new Set([...events, ...orders].map((r) => r.xmin))).toEqual(new Set([outer]));
   });
 
-  it('Given a decorated method with other decorators above and below, then their metadata is kept', () => {
+  it('Given a decorated method with other decorators above and below, then their metadata is kept and the method is still the transactional wrapper', async () => {
     const reflector = app.get(Reflector);
-    const method = OrderCommands.prototype.placeTwoNested.bind(undefined);
     expect(reflector.get('above', OrderCommands.prototype.placeTwoNested)).toBe('kept-above');
     expect(reflector.get('below', OrderCommands.prototype.placeTwoNested)).toBe('kept-below');
     expect(OrderCommands.prototype.placeTwoNested.name).toBe('placeTwoNested');
-    expect(method).toBeDefined();
+    // Called outside the application, only the wrapper refuses (the original would run).
+    const detached = OrderCommands.prototype.placeTwoNested.bind(undefined);
+    await expect(detached('detached')).rejects.toThrow(OutboxNotInitializedError);
+    await expect(detached('detached')).rejects.toThrow(
+      /placeTwoNested\(\) is decorated with @OutboxTransactional\(\)/,
+    );
   });
 
   it('Given the function form, when fn commits, then its events commit with it; when fn throws, nothing is written', async () => {

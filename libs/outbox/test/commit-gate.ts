@@ -3,6 +3,7 @@ import type {
   EntitySubscriberInterface,
   QueryRunner,
   TransactionCommitEvent,
+  TransactionRollbackEvent,
 } from 'typeorm';
 
 /** A promise with its resolve function. */
@@ -19,12 +20,21 @@ export function latch(): Latch {
 
 /**
  * Test instrument on a real data source: holds chosen transactions just before their COMMIT
- * and records the order in which labelled transactions really committed.
+ * and records the order in which labelled transactions committed on the server.
+ *
+ * That order is the server's, not the order in which Node happened to read the COMMIT
+ * replies: labelled COMMITs are sent one at a time (each waits until the previous one has
+ * returned), so no two of them are ever in flight together and the order recorded is the
+ * order PostgreSQL committed them in. Everything before the COMMIT (inserts, lock waits)
+ * still runs concurrently.
  */
 export class CommitGate implements EntitySubscriberInterface {
   readonly commits: string[] = [];
   private readonly labels = new Map<QueryRunner, string>();
   private readonly holds = new Map<QueryRunner, { reached: Latch; release: Latch }>();
+  /** The end of the queue of labelled COMMITs, and the turn each one in flight holds. */
+  private commitQueue: Promise<void> = Promise.resolve();
+  private readonly turns = new Map<QueryRunner, () => void>();
 
   constructor(dataSource: DataSource) {
     dataSource.subscribers.push(this);
@@ -43,18 +53,42 @@ export class CommitGate implements EntitySubscriberInterface {
   }
 
   async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
-    const gate = this.holds.get(event.queryRunner);
-    if (!gate) return;
-    this.holds.delete(event.queryRunner);
-    gate.reached.open();
-    await gate.release.promise;
+    const runner = event.queryRunner;
+    const gate = this.holds.get(runner);
+    if (gate) {
+      this.holds.delete(runner);
+      gate.reached.open();
+      await gate.release.promise;
+    }
+    // Held first, queued after: a held transaction must not block the others' COMMITs.
+    if (this.labels.has(runner) && !this.turns.has(runner)) await this.takeTurn(runner);
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    const label = this.labels.get(event.queryRunner);
-    if (label && !event.queryRunner.isTransactionActive) {
-      this.labels.delete(event.queryRunner);
+    const runner = event.queryRunner;
+    const label = this.labels.get(runner);
+    if (label && !runner.isTransactionActive) {
+      this.labels.delete(runner);
       this.commits.push(label);
+      this.endTurn(runner);
     }
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    if (!event.queryRunner.isTransactionActive) this.endTurn(event.queryRunner);
+  }
+
+  private async takeTurn(runner: QueryRunner): Promise<void> {
+    let done!: () => void;
+    const turn = new Promise<void>((resolve) => (done = resolve));
+    const before = this.commitQueue;
+    this.commitQueue = before.then(() => turn);
+    this.turns.set(runner, done);
+    await before;
+  }
+
+  private endTurn(runner: QueryRunner): void {
+    this.turns.get(runner)?.();
+    this.turns.delete(runner);
   }
 }
