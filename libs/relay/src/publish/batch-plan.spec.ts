@@ -1,0 +1,73 @@
+import { TopicRouter } from '../routing/topic-router';
+import type { ClaimedRow } from '../claim/claimed-batch';
+import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
+
+let nextId = 1;
+function row(aggregateId: string, patch: Partial<ClaimedRow> = {}): ClaimedRow {
+  const id = String(nextId++);
+  return {
+    id,
+    eventId: `e-${id}`,
+    eventType: 'thing.happened',
+    schemaVersion: 1,
+    aggregateType: 'thing',
+    aggregateId,
+    aggregateVersion: id,
+    occurredAt: '2026-01-31T12:00:00.000Z',
+    createdAtMs: 0,
+    payload: '{}',
+    headers: {},
+    topic: null,
+    attempts: 0,
+    suspect: false,
+    ...patch,
+  };
+}
+
+const keys = (groups: readonly PlannedItem[][]) => groups.map((g) => g.map((i) => i.row.id));
+
+describe('planBatch', () => {
+  it('groups rows by aggregate and sends clean heads together, suspect heads alone', () => {
+    const rows = [row('a'), row('b', { suspect: true }), row('a'), row('b')];
+    const plan = planBatch(rows, new TopicRouter(new Map(), 'events'));
+    expect(keys(plan.clean)).toEqual([[rows[0]!.id, rows[2]!.id]]);
+    expect(keys(plan.suspects)).toEqual([[rows[1]!.id, rows[3]!.id]]);
+    expect(plan.unroutable).toEqual([]);
+    expect(plan.clean[0]![0]!.record).toMatchObject({ topic: 'events', key: 'a', value: '{}' });
+  });
+
+  it('holds back the first row without a topic and every later row of its aggregate', () => {
+    const router = new TopicRouter(new Map([['thing', 'things']]), undefined);
+    const rows = [
+      row('a'),
+      row('x', { aggregateType: 'lost' }), // no route, no topic of its own
+      row('x', { aggregateType: 'lost', topic: 'own' }), // routable, but behind it
+      row('b', { aggregateType: 'lost', topic: 'own' }),
+    ];
+    const plan = planBatch(rows, router);
+    expect(plan.unroutable.map((run) => run.map((r) => r.id))).toEqual([
+      [rows[1]!.id, rows[2]!.id],
+    ]);
+    expect(keys(plan.clean)).toEqual([[rows[0]!.id], [rows[3]!.id]]);
+    expect(plan.clean[1]![0]!.record.topic).toBe('own');
+  });
+});
+
+describe('chunkByBytes', () => {
+  it('cuts requests at the byte budget and keeps id order across them', () => {
+    const rows = [row('a', { payload: 'x'.repeat(500) }), row('b'), row('a'), row('c')];
+    const plan = planBatch(rows, new TopicRouter(new Map(), 'events'));
+    // 300 bytes of framing per record: the first record alone nearly fills 900 bytes.
+    const chunks = chunkByBytes(plan.clean, 900);
+    expect(keys(chunks)).toEqual([[rows[0]!.id], [rows[1]!.id, rows[2]!.id], [rows[3]!.id]]);
+  });
+});
+
+describe('byAggregate', () => {
+  it('splits a request by aggregate, in order of first appearance', () => {
+    const rows = [row('a'), row('b'), row('a')];
+    const items = planBatch(rows, new TopicRouter(new Map(), 'events')).clean.flat();
+    const sorted = [...items].sort((x, y) => Number(x.row.id) - Number(y.row.id));
+    expect(keys(byAggregate(sorted))).toEqual([[rows[0]!.id, rows[2]!.id], [rows[1]!.id]]);
+  });
+});
