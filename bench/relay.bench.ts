@@ -14,6 +14,8 @@
  *    child process, VmRSS sampled every 100 ms); the peak over every relay process of the
  *    run (the drains' children) is reported; the latency phase's own process (writer app,
  *    embedded relay and this harness) is printed apart.
+ * BENCH_ENCODER=relay|kafkajs (default relay): who encodes the Produce requests of every relay
+ * of the run (the relay's own encoder, or kafkajs').
  * Last line: one JSON object.
  */
 import 'reflect-metadata';
@@ -22,11 +24,13 @@ import { randomBytes } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import { logLevel } from 'kafkajs';
+import { inTransaction, OptionChecks } from '@nest-outbox/core';
 import { outboxSchemaSql } from '@nest-outbox/outbox';
 import {
   NullPublisher,
   RelayLoop,
   relaySchemaSql,
+  type KafkaRecordEncoder,
   type RelayModuleOptions,
 } from '@nest-outbox/relay';
 import { createTopics, spawnTs, uniqueTopic, waitFor, type TsChild } from '@test/support';
@@ -35,12 +39,20 @@ import { BenchCommands, RelayBenchAppModule } from './relay-bench.app';
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
-const AGGREGATES = Number(process.env.BENCH_AGGREGATES ?? 1000);
-const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
-const RATE = Number(process.env.BENCH_RATE ?? 500);
-const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
-const RSS_ROWS = Number(process.env.BENCH_RSS_ROWS ?? 1_000_000);
+const env = new OptionChecks('bench:relay');
+const int = (name: string, fallback: number) => env.integerText(name, process.env[name], fallback);
+const EVENTS = int('BENCH_EVENTS', 100_000);
+const AGGREGATES = int('BENCH_AGGREGATES', 1000);
+const BATCH = int('BENCH_BATCH', 1000);
+const RATE = int('BENCH_RATE', 500);
+const LATENCY_SECONDS = int('BENCH_LATENCY_SECONDS', 30);
+const RSS_ROWS = int('BENCH_RSS_ROWS', 1_000_000);
+const ENCODER: KafkaRecordEncoder = env.oneOf(
+  'BENCH_ENCODER',
+  process.env.BENCH_ENCODER || undefined,
+  ['relay', 'kafkajs'],
+  'relay',
+);
 /** Comma-separated subset of raw,null,kafka1,kafka3,latency,rss (default: all, in that order). */
 const PHASES = new Set(
   (process.env.BENCH_PHASES ?? 'raw,null,kafka1,kafka3,latency,rss')
@@ -121,18 +133,19 @@ function sampleRss(pids: () => number[], relays = true): () => number {
   };
 }
 
-function relayEnv(topic: string, extra: Record<string, string> = {}): Record<string, string> {
+/** Options of a relay child process (libs/relay/test/relay-child.ts takes them as JSON). */
+function relayOptions(topic: string, relayId: string): RelayModuleOptions {
   return {
-    DATABASE_URL,
-    KAFKA_BROKERS: BROKERS.join(','),
-    OUTBOX_SCHEMA: SCHEMA,
-    OUTBOX_TABLE: 'outbox',
-    RELAY_DEFAULT_TOPIC: topic,
-    RELAY_BATCH_SIZE: String(BATCH),
-    RELAY_POLL_MIN_MS: '10',
-    RELAY_POLL_MAX_MS: '50',
-    RELAY_RETENTION_MS: '0',
-    ...extra,
+    connection: DATABASE_URL,
+    schema: SCHEMA,
+    table: 'outbox',
+    kafka: { clientId: relayId, brokers: BROKERS },
+    routing: { defaultTopic: topic },
+    batchSize: BATCH,
+    polling: { minMs: 10, maxMs: 50 },
+    retention: false,
+    recordEncoder: ENCODER,
+    relayId,
   };
 }
 
@@ -140,22 +153,22 @@ function relayEnv(topic: string, extra: Record<string, string> = {}): Record<str
 async function drainWithProcesses(
   count: number,
   topic: string,
-  extra: Record<string, string> = {},
+  { rows = EVENTS, nullPublisher = false }: { rows?: number; nullPublisher?: boolean } = {},
 ): Promise<{ rate: number; rss: number }> {
   await resetTable();
   const children: TsChild[] = [];
   for (let i = 0; i < count; i++) {
     children.push(
-      spawnTs(
-        'libs/relay/test/relay-child.ts',
-        relayEnv(topic, { RELAY_ID: `bench-${i}`, ...extra }),
-      ),
+      spawnTs('libs/relay/test/relay-child.ts', {
+        RELAY_TEST_OPTIONS: JSON.stringify(relayOptions(topic, `bench-${i}`)),
+        ...(nullPublisher ? { RELAY_PUBLISHER: 'null' } : {}),
+      }),
     );
   }
   try {
     for (const child of children) await child.waitForOutput('RELAY READY', 120_000);
     const stopRss = sampleRss(() => children.map((c) => c.process.pid ?? 0));
-    const n = extra.BENCH_ROWS ? Number(extra.BENCH_ROWS) : EVENTS;
+    const n = rows;
     // Timed from the fill's commit (the events are there, pre-filled), not from its start:
     // the relays cannot see rows of a statement that has not committed yet. The VACUUM
     // ANALYZE that the other variants run before their start runs here during the drain.
@@ -204,28 +217,27 @@ async function drainRawSql(): Promise<number> {
   await resetTable();
   await fill(EVENTS);
   const T = `"${SCHEMA}".outbox`;
-  const client = await pool.connect();
   const startedAt = Date.now();
-  try {
-    for (;;) {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ id: string }>(
-        `UPDATE ${T} SET lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds'
-          WHERE id IN (SELECT id FROM ${T} WHERE published_at IS NULL AND skipped_at IS NULL
-                        AND (lease_expires_at IS NULL OR lease_expires_at < now())
-                        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, payload::text`,
-        [BATCH],
-      );
-      await client.query('COMMIT');
-      if (rows.length === 0) break;
-      await client.query(
-        `UPDATE ${T} SET published_at = now(), lease_expires_at = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = 'raw'`,
-        [rows.map((r) => r.id)],
-      );
-    }
-  } finally {
-    client.release();
+  for (;;) {
+    const rows = await inTransaction(
+      pool,
+      async (client) =>
+        (
+          await client.query<{ id: string }>(
+            `UPDATE ${T} SET lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds'
+              WHERE id IN (SELECT id FROM ${T} WHERE published_at IS NULL AND skipped_at IS NULL
+                            AND (lease_expires_at IS NULL OR lease_expires_at < now())
+                            ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+              RETURNING id, payload::text`,
+            [BATCH],
+          )
+        ).rows,
+    );
+    if (rows.length === 0) break;
+    await pool.query(
+      `UPDATE ${T} SET published_at = now(), lease_expires_at = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = 'raw'`,
+      [rows.map((r) => r.id)],
+    );
   }
   return EVENTS / ((Date.now() - startedAt) / 1000);
 }
@@ -263,6 +275,7 @@ async function steadyLatency(topic: string): Promise<Latency> {
     polling: { minMs: 10, maxMs: 200 },
     listen: false,
     retention: false,
+    recordEncoder: ENCODER,
   };
   const app = await NestFactory.createApplicationContext(
     RelayBenchAppModule.register(DATABASE_URL, SCHEMA, relay),
@@ -323,7 +336,7 @@ async function main(): Promise<void> {
   );
   try {
     log(
-      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, schema ${SCHEMA}`,
+      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, schema ${SCHEMA}`,
     );
     const ran = <T>(phase: string, run: () => Promise<T>): Promise<T | undefined> =>
       PHASES.has(phase) ? run() : Promise.resolve(undefined);
@@ -350,7 +363,7 @@ async function main(): Promise<void> {
         `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events; this process, writer app + embedded relay + harness, peaked at ${latencyAppRssMb.toFixed(0)} MB RSS)`,
       );
     const rss = await ran('rss', () =>
-      drainWithProcesses(1, topic, { RELAY_PUBLISHER: 'null', BENCH_ROWS: String(RSS_ROWS) }),
+      drainWithProcesses(1, topic, { rows: RSS_ROWS, nullPublisher: true }),
     );
     if (rss)
       log(
@@ -361,6 +374,7 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'relay',
+        encoder: ENCODER,
         kafka_events_per_s: round(one?.rate),
         kafka_events_per_s_3_relays: round(three?.rate),
         null_events_per_s: round(nul),

@@ -32,7 +32,9 @@ export {
 } from './cli-args';
 export {
   createSqlMigration,
+  createTableMigration,
   migrationName,
+  type TableMigrationSpec,
   type MigrationOptions,
   type MigrationQueryRunner,
   type SqlMigrationClass,

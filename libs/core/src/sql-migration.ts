@@ -88,3 +88,32 @@ export function createSqlMigration(
   Object.defineProperty(migration, 'name', { value: name });
   return migration;
 }
+
+/** What a library's migration of one table is made of. @publicApi */
+export interface TableMigrationSpec {
+  /** Named in option errors, for example `RelayModule`. */
+  readonly module: string;
+  /** Part of the migration's name after `NestOutbox` (`''` for the outbox, `Relay`, ...). */
+  readonly kind: string;
+  readonly defaults: { readonly table: string; readonly timestamp: number };
+  up(name: { schema: string; table: string }): readonly string[];
+  down(name: { schema: string; table: string }): readonly string[];
+}
+
+/**
+ * The migration factory of a library whose objects hang on one table: fills in the defaults
+ * of `MigrationOptions` (schema `public`, the library's table and timestamp), names the
+ * migration with `migrationName` and runs the library's statements.
+ * @publicApi
+ */
+export function createTableMigration(
+  spec: TableMigrationSpec,
+  options: MigrationOptions = {},
+): SqlMigrationClass {
+  const name = { schema: options.schema ?? 'public', table: options.table ?? spec.defaults.table };
+  const timestamp = options.timestamp ?? spec.defaults.timestamp;
+  return createSqlMigration(migrationName(spec.module, spec.kind, name, timestamp), {
+    up: spec.up(name),
+    down: spec.down(name),
+  });
+}

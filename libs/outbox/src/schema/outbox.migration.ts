@@ -1,4 +1,4 @@
-import { createSqlMigration, migrationName, type MigrationOptions } from '@nest-outbox/core';
+import { createTableMigration, type MigrationOptions } from '@nest-outbox/core';
 import type { MigrationInterface } from 'typeorm';
 import { dropOutboxSchemaSql, outboxSchemaSql } from './outbox-schema.sql';
 
@@ -24,10 +24,14 @@ export type OutboxMigrationOptions = MigrationOptions;
 export function createOutboxMigration(
   options: OutboxMigrationOptions = {},
 ): new () => MigrationInterface {
-  const name = { schema: options.schema ?? 'public', table: options.table ?? 'outbox' };
-  const timestamp = options.timestamp ?? 1764633600000;
-  return createSqlMigration(migrationName('OutboxModule', '', name, timestamp), {
-    up: outboxSchemaSql(name),
-    down: dropOutboxSchemaSql(name),
-  });
+  return createTableMigration(
+    {
+      module: 'OutboxModule',
+      kind: '',
+      defaults: { table: 'outbox', timestamp: 1764633600000 },
+      up: outboxSchemaSql,
+      down: dropOutboxSchemaSql,
+    },
+    options,
+  );
 }

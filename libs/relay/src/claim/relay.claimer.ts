@@ -3,6 +3,7 @@ import { inTransaction } from '@nest-outbox/core';
 import type { Pool, PoolClient } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { commitMode } from '../schema/row-state.sql';
 import { splitPick, keepPicks, type PickRow, type PickSummary } from './claim-picks';
 import { claimSql, type ClaimSql } from './claim.sql';
 import type { ClaimedBatch, ClaimedRow, ClaimSettings } from './claimed-batch';
@@ -62,7 +63,6 @@ function toRow(r: LeasedRow, suspect: boolean): ClaimedRow {
 @Injectable()
 export class RelayClaimer {
   private readonly sql: ClaimSql;
-  private readonly commitMode: 'on' | 'off';
   private sequence = 0;
   /** Where the next skip scan starts (aggregate type, id): scans take turns over all aggregates. */
   private scanCursor: [string, string] = ['', ''];
@@ -72,7 +72,6 @@ export class RelayClaimer {
     @Inject(RELAY_OPTIONS) private readonly options: ClaimerOptions,
   ) {
     this.sql = claimSql(options);
-    this.commitMode = options.synchronousCommit ? 'on' : 'off';
   }
 
   /** Claims a batch; an empty one when nothing is free or a concurrent change got in the way. */
@@ -96,7 +95,7 @@ export class RelayClaimer {
     leaseToken: string,
     leaseDeadline: number,
   ): Promise<ClaimedBatch> {
-    await client.query(this.sql.claimLock, [this.commitMode]);
+    await client.query(this.sql.claimLock, [commitMode(this.options)]);
     const picks = await this.pick(client, settings);
     const { keep, suspects, crashLoop } = keepPicks(picks, settings.crashLoopThreshold);
     const crashLoopParked = await this.parkCrashLoop(client, crashLoop, settings);

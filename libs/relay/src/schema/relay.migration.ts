@@ -1,4 +1,4 @@
-import { createSqlMigration, migrationName, type MigrationOptions } from '@nest-outbox/core';
+import { createTableMigration, type MigrationOptions } from '@nest-outbox/core';
 import type { MigrationInterface } from 'typeorm';
 import { RELAY_MODULE } from '../relay.constants';
 import { dropRelaySchemaSql, relaySchemaSql } from './relay-schema.sql';
@@ -27,11 +27,15 @@ export type RelayMigrationOptions = MigrationOptions;
 export function createRelayMigration(
   options: RelayMigrationOptions = {},
 ): new () => MigrationInterface {
-  const name = { schema: options.schema ?? 'public', table: options.table ?? 'outbox' };
-  // One millisecond after the outbox's own default, so that it sorts after it.
-  const timestamp = options.timestamp ?? 1764633600001;
-  return createSqlMigration(migrationName(RELAY_MODULE, 'Relay', name, timestamp), {
-    up: relaySchemaSql(name),
-    down: dropRelaySchemaSql(name),
-  });
+  return createTableMigration(
+    {
+      module: RELAY_MODULE,
+      kind: 'Relay',
+      // One millisecond after the outbox's own default, so that it sorts after it.
+      defaults: { table: 'outbox', timestamp: 1764633600001 },
+      up: relaySchemaSql,
+      down: dropRelaySchemaSql,
+    },
+    options,
+  );
 }

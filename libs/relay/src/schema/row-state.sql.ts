@@ -21,3 +21,7 @@ export const HISTORY = (entry: string) =>
 
 /** Sets the transaction's synchronous_commit to `$1` (until its end). @internal */
 export const COMMIT_MODE = `SELECT set_config('synchronous_commit', $1, true)`;
+
+/** The `synchronous_commit` value of the relay's bookkeeping transactions. @internal */
+export const commitMode = (options: { readonly synchronousCommit: boolean }): 'on' | 'off' =>
+  options.synchronousCommit ? 'on' : 'off';

@@ -5,7 +5,7 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
-import { COMMIT_MODE } from '../schema/row-state.sql';
+import { COMMIT_MODE, commitMode } from '../schema/row-state.sql';
 import type { RelayStats } from './relay-stats';
 import type { FailureUpdate, ReleaseUpdate } from './relay-store.updates';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
@@ -28,15 +28,12 @@ export interface AckedRow {
 @Injectable()
 export class RelayStore {
   private readonly sql: RelayStoreSql;
-  /** `synchronous_commit` of the marks. */
-  private readonly commitMode: 'on' | 'off';
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) private readonly options: StoreOptions,
   ) {
     this.sql = relayStoreSql(options);
-    this.commitMode = options.synchronousCommit ? 'on' : 'off';
   }
 
   /**
@@ -83,9 +80,10 @@ export class RelayStore {
       if (beforeAwait) await beforeAwait();
       return new Set((await pending).rows.map((r) => r.id));
     };
-    if (this.commitMode === 'on') return markOn(this.pool);
+    // Durable marks need no transaction of their own; relaxed ones set it in theirs.
+    if (this.options.synchronousCommit) return markOn(this.pool);
     return inTransaction(this.pool, async (client) => {
-      await client.query(COMMIT_MODE, [this.commitMode]);
+      await client.query(COMMIT_MODE, [commitMode(this.options)]);
       return markOn(client);
     });
   }
