@@ -33,7 +33,7 @@ describe('The standalone relay app (real PostgreSQL + Kafka)', () => {
     await db?.drop();
   });
 
-  it('relays the outbox configured by its environment and serves /health and /metrics', async () => {
+  it('Given an outbox named by the environment, when the standalone relay runs, then it publishes its events and serves /health and /metrics', async () => {
     const options = relayOptionsFromEnv({
       DATABASE_URL,
       KAFKA_BROKERS: KAFKA_BROKERS.join(','),

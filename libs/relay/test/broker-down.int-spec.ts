@@ -23,7 +23,7 @@ describe('Broker stopped for longer than the backoff cap, then restarted (privat
     await kafka?.destroy();
   });
 
-  it('backs off without a hot loop, reports health down then up, and loses nothing', async () => {
+  it('Given a broker stopped for longer than the backoff cap, when it comes back, then the relay has backed off without a hot loop, reported health down then up, and lost nothing', async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     await producer.writeMany(100, 5, 20);

@@ -7,7 +7,7 @@ describe('An event whose publish keeps killing the relay (real child processes, 
   const fixture = useRelayFixture('relay_crash', { topics: [topic] });
   const routing = { defaultTopic: topic };
 
-  it('parks an event as a crash loop when its publishes keep starting and never finishing, and delivers its neighbours in the fatal batches', async () => {
+  it('Given an event whose publish kills the relay each time, when relays restart, then it is parked as a crash loop and its neighbours in the fatal batches are delivered', async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     await producer.writeMany(60, 6, 30);

@@ -10,7 +10,7 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
   const own = uniqueTopic('relay-own');
   const fixture = useRelayFixture('relay_delivery', { topics: [topic, routed, own] });
 
-  it('publishes every recorded event with key = aggregate_id, the contract headers and the exact payload bytes, in aggregate_version order per key', async () => {
+  it('Given recorded events of many aggregates, when the relay drains them, then Kafka has each with key = aggregate_id, the contract headers and the exact payload bytes, in aggregate_version order per key, and each mark says where it went', async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     await producer.writeMany(3000, 40, 250);
@@ -80,7 +80,7 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
       expect(`${row.kafka_partition}/${row.kafka_offset}`).toBe(where.get(row.event_id));
   });
 
-  it('publishes at once on the in-process after-commit signal, long before its next poll', async () => {
+  it('Given a relay waiting for a poll 20 to 40 s away, when the in-process after-commit signal comes, then it publishes within a second', async () => {
     // Polls 20 to 40 s apart and no LISTEN: within 5 s only the in-memory wake-up can publish.
     const scene = await fixture.newScene('relay_wakeup');
     const wakeup = new OutboxWakeup();

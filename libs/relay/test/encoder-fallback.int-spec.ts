@@ -8,7 +8,7 @@ describe("The relay's own encoder fails safe (real PostgreSQL + Kafka)", () => {
   const topic = uniqueTopic('relay-encoder-fallback');
   const fixture = useRelayFixture('relay_encoder', { topics: [{ topic, numPartitions: 3 }] });
 
-  it('switches a producer to kafkajs encoder and publishes, parking nothing, when the broker refuses a request the relay encoded as corrupt', async () => {
+  it("Given a broker that refuses the requests the relay's encoder builds as corrupt, then that producer switches to kafkajs' encoder and publishes everything, parking nothing", async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     await producer.writeMany(300, 10, 100);

@@ -16,7 +16,7 @@ describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
     });
   });
 
-  it('republishes a published aggregate range in order when an operator asks, and records it in the audit table', async () => {
+  it('Given published events of an aggregate, when an operator republishes a range of them, then they are published again in order and the action is in the audit table', async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     const ids = await producer.write(Array.from({ length: 5 }, () => ({ aggregateId: 'replay' })));
@@ -38,7 +38,7 @@ describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
     ]);
   });
 
-  it('archives published rows older than the retention in small batches, leaving recent and unpublished rows', async () => {
+  it('Given published rows older than the retention, when housekeeping runs, then it archives them in small batches and leaves recent and unpublished rows', async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     await producer.writeMany(30, 3, 10, 'old');

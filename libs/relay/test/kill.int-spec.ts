@@ -6,7 +6,7 @@ describe('Relay child process killed with SIGKILL (real PostgreSQL + Kafka)', ()
   const fixture = useRelayFixture('relay_kill');
 
   it.each(['after-claim', 'after-send', 'during-mark'] as const)(
-    'delivers every event in per-key order after a SIGKILL %s and a restart, duplicating only events unmarked at the kill',
+    'Given a relay SIGKILLed %s, when another one starts, then every event is delivered in per-key order and only events unmarked at the kill are duplicated',
     async (fault) => {
       const scene = await fixture.newScene(`relay_kill_${fault.replace('-', '_')}`);
       const { schema, producer } = scene;

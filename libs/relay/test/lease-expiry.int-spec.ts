@@ -8,7 +8,7 @@ describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
   const topic = uniqueTopic('relay-lease');
   const fixture = useRelayFixture('relay_lease', { topics: [topic] });
 
-  it('refuses the slow relay its mark once its lease expired ("lease lost"), while the event is still published, never lost', async () => {
+  it('Given a relay whose publish outlives its lease, when another relay takes over, then the slow relay is refused its mark ("lease lost") and the event is still published, never lost', async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     const ids = await producer.write(Array.from({ length: 10 }, () => ({ aggregateId: 'slow' })));

@@ -28,7 +28,7 @@ describe('Poison events are parked, block only their own aggregate, and operator
       )
     ).rows[0]!;
 
-  it('parks an oversize and an unknown-topic event with their reasons while other aggregates flow; retry-in-place after the fix and skip-with-reason both work and are recorded', async () => {
+  it("Given an oversize and an unknown-topic event, then both are parked with their reasons while other aggregates flow, and an operator's retry in place after the fix and skip with a reason both work and are recorded", async () => {
     const { scene } = fixture;
     const { schema, producer } = scene;
     const [p1, big, p3, p4] = await producer.write([

@@ -86,7 +86,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
   const failedAfter = (publisher: RecordingPublisher, at: number) =>
     publisher.attempts.find((a) => a.start >= at && a.end !== undefined && a.error !== undefined);
 
-  it('aborts a publish that exceeds the publish timeout, abandons its connection, counts a transient retry without marking, and delivers once un-stalled', async () => {
+  it('Given a stalled broker, when a publish exceeds the publish timeout, then it is aborted, its connection abandoned, a transient retry counted without a mark, and the events are delivered once un-stalled', async () => {
     const { schema } = fixture.scene;
     const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const { app, publisher } = await relay({
@@ -172,7 +172,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     await close(app);
   }, 90_000);
 
-  it('completes app.close() within the shutdown deadline while a publish hangs on a stalled broker, and releases the leases at once for the next relay', async () => {
+  it('Given a publish hanging on a stalled broker, when the app closes, then close() completes within the shutdown deadline and the leases are released at once for the next relay', async () => {
     const { schema } = fixture.scene;
     const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const shutdownTimeoutMs = 1000;
@@ -234,7 +234,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     await close(next.app);
   }, 90_000);
 
-  it('completes app.close() within the shutdown deadline when the broker is stopped, leaving no lease behind', async () => {
+  it('Given a stopped broker, when the app closes, then close() completes within the shutdown deadline and leaves no lease behind', async () => {
     const { schema } = fixture.scene;
     const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const shutdownTimeoutMs = 1000;

@@ -5,7 +5,7 @@ describe('Several relay processes racing on one table (real PostgreSQL + Kafka)'
   const fixture = useRelayFixture('relay_race');
 
   it.each([2, 3])(
-    'delivers everything a continuous producer writes, in per-key order, with %i relays and each event marked where its publisher acked it',
+    'Given %i relays racing on one table while a producer writes, then everything is delivered once, in per-key order, each event marked where its publisher acked it',
     async (relays) => {
       const scene = await fixture.newScene(`relay_race_${relays}`);
       const { schema, producer } = scene;

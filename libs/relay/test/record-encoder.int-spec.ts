@@ -52,7 +52,7 @@ describe('Relay record encoder (real Kafka)', () => {
     ]);
   });
 
-  it('stores exactly what kafkajs would, at the partitions and offsets the acks report', async () => {
+  it("Given records with multi-byte text, long values and many keys, when the relay's encoder publishes them, then the broker stores exactly what kafkajs' encoder makes it store, at the partitions and offsets the acks report", async () => {
     const before = fastEncodedRequests();
     const fast = await publishRounds('relay', fastTopic);
     expect(fast.publisher.fastEncoding).toBe(true);
@@ -88,7 +88,7 @@ describe('Relay record encoder (real Kafka)', () => {
     }
   });
 
-  it("leaves another kafkajs producer in the same process on kafkajs' encoder", async () => {
+  it("Given another kafkajs producer in the same process, when it sends, then it keeps kafkajs' encoder", async () => {
     const producer = testKafka().producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     const before = fastEncodedRequests();

@@ -20,7 +20,7 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
     return rows.map((r) => r.relname).filter((name) => !name.endsWith('_seq'));
   }
 
-  it('creates the relay objects of two outboxes in two schemas of one database as two migrations, and reverting one drops only its objects', async () => {
+  it('Given the outbox and relay migrations of two schemas in one data source, then they run as four migrations, and reverting the last one drops only its relay objects', async () => {
     const [a, b] = [await createTestSchema('relay_mig_a'), await createTestSchema('relay_mig_b')];
     schemas.push(a, b);
     const migrations = [a, b].flatMap(({ name }) => [
@@ -69,7 +69,7 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
     }
   });
 
-  it('refuses names that are not plain SQL identifiers, and a timestamp that is not 13 digits', () => {
+  it('Given names that are not plain SQL identifiers or a timestamp that is not 13 digits, then createRelayMigration refuses them', () => {
     expect(() => createRelayMigration({ schema: 'x; drop', table: 'outbox' })).toThrow(
       InvalidOptionsError,
     );
