@@ -1,4 +1,3 @@
-import { connect } from 'node:net';
 import {
   consumeUntil,
   startPrivateKafka,
@@ -7,7 +6,7 @@ import {
   type PrivateKafka,
 } from '@test/support';
 import type { TestingModule } from '@nestjs/testing';
-import { logLevel, type KafkaConfig } from 'kafkajs';
+import type { KafkaConfig } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { PublishTimeoutError } from '../src/errors/publish-timeout.error';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
@@ -35,19 +34,8 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
   beforeAll(async () => {
     kafka = await startPrivateKafka();
     const [host, port] = kafka.brokers[0]!.split(':');
-    proxy = new StallProxy({ host: host!, port: Number(port) });
-    const address = await proxy.start();
-    const proxyPort = Number(address.split(':')[1]);
-    kafkaConfig = {
-      clientId: 'relay-abort',
-      brokers: [address],
-      logLevel: logLevel.NOTHING,
-      connectionTimeout: 1000,
-      // kafkajs' default: without a real cancel, an abandoned request would hold its socket this long.
-      requestTimeout: 30_000,
-      // Every connection (also to the broker's advertised address) goes through the proxy.
-      socketFactory: ({ onConnect }) => connect({ host: '127.0.0.1', port: proxyPort }, onConnect),
-    };
+    await (proxy = new StallProxy({ host: host!, port: Number(port) })).start();
+    kafkaConfig = proxy.kafkaConfig('relay-abort');
   }, 120_000);
   // Between the broker's hooks (jest runs them in declaration order): the broker is up
   // before the fixture makes its topics, and its relays are closed before the broker goes.

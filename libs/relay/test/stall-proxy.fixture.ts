@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { logLevel, type KafkaConfig } from 'kafkajs';
 
 /** One client connection seen by the proxy. */
 export interface ProxiedConnection {
@@ -26,6 +27,21 @@ export class StallProxy {
     this.server = createServer((client) => this.accept(client));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return `127.0.0.1:${(this.server.address() as { port: number }).port}`;
+  }
+
+  /** A kafkajs config whose every connection goes through the (started) proxy. */
+  kafkaConfig(clientId: string): KafkaConfig {
+    const port = (this.server!.address() as { port: number }).port;
+    return {
+      clientId,
+      brokers: [`127.0.0.1:${port}`],
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 1000,
+      // kafkajs' default: without a real cancel, an abandoned request would hold its socket this long.
+      requestTimeout: 30_000,
+      // Also the connections to the broker's advertised address.
+      socketFactory: ({ onConnect }) => connect({ host: '127.0.0.1', port }, onConnect),
+    };
   }
 
   private accept(client: Socket): void {
