@@ -41,4 +41,5 @@ export {
 } from './validation/pg-column.bounds';
 export { IsPgTimestamptz, parsePgTimestamptz } from './validation/pg-timestamptz.validator';
 export { IsPlainText } from './validation/plain-text.validator';
-export { MAX_REQUEST_DEPTH, RequestValidationPipe } from './validation/request-validation.pipe';
+export { checkRequestShape, MAX_REQUEST_DEPTH } from './validation/request-shape.check';
+export { RequestValidationPipe } from './validation/request-validation.pipe';

@@ -2,7 +2,8 @@ import type { ArgumentMetadata } from '@nestjs/common';
 import { IsInt, IsOptional, Max } from 'class-validator';
 import { InvalidRequestException } from '../http/invalid-request.exception';
 import { IsPlainText } from './plain-text.validator';
-import { MAX_REQUEST_DEPTH, RequestValidationPipe } from './request-validation.pipe';
+import { MAX_REQUEST_DEPTH } from './request-shape.check';
+import { RequestValidationPipe } from './request-validation.pipe';
 
 class NoteDto {
   @IsPlainText({ maxLength: 20 })
@@ -82,6 +83,21 @@ describe('RequestValidationPipe (unit)', () => {
   it('Given nesting 100,000 levels deep, then it answers 400 without exhausting the stack', async () => {
     const answer = await rejection({ title: 'hello', deep: nested(100_000) });
     expect(answer.fields).toEqual(['deep']);
+  });
+
+  it.each([
+    ['an object', { title: 'hello', x: { constructor: 1 } }, 'x'],
+    ['an array item', { title: 'hello', x: [{ constructor: [1] }] }, 'x'],
+    ['a known field', { title: { constructor: 'x' } }, 'title'],
+  ])(
+    'Given %s holding a "constructor" key (class-transformer throws on it), then it answers 400 naming the field',
+    async (_case, value, field) => {
+      expect((await rejection(JSON.parse(JSON.stringify(value)))).fields).toEqual([field]);
+    },
+  );
+
+  it('Given a "constructor" key at the top level, then it is an unknown field like any other', async () => {
+    expect((await rejection({ title: 'hello', constructor: 1 })).fields).toEqual(['constructor']);
   });
 
   it('Given a query DTO, then an unknown query parameter is named', async () => {

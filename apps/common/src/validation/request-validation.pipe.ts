@@ -1,12 +1,10 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { checkRequestShape } from './request-shape.check';
 import {
   InvalidRequestException,
   shownFieldName,
   type RejectedField,
 } from '../http/invalid-request.exception';
-
-/** Deepest nesting a request's body or query may have (the DTOs need 2). */
-export const MAX_REQUEST_DEPTH = 16;
 
 /** At most this many rejected fields are named in one answer. */
 const MAX_REJECTED = 20;
@@ -30,30 +28,6 @@ function rejectedFields(errors: readonly ValidationError[]): RejectedField[] {
   return out;
 }
 
-/**
- * The top-level field under which `value` nests deeper than `maxDepth` (`''` when the value
- * itself is the offender), or `undefined`. Walks with its own stack: a hostile body nested
- * thousands deep must not exhaust the call stack here, nor reach the recursive walks of
- * the ValidationPipe and class-transformer.
- */
-function tooDeepField(value: unknown, maxDepth: number): string | undefined {
-  const stack: { node: unknown; depth: number; field: string }[] = [
-    { node: value, depth: 0, field: '' },
-  ];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    if (typeof item.node !== 'object' || item.node === null) continue;
-    if (item.depth >= maxDepth) return item.field;
-    for (const [key, child] of Object.entries(item.node)) {
-      stack.push({
-        node: child,
-        depth: item.depth + 1,
-        field: item.depth === 0 ? key : item.field,
-      });
-    }
-  }
-  return undefined;
-}
-
 function isPlainObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -62,7 +36,8 @@ function isPlainObject(value: unknown): boolean {
  * The sample apps' global pipe: Nest's `ValidationPipe` with `whitelist`,
  * `forbidNonWhitelisted` and `transform`, answering `InvalidRequestException` (400 naming
  * each field, never its value). Before the DTO's rules it refuses what they cannot judge:
- * a body that is not a JSON object, and nesting deeper than `MAX_REQUEST_DEPTH`.
+ * a body that is not a JSON object, and the shapes the pipe's own walks break on
+ * (`checkRequestShape`: deep nesting, nested `constructor` keys).
  */
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -83,13 +58,8 @@ export class RequestValidationPipe extends ValidationPipe {
     if (where === 'body' && value !== undefined && value !== null && !isPlainObject(value)) {
       throw new InvalidRequestException([{ field: 'body', message: 'body must be a JSON object' }]);
     }
-    const deep = where ? tooDeepField(value, MAX_REQUEST_DEPTH) : undefined;
-    if (deep !== undefined) {
-      const field = deep === '' ? where! : shownFieldName(deep);
-      throw new InvalidRequestException([
-        { field, message: `${field} must not be nested deeper than ${MAX_REQUEST_DEPTH} levels` },
-      ]);
-    }
+    const misshapen = where ? checkRequestShape(value, where) : undefined;
+    if (misshapen) throw new InvalidRequestException([misshapen]);
     return super.transform(value, metadata);
   }
 }
