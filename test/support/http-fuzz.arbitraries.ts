@@ -8,7 +8,10 @@ import fc from 'fast-check';
  * nest, carry unknown and prototype keys, wrong types, or are not JSON at all.
  */
 
-/** A request as the fuzz test sends it; `{existing:N}` in `target` stands for the N-th real order id. */
+/**
+ * A request as the fuzz test sends it; `{existing:N}` in `target` stands for a real order id
+ * (the N-th of the orders created so far, modulo their count).
+ */
 export interface FuzzRequest {
   readonly app: 'orders' | 'shipping';
   readonly method: string;
@@ -49,7 +52,7 @@ export function percentEncode(bytes: Uint8Array): string {
 const encodeText = (text: string) => percentEncode(Buffer.from(text, 'utf8'));
 
 /** Builds the arbitraries around `marker`, a text planted in most generated strings. */
-export function httpRequests(marker: string, existingIds: number): fc.Arbitrary<FuzzRequest> {
+export function httpRequests(marker: string): fc.Arbitrary<FuzzRequest> {
   /** Any UTF-16 code unit (unpaired surrogates included) or any code point. */
   const unit = fc.oneof(
     fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)),
@@ -108,27 +111,47 @@ export function httpRequests(marker: string, existingIds: number): fc.Arbitrary<
   }));
 
   const field = <T extends JsonTree>(valid: fc.Arbitrary<T>) =>
-    fc.oneof({ arbitrary: valid, weight: 2 }, { arbitrary: tree, weight: 1 });
+    fc.oneof({ arbitrary: valid, weight: 5 }, { arbitrary: tree, weight: 1 });
   const order = fc
     .tuple(
       fc.record(
         {
           customerId: field(fc.string({ minLength: 1, maxLength: 90 }).map((s) => `${s}${marker}`)),
           amountCents: field(
-            fc.oneof(fc.integer({ min: 1, max: 2147483647 }), fc.constant(2147483648)).map((n) => ({
-              raw: String(n),
-            })),
+            fc
+              .oneof(
+                { arbitrary: fc.integer({ min: 1, max: 2147483647 }), weight: 9 },
+                { arbitrary: fc.constant(2147483648), weight: 1 },
+              )
+              .map((n) => ({ raw: String(n) })),
           ),
-          currency: field(fc.constantFrom('EUR', 'USD', 'eur', 'EURO')),
+          currency: field(fc.constantFrom('EUR', 'USD', 'JPY', 'eur', 'EURO')),
           shippingAddress: field(
             fc.string({ minLength: 1, maxLength: 90 }).map((s) => `${marker}${s}`),
           ),
         },
         { requiredKeys: [] },
       ),
-      fc.option(fc.dictionary(key, tree, { maxKeys: 3 }), { freq: 3 }),
+      fc.oneof(
+        { arbitrary: fc.constant(null), weight: 3 },
+        { arbitrary: fc.dictionary(key, tree, { minKeys: 1, maxKeys: 3 }), weight: 1 },
+      ),
     )
     .map(([known, extra]): JsonTree => ({ ...(extra ?? {}), ...known }));
+  /** A valid order carrying the marker: it is stored, published and shipped when confirmed. */
+  const canary = fc
+    .record({
+      customerId: fc.string({ minLength: 1, maxLength: 20 }),
+      amountCents: fc.integer({ min: 1, max: 2147483647 }),
+      currency: fc.constantFrom('EUR', 'USD'),
+      shippingAddress: fc.string({ minLength: 1, maxLength: 60 }),
+    })
+    .filter((o) => /\S/.test(o.customerId) && /\S/.test(o.shippingAddress))
+    .map((o) => ({
+      ...o,
+      customerId: `${o.customerId}${marker}`,
+      shippingAddress: `${marker}${o.shippingAddress}`,
+    }));
   const lookup = fc
     .array(fc.oneof(fc.uuid(), text), { maxLength: 5 })
     .map((ids): JsonTree => ({ orderIds: ids }));
@@ -139,11 +162,17 @@ export function httpRequests(marker: string, existingIds: number): fc.Arbitrary<
     return wrapped ? `{"customerId":${value}}` : value;
   });
 
+  /** Past the body parser's limit (100 kB): 413. */
+  const huge = fc
+    .integer({ min: 100_000, max: 150_000 })
+    .map((n) => `{"customerId":"${marker}${'a'.repeat(n)}"}`);
+
   const body = (typical: fc.Arbitrary<JsonTree>) =>
     fc.oneof(
       { arbitrary: typical.map(jsonText), weight: 5 },
       { arbitrary: tree.map(jsonText), weight: 2 },
       { arbitrary: deep, weight: 1 },
+      { arbitrary: huge, weight: 1 },
       { arbitrary: fc.string({ unit, maxLength: 200 }).map((s) => `${s}${marker}`), weight: 1 },
       {
         arbitrary: fc
@@ -156,6 +185,8 @@ export function httpRequests(marker: string, existingIds: number): fc.Arbitrary<
     'application/json',
     'application/json',
     'application/json',
+    'application/json',
+    'application/json',
     'application/json; charset=utf-8',
     `application/json; charset=${marker}`,
     'application/json; charset=utf-16',
@@ -165,7 +196,7 @@ export function httpRequests(marker: string, existingIds: number): fc.Arbitrary<
   );
 
   const pathId = fc.oneof(
-    { arbitrary: fc.nat(existingIds - 1).map((i) => `{existing:${i}}`), weight: 3 },
+    { arbitrary: fc.nat(999).map((i) => `{existing:${i}}`), weight: 3 },
     { arbitrary: fc.uuid(), weight: 2 },
     { arbitrary: text.map(encodeText), weight: 3 },
     { arbitrary: fc.uint8Array({ maxLength: 12 }).map(percentEncode), weight: 1 },
@@ -203,6 +234,16 @@ export function httpRequests(marker: string, existingIds: number): fc.Arbitrary<
 
   return fc.oneof(
     { arbitrary: withBody('orders', fc.constant('/orders'), order), weight: 6 },
+    {
+      arbitrary: canary.map((o) => ({
+        app: 'orders' as const,
+        method: 'POST',
+        target: '/orders',
+        contentType: 'application/json',
+        body: JSON.stringify(o),
+      })),
+      weight: 2,
+    },
     {
       arbitrary: withBody(
         'orders',
