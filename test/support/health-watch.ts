@@ -3,7 +3,7 @@ export interface HealthWatchReport {
   readonly probes: number;
   /** Slowest answer, in ms. */
   readonly slowestMs: number;
-  /** Probes that failed: not 200, or no answer within the limit (`url: reason`). */
+  /** Probes that failed: not 200, or no answer within the limit (`url: reason (when)`). */
   readonly failures: readonly string[];
 }
 
@@ -18,6 +18,7 @@ export function watchHealth(
   const limitMs = options.limitMs ?? 1000;
   const intervalMs = options.intervalMs ?? 200;
   const failures: string[] = [];
+  const startedAt = performance.now();
   let probes = 0;
   let slowestMs = 0;
   let stopped = false;
@@ -27,10 +28,12 @@ export function watchHealth(
       const response = await fetch(url, { signal: AbortSignal.timeout(limitMs) });
       await response.arrayBuffer();
       if (response.status !== 200) failures.push(`${url}: status ${response.status}`);
+      // An answer that came, but late, is a failure too.
+      if (performance.now() - started > limitMs) failures.push(`${url}: answered late`);
     } catch (error) {
-      failures.push(
-        `${url}: ${(error as Error).name} after ${Math.round(performance.now() - started)} ms`,
-      );
+      const tookMs = Math.round(performance.now() - started);
+      const atS = ((started - startedAt) / 1000).toFixed(1);
+      failures.push(`${url}: ${(error as Error).name} after ${tookMs} ms (probe at +${atS} s)`);
     }
     probes += 1;
     slowestMs = Math.max(slowestMs, performance.now() - started);
