@@ -39,7 +39,9 @@ function isClientHttpError(error: unknown): error is ClientHttpError {
  * Nest turns a body that is not JSON (a `SyntaxError` of the body parser) and a path
  * parameter that is not valid percent-encoding (express' `URIError`, "Failed to decode
  * param ...") into a `BadRequestException` whose message quotes the input. Name the part
- * instead.
+ * instead. The original error is gone by then, so the message tells the two apart; any
+ * other plain `BadRequestException` is taken for the body's (the sample apps throw none of
+ * their own: their 400s are the pipe's `InvalidRequestException`).
  */
 function unreadableRequest(exception: BadRequestException): Answer {
   const message = exception.message;
