@@ -5,7 +5,7 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { prepareSchemaAndTopics, runSampleService } from '../../common/src';
+import { configureSampleHttp, prepareSchemaAndTopics, runSampleService } from '../../common/src';
 import { loadOrderServiceConfig } from './order-service.config';
 import { OrderServiceModule } from './order-service.module';
 
@@ -16,6 +16,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(OrderServiceModule.forRoot(config), {
     logger: ['log', 'warn', 'error'],
   });
+  configureSampleHttp(app);
   app.enableShutdownHooks();
   await app.listen(config.port, '0.0.0.0');
   new Logger('OrderService').log(

@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { ServerKafka, type MicroserviceOptions } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '@nest-outbox/inbox';
 import type { Consumer } from 'kafkajs';
-import { prepareSchemaAndTopics, runSampleService } from '../../common/src';
+import { configureSampleHttp, prepareSchemaAndTopics, runSampleService } from '../../common/src';
 import { loadShippingServiceConfig } from './shipping-service.config';
 import { ShippingServiceModule } from './shipping-service.module';
 
@@ -19,6 +19,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
     logger: ['log', 'warn', 'error'],
   });
+  configureSampleHttp(app);
   // The server is ours (not `transport: Transport.KAFKA`) so that the inbox can run its consumer
   // again after a crash kafkajs does not restart.
   const server = new ServerKafka({

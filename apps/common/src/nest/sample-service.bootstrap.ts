@@ -1,7 +1,10 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type INestApplication } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { SampleServiceConfig } from '../config/sample-service.config';
 import { ensureSchema } from '../database/ensure-schema';
+import { ValueFreeExceptionFilter } from '../http/value-free-exception.filter';
 import { ensureTopics } from '../kafka/topic.bootstrap';
+import { RequestValidationPipe } from '../validation/request-validation.pipe';
 
 /**
  * What a service needs before Nest starts: its schema (TypeORM puts its migrations table
@@ -21,4 +24,15 @@ export function runSampleService(name: string, bootstrap: () => Promise<void>): 
     new Logger(name).error(`start-up failed: ${(error as Error).stack ?? String(error)}`);
     process.exit(1);
   });
+}
+
+/**
+ * The HTTP conventions of every sample app, applied before `listen()`: requests validated
+ * the Nest way (`RequestValidationPipe`: class-validator DTOs, whitelist, 400 naming the
+ * fields) and errors answered and logged without values (`ValueFreeExceptionFilter`).
+ * Global to the HTTP app only: a hybrid app's microservices do not inherit them.
+ */
+export function configureSampleHttp(app: INestApplication): void {
+  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalFilters(new ValueFreeExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
 }

@@ -2,6 +2,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { MigrationInterface } from 'typeorm';
 import type { SampleServiceConfig } from '../config/sample-service.config';
+import { ValueFreeTypeOrmLogger } from './value-free-typeorm.logger';
 
 /** What differs between the services' data sources. */
 export interface SampleTypeOrmOptions {
@@ -16,7 +17,8 @@ export interface SampleTypeOrmOptions {
 
 /**
  * The service's TypeORM data source: PostgreSQL, its schema as the default one (the
- * migrations table included), its migrations run at start-up.
+ * migrations table included), its migrations run at start-up. Its logger never prints SQL
+ * parameters nor driver messages (they echo request values): see `ValueFreeTypeOrmLogger`.
  */
 export function sampleTypeOrmModule(
   config: SampleServiceConfig,
@@ -30,6 +32,8 @@ export function sampleTypeOrmModule(
     migrations: options.migrations,
     migrationsRun: true,
     migrationsTableName: 'migrations',
+    // A logger instance receives every event; it decides itself what it prints (no `logging`).
+    logger: new ValueFreeTypeOrmLogger(),
     extra: { max: options.poolMax, application_name: options.service },
   });
 }

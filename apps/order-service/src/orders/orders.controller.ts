@@ -6,19 +6,21 @@ import {
   HttpCode,
   NotFoundException,
   Param,
-  ParseUUIDPipe,
   Post,
 } from '@nestjs/common';
 import { InvalidTransitionError } from '@nest-outbox/outbox';
 import { OrderMetrics } from '../observability/order.metrics';
-import { parseCreateOrder } from './create-order.input';
+import { CancelOrderDto } from './cancel-order.dto';
+import { CreateOrderDto } from './create-order.dto';
+import { OrderIdParams } from './order-id.params';
 import type { Order } from './order.entity';
 import { OrdersService } from './orders.service';
 
 type Command = 'create' | 'confirm' | 'cancel';
 
 /**
- * The HTTP API: create, confirm, cancel and read orders. An invalid transition answers 409
+ * The HTTP API: create, confirm, cancel and read orders. Bodies and path parameters are DTOs
+ * checked by the global `RequestValidationPipe` (400 naming the field). An invalid transition answers 409
  * (nothing was written: no change, no event); an unknown order answers 404.
  */
 @Controller('orders')
@@ -29,30 +31,27 @@ export class OrdersController {
   ) {}
 
   @Post()
-  async create(@Body() body: unknown): Promise<Order> {
-    const order = await this.orders.create(parseCreateOrder(body));
+  async create(@Body() body: CreateOrderDto): Promise<Order> {
+    const order = await this.orders.create(body);
     this.metrics.commands.inc({ command: 'create', outcome: 'applied' });
     return order;
   }
 
   @Post(':id/confirm')
   @HttpCode(200)
-  confirm(@Param('id', new ParseUUIDPipe()) id: string): Promise<Order> {
+  confirm(@Param() { id }: OrderIdParams): Promise<Order> {
     return this.transition('confirm', id, () => this.orders.confirm(id));
   }
 
   @Post(':id/cancel')
   @HttpCode(200)
-  cancel(
-    @Param('id', new ParseUUIDPipe()) id: string,
-    @Body() body: { reason?: unknown } | undefined,
-  ): Promise<Order> {
-    const reason = typeof body?.reason === 'string' && body.reason ? body.reason : 'unspecified';
-    return this.transition('cancel', id, () => this.orders.cancel(id, reason.slice(0, 200)));
+  cancel(@Param() { id }: OrderIdParams, @Body() body: CancelOrderDto): Promise<Order> {
+    const reason = body.reason ?? 'unspecified';
+    return this.transition('cancel', id, () => this.orders.cancel(id, reason));
   }
 
   @Get(':id')
-  async read(@Param('id', new ParseUUIDPipe()) id: string): Promise<Order> {
+  async read(@Param() { id }: OrderIdParams): Promise<Order> {
     const order = await this.orders.find(id);
     if (!order) throw new NotFoundException(`no order ${id}`);
     return order;

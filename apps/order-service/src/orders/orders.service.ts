@@ -3,7 +3,7 @@ import { uuidv7 } from '@nest-outbox/core';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { CreateOrderInput } from './create-order.input';
+import type { CreateOrderDto } from './create-order.dto';
 import { Order } from './order.entity';
 import {
   ORDER_AGGREGATE,
@@ -29,7 +29,7 @@ export class OrdersService {
 
   /** Places an order (status `pending`, version 1) and records `order.created`. */
   @OutboxTransactional()
-  async create(input: CreateOrderInput): Promise<Order> {
+  async create(input: CreateOrderDto): Promise<Order> {
     const now = new Date();
     const order: Order = {
       id: uuidv7(),

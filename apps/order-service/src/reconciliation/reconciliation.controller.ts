@@ -1,18 +1,14 @@
-import { BadRequestException, Controller, Get, Inject, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { parsePgTimestamptz, PG_TIMESTAMPTZ_MIN_MS } from '../../../common/src';
 import { ORDER_SERVICE_CONFIG, type OrderServiceConfig } from '../order-service.config';
 import type { ReconciliationReport } from './reconciliation-report';
+import { ReconciliationQuery } from './reconciliation.query';
 import { ReconciliationService } from './reconciliation.service';
-
-function date(name: string, value: string | undefined, fallback: Date): Date {
-  if (value === undefined || value === '') return fallback;
-  const parsed = new Date(value);
-  if (Number.isNaN(parsed.getTime())) throw new BadRequestException(`${name} must be an ISO date`);
-  return parsed;
-}
 
 /**
  * `GET /reconciliation?from=<iso>&to=<iso>`: reconciles the orders created in `[from, to)`
- * (default: the job's window, ending `RECONCILE_SETTLE_MS` ago). Always 200; read `verdict`.
+ * (default: the job's window, ending `RECONCILE_SETTLE_MS` ago). 200 with the report (read
+ * `verdict`); 400 naming `from`/`to` when one is not an ISO 8601 date within PostgreSQL's range.
  */
 @Controller('reconciliation')
 export class ReconciliationController {
@@ -22,9 +18,13 @@ export class ReconciliationController {
   ) {}
 
   @Get()
-  run(@Query('from') from?: string, @Query('to') to?: string): Promise<ReconciliationReport> {
-    const end = date('to', to, new Date(Date.now() - this.config.reconcileSettleMs));
-    const start = date('from', from, new Date(end.getTime() - this.config.reconcileWindowMs));
+  run(@Query() query: ReconciliationQuery): Promise<ReconciliationReport> {
+    const end =
+      parsePgTimestamptz(query.to) ?? new Date(Date.now() - this.config.reconcileSettleMs);
+    // A default start before PostgreSQL's first instant would be refused by the query.
+    const start =
+      parsePgTimestamptz(query.from) ??
+      new Date(Math.max(PG_TIMESTAMPTZ_MIN_MS, end.getTime() - this.config.reconcileWindowMs));
     return this.reconciliation.run({ from: start, to: end });
   }
 }

@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { describeErrorWithoutValues } from '../../../common/src';
 import { ORDER_SERVICE_CONFIG, type OrderServiceConfig } from '../order-service.config';
 import { ReconciliationService } from './reconciliation.service';
 
@@ -56,7 +57,7 @@ export class ReconciliationJob implements OnApplicationBootstrap, OnApplicationS
           `uncancelled shipments ${ids(report.uncancelledShipments)}`,
       );
     } catch (error) {
-      this.logger.warn(`reconciliation could not run: ${(error as Error).message}`);
+      this.logger.warn(`reconciliation could not run: ${describeErrorWithoutValues(error)}`);
     }
   }
 }

@@ -1,27 +1,19 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  NotFoundException,
-  Param,
-  ParseUUIDPipe,
-  Post,
-} from '@nestjs/common';
-import { isUuid } from '@nest-outbox/core';
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post } from '@nestjs/common';
+import { LookupShipmentsDto } from './lookup-shipments.dto';
+import { ShipmentByOrderParams } from './shipment-by-order.params';
 import type { Shipment } from './shipment.entity';
 import { ShipmentsService } from './shipments.service';
 
-const MAX_LOOKUP = 5000;
-
-/** The read side: a shipment by order id, and a bulk lookup for reconciliation. */
+/**
+ * The read side: a shipment by order id, and a bulk lookup for reconciliation. Parameters
+ * and bodies are DTOs checked by the global `RequestValidationPipe` (400 naming the field).
+ */
 @Controller('shipments')
 export class ShipmentsController {
   constructor(private readonly shipments: ShipmentsService) {}
 
   @Get('by-order/:orderId')
-  async byOrder(@Param('orderId', new ParseUUIDPipe()) orderId: string): Promise<Shipment> {
+  async byOrder(@Param() { orderId }: ShipmentByOrderParams): Promise<Shipment> {
     const shipment = await this.shipments.findByOrder(orderId);
     if (!shipment) throw new NotFoundException(`no shipment for order ${orderId}`);
     return shipment;
@@ -30,11 +22,7 @@ export class ShipmentsController {
   /** `POST /shipments/lookup { orderIds }` -> `{ shipments }` (orders without one are absent). */
   @Post('lookup')
   @HttpCode(200)
-  async lookup(@Body() body: { orderIds?: unknown }): Promise<{ shipments: Shipment[] }> {
-    const ids = body?.orderIds;
-    if (!Array.isArray(ids) || ids.length > MAX_LOOKUP || !ids.every(isUuid)) {
-      throw new BadRequestException(`orderIds must be an array of at most ${MAX_LOOKUP} UUIDs`);
-    }
-    return { shipments: await this.shipments.findByOrders(ids) };
+  async lookup(@Body() { orderIds }: LookupShipmentsDto): Promise<{ shipments: Shipment[] }> {
+    return { shipments: await this.shipments.findByOrders(orderIds) };
   }
 }
