@@ -3,7 +3,7 @@ import { uuidv7 } from '@nest-outbox/core';
 import { outboxLockKey } from '@nest-outbox/outbox';
 // The library's own INSERT (advisory lock included), so that the raw reference sends
 // exactly the statements the library sends: the ratio then compares like with like.
-import { outboxInsertStatement } from '../../libs/outbox/src/store/outbox-insert.sql';
+import { outboxInsertOneStatement } from '../../libs/outbox/src/store/outbox-insert.sql';
 import { benchEvent, versionOf, type BenchSql } from './write-bench.sql';
 
 /** One command: the transition of order `id` from `from` to `to`, in one transaction. */
@@ -15,21 +15,21 @@ export interface RawVariant {
   readonly close: () => Promise<void>;
 }
 
-/** The values of the library's INSERT for one event, built by hand as a user would. */
+/** The values of the library's one-row INSERT, built by hand as a user would. */
 function insertValues(table: string, id: number, to: string, version: number): unknown[] {
   const event = benchEvent(id, to);
   return [
-    [String(outboxLockKey(table, event.aggregateType, event.aggregateId))],
-    [uuidv7()],
-    [event.eventType],
-    [1],
-    [event.aggregateType],
-    [event.aggregateId],
-    [version],
-    [new Date().toISOString()],
-    [JSON.stringify(event.payload)],
-    ['{}'],
-    [null],
+    String(outboxLockKey(table, event.aggregateType, event.aggregateId)),
+    uuidv7(),
+    event.eventType,
+    1,
+    event.aggregateType,
+    event.aggregateId,
+    version,
+    new Date().toISOString(),
+    JSON.stringify(event.payload),
+    '{}',
+    null,
   ];
 }
 
@@ -63,7 +63,7 @@ export function rawVariant(
     application_name: options.applicationName,
   });
   const table = `"${sql.schema}"."outbox"`;
-  const insert = outboxInsertStatement(table);
+  const insert = outboxInsertOneStatement(table);
   const command: Command = (id, from, to) =>
     inTransaction(pool, async (client) => {
       const { rows } = await client.query<{ version: string }>(sql.update, [id, to, from]);
