@@ -26,7 +26,7 @@
  *   DATABASE_URL          postgres://postgres@127.0.0.1:5432/postgres
  *   BENCH_SECONDS         20     measured seconds per variant and run, headline callers
  *   BENCH_SWEEP_SECONDS   10     the same for the other caller counts of the sweep
- *   BENCH_WARMUP_SECONDS  2
+ *   BENCH_WARMUP_SECONDS  2      before each measured phase, and once per variant at start
  *   BENCH_RUNS            3      runs per caller count (medians over them)
  *   BENCH_CALLERS         32     concurrent callers of the headline figures (the JSON's
  *                                historical keys)
@@ -170,6 +170,26 @@ async function runOnce(name: string, callers: number, seconds: number, run: numb
   }
 }
 
+/**
+ * One unmeasured pass over every variant before the first measured run: the code every
+ * variant shares (pg, TypeORM, nestjs-cls) is then compiled by the JIT already, so the first
+ * variant of the first run is not charged for it.
+ */
+async function warmUpAll(callers: number): Promise<void> {
+  for (const name of NAMES) {
+    const { command, close } = await start(
+      VARIANTS[name]!,
+      Math.min(callers, POOL_MAX),
+      `${SCHEMA}_warmup`,
+    );
+    try {
+      await drive(command, WARMUP_SECONDS, states, callers);
+    } finally {
+      await close();
+    }
+  }
+}
+
 /** Current state of every order (true = confirmed), kept in memory between variants. */
 let states: boolean[] = [];
 
@@ -199,6 +219,7 @@ async function main(): Promise<void> {
   );
   const figures: CallerFigures[] = [];
   try {
+    await warmUpAll(CALLERS);
     for (const callers of COUNTS) {
       const seconds = callers === CALLERS ? SECONDS : SWEEP_SECONDS;
       const results: Record<string, Result[]> = Object.fromEntries(NAMES.map((n) => [n, []]));
