@@ -75,37 +75,13 @@ const COUNT = env.BENCH_COUNT === 'on';
 const SCHEMA = `bench_write_${randomBytes(3).toString('hex')}`;
 const SQL = benchSql(SCHEMA);
 
-type Pick = (commands: WriteBenchCommands) => Command;
-type Variant = { lib: Pick; notify: boolean } | { rawWithEvent: boolean };
+type LibMethod = 'withoutOutbox' | 'withOutbox' | 'singleStatement';
+type Variant = { lib: LibMethod; notify: boolean } | { rawWithEvent: boolean };
 const VARIANTS: Record<string, Variant> = {
-  lib_without: {
-    lib:
-      (c) =>
-      (...a) =>
-        c.withoutOutbox(...a),
-    notify: true,
-  },
-  lib_with: {
-    lib:
-      (c) =>
-      (...a) =>
-        c.withOutbox(...a),
-    notify: true,
-  },
-  lib_with_quiet: {
-    lib:
-      (c) =>
-      (...a) =>
-        c.withOutbox(...a),
-    notify: false,
-  },
-  lib_single: {
-    lib:
-      (c) =>
-      (...a) =>
-        c.singleStatement(...a),
-    notify: true,
-  },
+  lib_without: { lib: 'withoutOutbox', notify: true },
+  lib_with: { lib: 'withOutbox', notify: true },
+  lib_with_quiet: { lib: 'withOutbox', notify: false },
+  lib_single: { lib: 'singleStatement', notify: true },
   raw_without: { rawWithEvent: false },
   raw_with: { rawWithEvent: true },
 };
@@ -139,35 +115,50 @@ async function start(variant: Variant, poolMax: number, applicationName: string)
     }),
     { logger: ['error', 'warn'] },
   );
-  return { command: variant.lib(app.get(WriteBenchCommands)), close: () => app.close() };
+  const commands = app.get(WriteBenchCommands);
+  const command: Command = (...args) => commands[variant.lib](...args);
+  return { command, close: () => app.close() };
+}
+
+/** Runs `fn` with the command of variant `name` (its own application or pool), then stops it. */
+async function withVariant<T>(
+  name: string,
+  callers: number,
+  applicationName: string,
+  fn: (command: Command) => Promise<T>,
+): Promise<T> {
+  const pool = Math.min(callers, POOL_MAX);
+  const { command, close } = await start(VARIANTS[name]!, pool, applicationName);
+  try {
+    return await fn(command);
+  } finally {
+    await close();
+  }
 }
 
 async function runOnce(name: string, callers: number, seconds: number, run: number) {
   await admin.query(`TRUNCATE "${SCHEMA}".outbox`);
   await admin.query(`VACUUM ANALYZE "${SCHEMA}".orders`);
   const applicationName = `${SCHEMA}_${name}`;
-  const { command, close } = await start(
-    VARIANTS[name]!,
-    Math.min(callers, POOL_MAX),
-    applicationName,
-  );
-  try {
+  return withVariant(name, callers, applicationName, async (command) => {
     await drive(command, WARMUP_SECONDS, states, callers);
     const backendCpu = await backendCpuSince(admin, applicationName);
     takeQueryCounts();
     await profiler?.start();
     const result = await drive(command, seconds, states, callers, backendCpu);
     const profile = await profiler?.stop(`c${callers}-${name}-run${run + 1}`);
-    const fmt = (n: number, digits = 2) => n.toFixed(digits);
-    console.log(
-      `c${callers} run ${run + 1} ${name.padEnd(14)} ${fmt(result.throughput, 0).padStart(6)} tx/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  CPU/op node ${fmt(result.cpuUs, 0)} us, pg ${fmt(result.pgCpuUs, 0)} us  (${result.ops} ops, load ${fmt(result.loadBefore)} -> ${fmt(result.loadAfter)})`,
-    );
+    printRun(name, callers, run, result);
     if (COUNT) console.log(`  per command: ${formatPerOp(takeQueryCounts(), result.ops)}`);
     if (profile) console.log(`  profile: ${profile} (${result.ops} ops)`);
     return result;
-  } finally {
-    await close();
-  }
+  });
+}
+
+function printRun(name: string, callers: number, run: number, result: Result): void {
+  const fmt = (n: number, digits = 2) => n.toFixed(digits);
+  console.log(
+    `c${callers} run ${run + 1} ${name.padEnd(14)} ${fmt(result.throughput, 0).padStart(6)} tx/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  CPU/op node ${fmt(result.cpuUs, 0)} us, pg ${fmt(result.pgCpuUs, 0)} us  (${result.ops} ops, load ${fmt(result.loadBefore)} -> ${fmt(result.loadAfter)})`,
+  );
 }
 
 /**
@@ -177,16 +168,9 @@ async function runOnce(name: string, callers: number, seconds: number, run: numb
  */
 async function warmUpAll(callers: number): Promise<void> {
   for (const name of NAMES) {
-    const { command, close } = await start(
-      VARIANTS[name]!,
-      Math.min(callers, POOL_MAX),
-      `${SCHEMA}_warmup`,
+    await withVariant(name, callers, `${SCHEMA}_warmup`, (command) =>
+      drive(command, WARMUP_SECONDS, states, callers),
     );
-    try {
-      await drive(command, WARMUP_SECONDS, states, callers);
-    } finally {
-      await close();
-    }
   }
 }
 
