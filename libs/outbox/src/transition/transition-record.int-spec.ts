@@ -7,6 +7,7 @@ import {
   InvalidTransitionError,
   NoActiveTransactionError,
   OUTBOX_WAKEUP,
+  PayloadSerializationError,
   OutboxService,
   OutboxTransactional,
   type OutboxWakeup,
@@ -25,6 +26,8 @@ interface Move {
   label: string;
   from?: string | string[];
   to?: string;
+  /** Other columns the transition sets. */
+  set?: Record<string, unknown>;
   /** Hold the transaction before its COMMIT. */
   hold?: (reached: Promise<void>, release: () => void) => void;
   /** The backend pid of the transaction, known before its statements run. */
@@ -53,7 +56,8 @@ class Mover {
 
   private spec(move: Move) {
     const from = move.from ?? 'pending';
-    return { table: `${db.name}.orders`, id: move.order, from, to: move.to ?? 'confirmed' };
+    const to = move.to ?? 'confirmed';
+    return { table: `${db.name}.orders`, id: move.order, from, to, set: move.set };
   }
 
   private event(move: Move) {
@@ -106,7 +110,9 @@ class Mover {
   /** Refused, caught, and the transaction commits anyway. */
   @OutboxTransactional()
   async refusedButCommitted(move: Move): Promise<unknown> {
-    return this.outbox.transitionAndRecord(this.spec(move), this.event(move)).catch((error: unknown) => error);
+    return this.outbox
+      .transitionAndRecord(this.spec(move), this.event(move))
+      .catch((error: unknown) => error);
   }
 
   /** Both forms of writing, then a failure that rolls the transaction back. */
@@ -205,6 +211,23 @@ describe('transitionAndRecord: the transition and its event in one statement', (
     expect((await eventsOf('o-1')).map((e) => e.version)).toEqual([1, 2]);
   });
 
+  it('Given other columns to set and several accepted states, then they are set by the same statement and the event follows', async () => {
+    const event = await mover.single({
+      order: 'o-11',
+      aggregate: 'o-11',
+      label: 'noted',
+      from: ['draft', 'pending'],
+      set: { note: 'set with its event' },
+    });
+    const { rows } = await db.pool.query(
+      `SELECT status, version::int AS version, note FROM "${db.name}".orders WHERE id = 'o-11'`,
+    );
+    expect(rows).toEqual([{ status: 'confirmed', version: 1, note: 'set with its event' }]);
+    expect(await eventsOf('o-11')).toEqual([
+      { event_id: event.eventId, event_type: 'moved.noted', version: 1 },
+    ]);
+  });
+
   it('Given an order not in the expected state, then InvalidTransitionError and nothing is written, even when the caller commits', async () => {
     const error = await mover.refusedButCommitted({ order: 'o-3', aggregate: 'o-3', label: 'x' });
     expect(error).toBeInstanceOf(InvalidTransitionError);
@@ -215,6 +238,20 @@ describe('transitionAndRecord: the transition and its event in one statement', (
     expect(await order('o-3')).toEqual({ status: 'shipped', version: 7 });
     expect(await eventsOf('o-3')).toEqual([]);
     expect(await eventsOf('missing')).toEqual([]);
+  });
+
+  it('Given an event that cannot be serialized, then its error is thrown before any SQL and the order is unchanged', async () => {
+    const outbox = app.get(OutboxService);
+    await expect(
+      outbox.transaction(() =>
+        outbox.transitionAndRecord(
+          { table: `${db.name}.orders`, id: 'o-12', from: 'pending', to: 'confirmed' },
+          { eventType: 'x', aggregateType: 'order', aggregateId: 'o-12', payload: { n: 1n } },
+        ),
+      ),
+    ).rejects.toThrow(PayloadSerializationError);
+    expect(await order('o-12')).toEqual({ status: 'pending', version: 0 });
+    expect(await eventsOf('o-12')).toEqual([]);
   });
 
   it('Given the surrounding transaction rolls back, then both the transition and the event are gone', async () => {
