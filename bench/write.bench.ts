@@ -2,7 +2,7 @@
  * Write-path benchmark (issues 2 and 12): what the outbox costs a command, compared with
  * what PostgreSQL charges for the same statements sent by hand.
  *
- *   npm run bench:write
+ *   npm run bench:write        (about 15 minutes; BENCH_SWEEP=off: about 7)
  *
  * Variants (alternated: the order rotates each run; each run of each variant starts its own
  * application or pool, warms up, then is measured):
