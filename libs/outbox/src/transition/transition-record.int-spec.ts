@@ -377,4 +377,25 @@ describe('transitionAndRecord: the transition and its event in one statement', (
       unsubscribe();
     }
   });
+
+  it('Given a plain nestjs-cls transaction, then the statement runs in it and the relay is woken after its commit', async () => {
+    const host = app.get(TransactionHost);
+    const outbox = app.get(OutboxService);
+    let wakes = 0;
+    const unsubscribe = app.get<OutboxWakeup>(OUTBOX_WAKEUP).subscribe(() => wakes++);
+    try {
+      await host.withTransaction(async () => {
+        await outbox.transitionAndRecord(
+          { table: `${db.name}.orders`, id: 'o-2', from: 'pending', to: 'confirmed' },
+          { eventType: 'plain', aggregateType: 'order', aggregateId: 'o-2', payload: {} },
+        );
+        expect(wakes).toBe(0);
+      });
+      expect(wakes).toBe(1);
+    } finally {
+      unsubscribe();
+    }
+    expect(await order('o-2')).toEqual({ status: 'confirmed', version: 1 });
+    expect((await eventsOf('o-2')).map((e) => e.event_type)).toEqual(['plain']);
+  });
 });
