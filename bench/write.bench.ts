@@ -41,6 +41,11 @@
  *   BENCH_NOTIFY_MS       5      notifyCoalesceMs of the outbox (the module's default)
  *   BENCH_COUNT           off    `on`: count statements and pool checkouts per command
  *   BENCH_PROFILE         -      a directory: one .cpuprofile per measured phase
+ *   BENCH_INTERLEAVE      0      N > 0: instead of the phases above, N commands per variant
+ *                                with the variants interleaved command by command, one
+ *                                caller, notifications off: Node CPU per command under the
+ *                                same machine conditions for all (the steadiest figure on a
+ *                                busy machine); last line {"bench":"write_cpu",...}
  * Output: one line per run and variant, medians per caller count, and as the last line one
  * JSON object (headline ratios under their historical keys, then the new figures).
  */
@@ -54,6 +59,7 @@ import { outboxSchemaSql } from '@nest-outbox/outbox';
 import { backendCpuSince } from './write/backend-cpu';
 import { drive, median, type Result } from './write/drive';
 import { PhaseProfiler } from './write/profiler';
+import { interleavedCpu } from './write/interleaved-cpu';
 import { formatPerOp, installQueryCounter, takeQueryCounts } from './write/query-counter';
 import { rawVariant, type Command } from './write/raw-commands';
 import { WriteBenchAppModule, WriteBenchCommands } from './write/write-bench.app';
@@ -72,6 +78,7 @@ const SWEEP =
   env.BENCH_SWEEP === 'off' ? [] : (env.BENCH_SWEEP ?? '8,32,128').split(',').map(Number);
 const COUNTS = [...new Set([...SWEEP, CALLERS])].sort((a, b) => a - b);
 const COUNT = env.BENCH_COUNT === 'on';
+const INTERLEAVE = Number(env.BENCH_INTERLEAVE ?? 0);
 const SCHEMA = `bench_write_${randomBytes(3).toString('hex')}`;
 const SQL = benchSql(SCHEMA);
 
@@ -102,6 +109,13 @@ async function start(variant: Variant, poolMax: number, applicationName: string)
     );
   }
   const notify = variant.notify && env.BENCH_NOTIFY !== 'off';
+  const { commands, close } = await startLibApp(poolMax, applicationName, notify);
+  const command: Command = (...args) => commands[variant.lib](...args);
+  return { command, close };
+}
+
+/** The Nest application of the lib variants, with a pool of `poolMax`. */
+async function startLibApp(poolMax: number, applicationName: string, notify: boolean) {
   const app = await NestFactory.createApplicationContext(
     WriteBenchAppModule.register({
       databaseUrl: DATABASE_URL,
@@ -115,9 +129,7 @@ async function start(variant: Variant, poolMax: number, applicationName: string)
     }),
     { logger: ['error', 'warn'] },
   );
-  const commands = app.get(WriteBenchCommands);
-  const command: Command = (...args) => commands[variant.lib](...args);
-  return { command, close: () => app.close() };
+  return { commands: app.get(WriteBenchCommands), close: () => app.close() };
 }
 
 /** Runs `fn` with the command of variant `name` (its own application or pool), then stops it. */
@@ -192,10 +204,63 @@ async function setUp(rows: number): Promise<void> {
   states = new Array<boolean>(rows).fill(false);
 }
 
+/**
+ * BENCH_INTERLEAVE=<commands>: Node CPU per command with the variants interleaved command
+ * by command, one caller (see interleaved-cpu.ts). Notifications are off: a notification
+ * is sent after its command returned, so its CPU would land in another variant's window.
+ */
+async function interleavedMode(commands: number): Promise<void> {
+  const lib = await startLibApp(1, `${SCHEMA}_cpu`, false);
+  const options = { databaseUrl: DATABASE_URL, poolMax: 1, applicationName: `${SCHEMA}_cpu` };
+  const raw = [rawVariant(options, SQL, false), rawVariant(options, SQL, true)] as const;
+  const loadBefore = loadavg()[0]!;
+  try {
+    const c = lib.commands;
+    const cpu = await interleavedCpu(
+      [
+        ['lib_without', (...a) => c.withoutOutbox(...a)],
+        ['lib_with', (...a) => c.withOutbox(...a)],
+        ['lib_single', (...a) => c.singleStatement(...a)],
+        ['raw_without', raw[0].command],
+        ['raw_with', raw[1].command],
+      ],
+      commands,
+      states,
+    );
+    const added = (a: string, b: string) => Math.round(cpu[a]! - cpu[b]!);
+    for (const [name, us] of Object.entries(cpu))
+      console.log(`${name.padEnd(12)} ${us.toFixed(0)} us/command`);
+    console.log(
+      JSON.stringify({
+        bench: 'write_cpu',
+        commands,
+        node_cpu_us: Object.fromEntries(Object.entries(cpu).map(([n, us]) => [n, Math.round(us)])),
+        lib_added_cpu_us: added('lib_with', 'lib_without'),
+        single_added_cpu_us: added('lib_single', 'lib_without'),
+        raw_added_cpu_us: added('raw_with', 'raw_without'),
+        load_before: Number(loadBefore.toFixed(2)),
+        load_after: Number(loadavg()[0]!.toFixed(2)),
+      }),
+    );
+  } finally {
+    await lib.close();
+    await Promise.all(raw.map((r) => r.close()));
+  }
+}
+
 async function main(): Promise<void> {
   if (COUNT) installQueryCounter();
   admin = new Pool({ connectionString: DATABASE_URL, max: 2 });
-  await setUp(Math.max(...COUNTS) * ROWS_PER_CALLER);
+  await setUp(Math.max(...COUNTS, 8) * ROWS_PER_CALLER);
+  if (INTERLEAVE > 0) {
+    try {
+      await interleavedMode(INTERLEAVE);
+    } finally {
+      await admin.query(`DROP SCHEMA "${SCHEMA}" CASCADE`);
+      await admin.end();
+    }
+    return;
+  }
   console.log(
     `write bench: callers ${COUNTS.join(', ')} (headline ${CALLERS}), ${SECONDS}s per variant (sweep ${SWEEP_SECONDS}s), ${RUNS} runs, pool <= ${POOL_MAX}, schema ${SCHEMA}, load ${loadavg()
       .map((l) => l.toFixed(2))
