@@ -1,6 +1,6 @@
 import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
-import type { TransitionSpec } from './transition.interface';
 import { statementName } from '../store/transaction-query';
+import type { TransitionSpec } from './transition.interface';
 import { transitionUpdate, type TransitionStatement } from './transition.sql';
 
 /**
