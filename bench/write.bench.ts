@@ -17,6 +17,9 @@
  * - raw_with:       plain `pg`: BEGIN; the same UPDATE; the library's own INSERT statement
  *                   (per-aggregate advisory lock included, same named prepared statement);
  *                   COMMIT. Exactly the statements lib_with sends (BENCH_COUNT=on shows it).
+ * - raw_plain:      (only when named in BENCH_VARIANTS) the reference of issue 12's figures:
+ *                   `INSERT ... VALUES`, no advisory lock, unnamed; raw_plain vs raw_with
+ *                   is what the lock and the library's statement cost.
  * Ratios are with/without within one run (lib_* over lib_without, raw_with over
  * raw_without), medians over runs. CPU per command is measured for this Node process
  * (process.cpuUsage) and for the variant's PostgreSQL backends (/proc/<pid>/schedstat,
@@ -61,7 +64,7 @@ import { drive, median, type Result } from './write/drive';
 import { PhaseProfiler } from './write/profiler';
 import { interleavedCpu } from './write/interleaved-cpu';
 import { formatPerOp, installQueryCounter, takeQueryCounts } from './write/query-counter';
-import { rawVariant, type Command } from './write/raw-commands';
+import { rawVariant, type Command, type RawEvent } from './write/raw-commands';
 import { WriteBenchAppModule, WriteBenchCommands } from './write/write-bench.app';
 import { benchSql, ROWS_PER_CALLER } from './write/write-bench.sql';
 import { summarise, type CallerFigures } from './write/write-bench.summary';
@@ -83,17 +86,18 @@ const SCHEMA = `bench_write_${randomBytes(3).toString('hex')}`;
 const SQL = benchSql(SCHEMA);
 
 type LibMethod = 'withoutOutbox' | 'withOutbox' | 'singleStatement';
-type Variant = { lib: LibMethod; notify: boolean } | { rawWithEvent: boolean };
+type Variant = { lib: LibMethod; notify: boolean } | { raw: RawEvent };
 const VARIANTS: Record<string, Variant> = {
   lib_without: { lib: 'withoutOutbox', notify: true },
   lib_with: { lib: 'withOutbox', notify: true },
   lib_with_quiet: { lib: 'withOutbox', notify: false },
   lib_single: { lib: 'singleStatement', notify: true },
-  raw_without: { rawWithEvent: false },
-  raw_with: { rawWithEvent: true },
+  raw_without: { raw: 'none' },
+  raw_with: { raw: 'library' },
+  raw_plain: { raw: 'plain' },
 };
-const NAMES = Object.keys(VARIANTS).filter(
-  (n) => !env.BENCH_VARIANTS || env.BENCH_VARIANTS.split(',').includes(n),
+const NAMES = Object.keys(VARIANTS).filter((n) =>
+  env.BENCH_VARIANTS ? env.BENCH_VARIANTS.split(',').includes(n) : n !== 'raw_plain',
 );
 
 let admin: Pool;
@@ -101,12 +105,8 @@ const profiler = env.BENCH_PROFILE ? new PhaseProfiler(env.BENCH_PROFILE) : unde
 
 /** Starts a variant with a pool of `poolMax`; returns its command and how to stop it. */
 async function start(variant: Variant, poolMax: number, applicationName: string) {
-  if ('rawWithEvent' in variant) {
-    return rawVariant(
-      { databaseUrl: DATABASE_URL, poolMax, applicationName },
-      SQL,
-      variant.rawWithEvent,
-    );
+  if ('raw' in variant) {
+    return rawVariant({ databaseUrl: DATABASE_URL, poolMax, applicationName }, SQL, variant.raw);
   }
   const notify = variant.notify && env.BENCH_NOTIFY !== 'off';
   const { commands, close } = await startLibApp(poolMax, applicationName, notify);
@@ -212,7 +212,7 @@ async function setUp(rows: number): Promise<void> {
 async function interleavedMode(commands: number): Promise<void> {
   const lib = await startLibApp(1, `${SCHEMA}_cpu`, false);
   const options = { databaseUrl: DATABASE_URL, poolMax: 1, applicationName: `${SCHEMA}_cpu` };
-  const raw = [rawVariant(options, SQL, false), rawVariant(options, SQL, true)] as const;
+  const raw = [rawVariant(options, SQL, 'none'), rawVariant(options, SQL, 'library')] as const;
   const loadBefore = loadavg()[0]!;
   try {
     const c = lib.commands;

@@ -15,6 +15,9 @@ export interface RawVariant {
   readonly close: () => Promise<void>;
 }
 
+const PLAIN_COLUMNS =
+  'event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers, topic';
+
 /** The values of the library's one-row INSERT, built by hand as a user would. */
 function insertValues(table: string, id: number, to: string, version: number): unknown[] {
   const event = benchEvent(id, to);
@@ -48,14 +51,19 @@ async function inTransaction(pool: Pool, body: (client: PoolClient) => Promise<v
 }
 
 /**
- * Plain node-postgres: `BEGIN; UPDATE; COMMIT` (raw_without) or `BEGIN; UPDATE; <the
- * library's INSERT, advisory lock included, as the same named prepared statement>; COMMIT`
- * (raw_with).
+ * The event of a raw command: none, the library's INSERT (advisory lock included, the
+ * same named prepared statement), or the reference of issue 12's figures (`INSERT ...
+ * VALUES`, no lock, unnamed) to show what the lock and the statement cost.
+ */
+export type RawEvent = 'none' | 'library' | 'plain';
+
+/**
+ * Plain node-postgres: `BEGIN; UPDATE; [the event's INSERT;] COMMIT`.
  */
 export function rawVariant(
   options: { databaseUrl: string; poolMax: number; applicationName: string },
   sql: BenchSql,
-  withEvent: boolean,
+  event: RawEvent,
 ): RawVariant {
   const pool = new Pool({
     connectionString: options.databaseUrl,
@@ -64,12 +72,15 @@ export function rawVariant(
   });
   const table = `"${sql.schema}"."outbox"`;
   const insert = outboxInsertOneStatement(table);
+  const plain = `INSERT INTO ${table} (${PLAIN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
   const command: Command = (id, from, to) =>
     inTransaction(pool, async (client) => {
       const { rows } = await client.query<{ version: string }>(sql.update, [id, to, from]);
       const version = versionOf(rows);
-      if (withEvent) {
+      if (event === 'library') {
         await client.query({ ...insert, values: insertValues(table, id, to, version) });
+      } else if (event === 'plain') {
+        await client.query(plain, insertValues(table, id, to, version).slice(1));
       }
     });
   return { command, close: () => pool.end() };

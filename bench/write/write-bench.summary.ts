@@ -48,9 +48,12 @@ function figuresOf({ callers, pool, results }: CallerFigures, median: Median) {
     quiet_added_cpu_us: added('lib_with_quiet', 'lib_without', 'cpuUs'),
     single_added_cpu_us: added('lib_single', 'lib_without', 'cpuUs'),
     raw_added_cpu_us: added('raw_with', 'raw_without', 'cpuUs'),
+    plain_throughput_ratio: ratio('raw_plain', 'raw_without', 'throughput'),
+    plain_added_cpu_us: added('raw_plain', 'raw_without', 'cpuUs'),
     lib_added_pg_cpu_us: added('lib_with', 'lib_without', 'pgCpuUs'),
     single_added_pg_cpu_us: added('lib_single', 'lib_without', 'pgCpuUs'),
     raw_added_pg_cpu_us: added('raw_with', 'raw_without', 'pgCpuUs'),
+    plain_added_pg_cpu_us: added('raw_plain', 'raw_without', 'pgCpuUs'),
   };
 }
 
