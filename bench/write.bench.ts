@@ -1,220 +1,195 @@
 /**
- * Write-path benchmark (issue 2, section 6): what the outbox costs a command, compared
- * with what PostgreSQL itself charges for writing the event row.
+ * Write-path benchmark (issues 2 and 12): what the outbox costs a command, compared with
+ * what PostgreSQL charges for the same statements sent by hand.
  *
- *   npm run bench:write            (BENCH_SECONDS=20 BENCH_RUNS=2 BENCH_CALLERS=32 by default)
+ *   npm run bench:write        (about 15 minutes; BENCH_SWEEP=off: about 7)
  *
- * Four variants, alternated (order rotated each run), each for BENCH_SECONDS with
- * BENCH_CALLERS concurrent callers, after a short warm-up:
- * - lib_without: a Nest service method under @Transactional() (nestjs-cls + TypeORM) running
- *   the conditional UPDATE ... RETURNING version through TransactionHost.tx;
- * - lib_with:    the same method under @OutboxTransactional(), same UPDATE, plus
- *   outbox.record() of one event (flushed at the end, in the same transaction);
- * - raw_without: plain `pg`: BEGIN; the same UPDATE; COMMIT;
- * - raw_with:    plain `pg`: BEGIN; the same UPDATE; INSERT of an outbox row of the same
- *   shape; COMMIT.
- * The outbox notifies on a channel named after the run's schema (no relay listens), every
- * BENCH_NOTIFY_MS (default: the module's 5 ms); BENCH_NOTIFY=off disables it.
- * Prints p50/p99 latency and throughput per variant and run, medians, and as the last
- * line one JSON object with the with/without ratios (medians of the per-run ratios).
+ * Variants (alternated: the order rotates each run; each run of each variant starts its own
+ * application or pool, warms up, then is measured):
+ * - lib_without:    a Nest service method under nestjs-cls's @Transactional() running the
+ *                   conditional UPDATE ... RETURNING version through TransactionHost.tx;
+ * - lib_with:       the same method under @OutboxTransactional(), same UPDATE, plus
+ *                   outbox.record() of one event (written at the end, same transaction);
+ * - lib_with_quiet: lib_with without the cross-process notification (notifyChannel: false);
+ * - lib_single:     @OutboxTransactional() + outbox.transitionAndRecord(): the transition
+ *                   and its event in one statement (one round trip less than the others);
+ * - raw_without:    plain `pg`: BEGIN; the same UPDATE; COMMIT;
+ * - raw_with:       plain `pg`: BEGIN; the same UPDATE; the library's own INSERT statement
+ *                   (per-aggregate advisory lock included, same named prepared statement);
+ *                   COMMIT. Exactly the statements lib_with sends (BENCH_COUNT=on shows it).
+ * - raw_plain:      (only when named in BENCH_VARIANTS) the reference of issue 12's figures:
+ *                   `INSERT ... VALUES`, no advisory lock, unnamed; raw_plain vs raw_with
+ *                   is what the lock and the library's statement cost.
+ * Ratios are with/without within one run (lib_* over lib_without, raw_with over
+ * raw_without), medians over runs. CPU per command is measured for this Node process
+ * (process.cpuUsage) and for the variant's PostgreSQL backends (/proc/<pid>/schedstat,
+ * found by application_name): both are far less sensitive to a loaded machine than tx/s.
+ *
+ * Environment knobs:
+ *   DATABASE_URL          postgres://postgres@127.0.0.1:5432/postgres
+ *   BENCH_SECONDS         20     measured seconds per variant and run, headline callers
+ *   BENCH_SWEEP_SECONDS   10     the same for the other caller counts of the sweep
+ *   BENCH_WARMUP_SECONDS  2      before each measured phase, and once per variant at start
+ *   BENCH_RUNS            3      runs per caller count (medians over them)
+ *   BENCH_CALLERS         32     concurrent callers of the headline figures (the JSON's
+ *                                historical keys)
+ *   BENCH_SWEEP           8,32,128  caller counts (the headline count is always run);
+ *                                `off`: the headline count only
+ *   BENCH_POOL_MAX        32     connections per variant = min(callers, BENCH_POOL_MAX).
+ *                                PostgreSQL allows 100 connections for everyone on the
+ *                                machine: 128 callers share 32 connections (and wait for
+ *                                one in the pool, in every variant alike)
+ *   BENCH_VARIANTS        all    comma-separated subset of the variants above
+ *   BENCH_NOTIFY          on     `off`: no notifications in any lib variant
+ *   BENCH_NOTIFY_MS       5      notifyCoalesceMs of the outbox (the module's default)
+ *   BENCH_COUNT           off    `on`: count statements and pool checkouts per command
+ *   BENCH_PROFILE         -      a directory: one .cpuprofile per measured phase
+ *   BENCH_INTERLEAVE      0      N > 0: instead of the phases above, N commands per variant
+ *                                with the variants interleaved command by command, one
+ *                                caller, notifications off: Node CPU per command under the
+ *                                same machine conditions for all (the steadiest figure on a
+ *                                busy machine); last line {"bench":"write_cpu",...}
+ * Output: one line per run and variant, medians per caller count, and as the last line one
+ * JSON object (headline ratios under their historical keys, then the new figures).
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { Injectable, Logger, Module } from '@nestjs/common';
+import { loadavg } from 'node:os';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { ClsPluginTransactional, Transactional, TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { ClsModule } from 'nestjs-cls';
 import { Pool } from 'pg';
-import { uuidv7 } from '@nest-outbox/core';
-import {
-  OutboxModule,
-  OutboxService,
-  OutboxTransactional,
-  outboxSchemaSql,
-} from '@nest-outbox/outbox';
+import { outboxSchemaSql } from '@nest-outbox/outbox';
+import { backendCpuSince } from './write/backend-cpu';
+import { drive, median, type Result } from './write/drive';
+import { PhaseProfiler } from './write/profiler';
+import { interleavedCpu } from './write/interleaved-cpu';
+import { formatPerOp, installQueryCounter, takeQueryCounts } from './write/query-counter';
+import { rawVariant, type Command, type RawEvent } from './write/raw-commands';
+import { WriteBenchAppModule, WriteBenchCommands } from './write/write-bench.app';
+import { benchSql, ROWS_PER_CALLER } from './write/write-bench.sql';
+import { summarise, type CallerFigures } from './write/write-bench.summary';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const RUNS = Number(process.env.BENCH_RUNS ?? 2);
-const CALLERS = Number(process.env.BENCH_CALLERS ?? 32);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const ROWS_PER_CALLER = 50;
+const env = process.env;
+const DATABASE_URL = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SECONDS = Number(env.BENCH_SECONDS ?? 20);
+const SWEEP_SECONDS = Number(env.BENCH_SWEEP_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(env.BENCH_WARMUP_SECONDS ?? 2);
+const RUNS = Number(env.BENCH_RUNS ?? 3);
+const CALLERS = Number(env.BENCH_CALLERS ?? 32);
+const POOL_MAX = Number(env.BENCH_POOL_MAX ?? 32);
+const SWEEP =
+  env.BENCH_SWEEP === 'off' ? [] : (env.BENCH_SWEEP ?? '8,32,128').split(',').map(Number);
+const COUNTS = [...new Set([...SWEEP, CALLERS])].sort((a, b) => a - b);
+const COUNT = env.BENCH_COUNT === 'on';
+const INTERLEAVE = Number(env.BENCH_INTERLEAVE ?? 0);
 const SCHEMA = `bench_write_${randomBytes(3).toString('hex')}`;
-const PAYLOAD = {
-  orderId: 0,
-  status: 'confirmed',
-  amount: 1234,
-  currency: 'EUR',
-  note: 'x'.repeat(64),
+const SQL = benchSql(SCHEMA);
+
+type LibMethod = 'withoutOutbox' | 'withOutbox' | 'singleStatement';
+type Variant = { lib: LibMethod; notify: boolean } | { raw: RawEvent };
+const VARIANTS: Record<string, Variant> = {
+  lib_without: { lib: 'withoutOutbox', notify: true },
+  lib_with: { lib: 'withOutbox', notify: true },
+  lib_with_quiet: { lib: 'withOutbox', notify: false },
+  lib_single: { lib: 'singleStatement', notify: true },
+  raw_without: { raw: 'none' },
+  raw_with: { raw: 'library' },
+  raw_plain: { raw: 'plain' },
 };
-
-type Host = TransactionHost<TransactionalAdapterTypeOrm>;
-type Command = (id: number, from: string, to: string) => Promise<void>;
-const UPDATE = `UPDATE "${SCHEMA}".orders SET status = $2, version = version + 1 WHERE id = $1 AND status = $3 RETURNING version`;
-const INSERT = `INSERT INTO "${SCHEMA}".outbox (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers, topic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
-
-function versionOf(rows: { version: string }[]): number {
-  const version = rows[0]?.version;
-  if (version === undefined) throw new Error('transition matched no row');
-  return Number(version);
-}
-
-/** TypeORM returns `[rows, rowCount]` for an UPDATE. */
-async function typeormUpdate(host: TransactionHost, id: number, from: string, to: string) {
-  const [rows] = await (host as Host).tx.query<[{ version: string }[], number]>(UPDATE, [
-    id,
-    to,
-    from,
-  ]);
-  return versionOf(rows);
-}
-
-@Injectable()
-class BenchCommands {
-  constructor(
-    private readonly host: TransactionHost,
-    private readonly outbox: OutboxService,
-  ) {}
-
-  @Transactional()
-  async withoutOutbox(id: number, from: string, to: string): Promise<void> {
-    await typeormUpdate(this.host, id, from, to);
-  }
-
-  @OutboxTransactional()
-  async withOutbox(id: number, from: string, to: string): Promise<void> {
-    const version = await typeormUpdate(this.host, id, from, to);
-    await this.outbox.record({
-      eventType: `order.${to}`,
-      aggregateType: 'order',
-      aggregateId: String(id),
-      aggregateVersion: version,
-      payload: { ...PAYLOAD, orderId: id, status: to },
-    });
-  }
-}
-
-@Module({
-  imports: [
-    TypeOrmModule.forRoot({ type: 'postgres', url: DATABASE_URL, extra: { max: CALLERS } }),
-    ClsModule.forRoot({
-      global: true,
-      plugins: [
-        new ClsPluginTransactional({
-          imports: [TypeOrmModule],
-          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
-        }),
-      ],
-    }),
-    OutboxModule.forRoot({
-      schema: SCHEMA,
-      table: 'outbox',
-      // A channel of its own: relays of other runs listening on the default channel would
-      // otherwise wake up on every notification and load the database during the run.
-      notifyChannel: process.env.BENCH_NOTIFY === 'off' ? false : SCHEMA,
-      notifyCoalesceMs: process.env.BENCH_NOTIFY_MS
-        ? Number(process.env.BENCH_NOTIFY_MS)
-        : undefined,
-    }),
-  ],
-  providers: [BenchCommands],
-})
-class BenchModule {}
-
-function rawCommand(pool: Pool, withEvent: boolean): Command {
-  return async (id, from, to) => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ version: string }>(UPDATE, [id, to, from]);
-      const version = versionOf(rows);
-      if (withEvent) {
-        await client.query(INSERT, [
-          uuidv7(),
-          `order.${to}`,
-          1,
-          'order',
-          String(id),
-          version,
-          new Date().toISOString(),
-          JSON.stringify({ ...PAYLOAD, orderId: id, status: to }),
-          '{}',
-          null,
-        ]);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
-}
-
-interface Result {
-  ops: number;
-  /** CPU time of this Node process per operation (user + system), microseconds. */
-  cpuUs: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  throughput: number;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! : NaN;
-}
-
-/** Each caller owns ROWS_PER_CALLER orders and flips them pending <-> confirmed. */
-async function drive(command: Command, seconds: number): Promise<Result> {
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const caller = async (c: number) => {
-    const states = new Array<boolean>(ROWS_PER_CALLER).fill(false);
-    const current = await statesOf(c);
-    current.forEach((confirmed, i) => (states[i] = confirmed));
-    for (let i = 0; performance.now() < deadline; i++) {
-      const slot = i % ROWS_PER_CALLER;
-      const confirmed = states[slot]!;
-      const t0 = performance.now();
-      await command(
-        c * ROWS_PER_CALLER + slot,
-        confirmed ? 'confirmed' : 'pending',
-        confirmed ? 'pending' : 'confirmed',
-      );
-      latencies.push(performance.now() - t0);
-      states[slot] = !confirmed;
-    }
-  };
-  await Promise.all(Array.from({ length: CALLERS }, (_, c) => caller(c)));
-  const elapsed = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    ops: latencies.length,
-    cpuUs: (cpu.user + cpu.system) / latencies.length,
-    seconds: elapsed,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    throughput: latencies.length / elapsed,
-  };
-}
+const NAMES = Object.keys(VARIANTS).filter((n) =>
+  env.BENCH_VARIANTS ? env.BENCH_VARIANTS.split(',').includes(n) : n !== 'raw_plain',
+);
 
 let admin: Pool;
-async function statesOf(caller: number): Promise<boolean[]> {
-  const { rows } = await admin.query<{ confirmed: boolean }>(
-    `SELECT status = 'confirmed' AS confirmed FROM "${SCHEMA}".orders WHERE id >= $1 AND id < $2 ORDER BY id`,
-    [caller * ROWS_PER_CALLER, (caller + 1) * ROWS_PER_CALLER],
-  );
-  return rows.map((r) => r.confirmed);
+const profiler = env.BENCH_PROFILE ? new PhaseProfiler(env.BENCH_PROFILE) : undefined;
+
+/** Starts a variant with a pool of `poolMax`; returns its command and how to stop it. */
+async function start(variant: Variant, poolMax: number, applicationName: string) {
+  if ('raw' in variant) {
+    return rawVariant({ databaseUrl: DATABASE_URL, poolMax, applicationName }, SQL, variant.raw);
+  }
+  const notify = variant.notify && env.BENCH_NOTIFY !== 'off';
+  const { commands, close } = await startLibApp(poolMax, applicationName, notify);
+  const command: Command = (...args) => commands[variant.lib](...args);
+  return { command, close };
 }
 
-async function setUp(): Promise<void> {
+/** The Nest application of the lib variants, with a pool of `poolMax`. */
+async function startLibApp(poolMax: number, applicationName: string, notify: boolean) {
+  const app = await NestFactory.createApplicationContext(
+    WriteBenchAppModule.register({
+      databaseUrl: DATABASE_URL,
+      schema: SCHEMA,
+      poolMax,
+      applicationName,
+      // A channel of its own: relays of other runs listening on the default channel would
+      // otherwise wake up on every notification and load the database during the run.
+      notifyChannel: notify ? SCHEMA : false,
+      notifyCoalesceMs: env.BENCH_NOTIFY_MS ? Number(env.BENCH_NOTIFY_MS) : undefined,
+    }),
+    { logger: ['error', 'warn'] },
+  );
+  return { commands: app.get(WriteBenchCommands), close: () => app.close() };
+}
+
+/** Runs `fn` with the command of variant `name` (its own application or pool), then stops it. */
+async function withVariant<T>(
+  name: string,
+  callers: number,
+  applicationName: string,
+  fn: (command: Command) => Promise<T>,
+): Promise<T> {
+  const pool = Math.min(callers, POOL_MAX);
+  const { command, close } = await start(VARIANTS[name]!, pool, applicationName);
+  try {
+    return await fn(command);
+  } finally {
+    await close();
+  }
+}
+
+async function runOnce(name: string, callers: number, seconds: number, run: number) {
+  await admin.query(`TRUNCATE "${SCHEMA}".outbox`);
+  await admin.query(`VACUUM ANALYZE "${SCHEMA}".orders`);
+  const applicationName = `${SCHEMA}_${name}`;
+  return withVariant(name, callers, applicationName, async (command) => {
+    await drive(command, WARMUP_SECONDS, states, callers);
+    const backendCpu = await backendCpuSince(admin, applicationName);
+    takeQueryCounts();
+    await profiler?.start();
+    const result = await drive(command, seconds, states, callers, backendCpu);
+    const profile = await profiler?.stop(`c${callers}-${name}-run${run + 1}`);
+    printRun(name, callers, run, result);
+    if (COUNT) console.log(`  per command: ${formatPerOp(takeQueryCounts(), result.ops)}`);
+    if (profile) console.log(`  profile: ${profile} (${result.ops} ops)`);
+    return result;
+  });
+}
+
+function printRun(name: string, callers: number, run: number, result: Result): void {
+  const fmt = (n: number, digits = 2) => n.toFixed(digits);
+  console.log(
+    `c${callers} run ${run + 1} ${name.padEnd(14)} ${fmt(result.throughput, 0).padStart(6)} tx/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  CPU/op node ${fmt(result.cpuUs, 0)} us, pg ${fmt(result.pgCpuUs, 0)} us  (${result.ops} ops, load ${fmt(result.loadBefore)} -> ${fmt(result.loadAfter)})`,
+  );
+}
+
+/**
+ * One unmeasured pass over every variant before the first measured run: the code every
+ * variant shares (pg, TypeORM, nestjs-cls) is then compiled by the JIT already, so the first
+ * variant of the first run is not charged for it.
+ */
+async function warmUpAll(callers: number): Promise<void> {
+  for (const name of NAMES) {
+    await withVariant(name, callers, `${SCHEMA}_warmup`, (command) =>
+      drive(command, WARMUP_SECONDS, states, callers),
+    );
+  }
+}
+
+/** Current state of every order (true = confirmed), kept in memory between variants. */
+let states: boolean[] = [];
+
+async function setUp(rows: number): Promise<void> {
   await admin.query(`CREATE SCHEMA "${SCHEMA}"`);
   for (const statement of outboxSchemaSql({ schema: SCHEMA, table: 'outbox' })) {
     await admin.query(statement);
@@ -224,92 +199,91 @@ async function setUp(): Promise<void> {
   );
   await admin.query(
     `INSERT INTO "${SCHEMA}".orders (id, status) SELECT g, 'pending' FROM generate_series(0, $1) g`,
-    [CALLERS * ROWS_PER_CALLER - 1],
+    [rows - 1],
   );
+  states = new Array<boolean>(rows).fill(false);
 }
 
-const median = (values: number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-const fmt = (n: number, digits = 2) => n.toFixed(digits);
+/**
+ * BENCH_INTERLEAVE=<commands>: Node CPU per command with the variants interleaved command
+ * by command, one caller (see interleaved-cpu.ts). Notifications are off: a notification
+ * is sent after its command returned, so its CPU would land in another variant's window.
+ */
+async function interleavedMode(commands: number): Promise<void> {
+  const lib = await startLibApp(1, `${SCHEMA}_cpu`, false);
+  const options = { databaseUrl: DATABASE_URL, poolMax: 1, applicationName: `${SCHEMA}_cpu` };
+  const raw = [rawVariant(options, SQL, 'none'), rawVariant(options, SQL, 'library')] as const;
+  const loadBefore = loadavg()[0]!;
+  try {
+    const c = lib.commands;
+    const cpu = await interleavedCpu(
+      [
+        ['lib_without', (...a) => c.withoutOutbox(...a)],
+        ['lib_with', (...a) => c.withOutbox(...a)],
+        ['lib_single', (...a) => c.singleStatement(...a)],
+        ['raw_without', raw[0].command],
+        ['raw_with', raw[1].command],
+      ],
+      commands,
+      states,
+    );
+    const added = (a: string, b: string) => Math.round(cpu[a]! - cpu[b]!);
+    for (const [name, us] of Object.entries(cpu))
+      console.log(`${name.padEnd(12)} ${us.toFixed(0)} us/command`);
+    console.log(
+      JSON.stringify({
+        bench: 'write_cpu',
+        commands,
+        node_cpu_us: Object.fromEntries(Object.entries(cpu).map(([n, us]) => [n, Math.round(us)])),
+        lib_added_cpu_us: added('lib_with', 'lib_without'),
+        single_added_cpu_us: added('lib_single', 'lib_without'),
+        raw_added_cpu_us: added('raw_with', 'raw_without'),
+        load_before: Number(loadBefore.toFixed(2)),
+        load_after: Number(loadavg()[0]!.toFixed(2)),
+      }),
+    );
+  } finally {
+    await lib.close();
+    await Promise.all(raw.map((r) => r.close()));
+  }
+}
 
 async function main(): Promise<void> {
+  if (COUNT) installQueryCounter();
   admin = new Pool({ connectionString: DATABASE_URL, max: 2 });
-  await setUp();
-  const app = await NestFactory.createApplicationContext(BenchModule, {
-    logger: ['error', 'warn'],
-  });
-  const commands = app.get(BenchCommands);
-  const variants: Record<string, () => Promise<{ command: Command; done?: () => Promise<void> }>> =
-    {
-      lib_without: () => Promise.resolve({ command: (...a) => commands.withoutOutbox(...a) }),
-      lib_with: () => Promise.resolve({ command: (...a) => commands.withOutbox(...a) }),
-      raw_without: () => rawVariant(false),
-      raw_with: () => rawVariant(true),
-    };
-  const names = Object.keys(variants).filter(
-    (n) => !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(n),
-  );
-  const results: Record<string, Result[]> = Object.fromEntries(names.map((n) => [n, []]));
+  await setUp(Math.max(...COUNTS, 8) * ROWS_PER_CALLER);
+  if (INTERLEAVE > 0) {
+    try {
+      await interleavedMode(INTERLEAVE);
+    } finally {
+      await admin.query(`DROP SCHEMA "${SCHEMA}" CASCADE`);
+      await admin.end();
+    }
+    return;
+  }
   console.log(
-    `write bench: ${CALLERS} callers, ${SECONDS}s per variant, ${RUNS} runs, schema ${SCHEMA}, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`,
+    `write bench: callers ${COUNTS.join(', ')} (headline ${CALLERS}), ${SECONDS}s per variant (sweep ${SWEEP_SECONDS}s), ${RUNS} runs, pool <= ${POOL_MAX}, schema ${SCHEMA}, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   );
+  const figures: CallerFigures[] = [];
   try {
-    for (let run = 0; run < RUNS; run++) {
-      // Rotate the order each run so no variant always runs first or last.
-      const order = names.map((_, i) => names[(i + run) % names.length]!);
-      for (const name of order) {
-        await admin.query(`TRUNCATE "${SCHEMA}".outbox`);
-        await admin.query(`VACUUM ANALYZE "${SCHEMA}".orders`);
-        const { command, done } = await variants[name]!();
-        await drive(command, WARMUP_SECONDS);
-        const result = await drive(command, SECONDS);
-        await done?.();
-        results[name]!.push(result);
-        console.log(
-          `run ${run + 1} ${name.padEnd(12)} ${fmt(result.throughput, 0).padStart(6)} tx/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  node CPU ${fmt(result.cpuUs, 0)} us/op  (${result.ops} ops)`,
-        );
+    await warmUpAll(CALLERS);
+    for (const callers of COUNTS) {
+      const seconds = callers === CALLERS ? SECONDS : SWEEP_SECONDS;
+      const results: Record<string, Result[]> = Object.fromEntries(NAMES.map((n) => [n, []]));
+      for (let run = 0; run < RUNS; run++) {
+        // Rotate the order each run so no variant always runs first or last.
+        const order = NAMES.map((_, i) => NAMES[(i + run) % NAMES.length]!);
+        for (const name of order) results[name]!.push(await runOnce(name, callers, seconds, run));
       }
+      figures.push({ callers, pool: Math.min(callers, POOL_MAX), results });
     }
   } finally {
-    await app.close();
     await admin.query(`DROP SCHEMA "${SCHEMA}" CASCADE`);
     await admin.end();
   }
-
-  console.log('\nmedians over runs:');
-  console.log('variant        tx/s     p50 ms   p99 ms');
-  for (const name of names) {
-    const r = results[name]!;
-    console.log(
-      `${name.padEnd(12)} ${fmt(median(r.map((x) => x.throughput)), 0).padStart(7)}  ${fmt(median(r.map((x) => x.p50))).padStart(7)}  ${fmt(median(r.map((x) => x.p99))).padStart(7)}`,
-    );
-  }
-  const ratio = (a: string, b: string, key: 'throughput' | 'p50') =>
-    median(results[a]!.map((x, i) => x[key] / results[b]![i]![key]));
-  const summary = {
-    bench: 'write',
-    lib_throughput_ratio: Number(ratio('lib_with', 'lib_without', 'throughput').toFixed(3)),
-    raw_throughput_ratio: Number(ratio('raw_with', 'raw_without', 'throughput').toFixed(3)),
-    lib_p50_ratio: Number(ratio('lib_with', 'lib_without', 'p50').toFixed(3)),
-    raw_p50_ratio: Number(ratio('raw_with', 'raw_without', 'p50').toFixed(3)),
-    callers: CALLERS,
-    runs: RUNS,
-  };
-  const meets =
-    summary.lib_throughput_ratio >= 0.95 * summary.raw_throughput_ratio &&
-    summary.lib_p50_ratio <= 1.05 * summary.raw_p50_ratio;
-  console.log(
-    `\ntarget (lib_throughput_ratio >= 0.95 * raw, lib_p50_ratio <= 1.05 * raw): ${meets ? 'met' : 'NOT met'}`,
-  );
-  console.log(JSON.stringify(summary));
-}
-
-function rawVariant(withEvent: boolean) {
-  const pool = new Pool({ connectionString: DATABASE_URL, max: CALLERS });
-  return Promise.resolve({ command: rawCommand(pool, withEvent), done: () => pool.end() });
+  console.log(JSON.stringify(summarise(figures, CALLERS, RUNS, median, console.log)));
 }
 
 main().catch((error: unknown) => {

@@ -9,7 +9,11 @@ export type {
   ResolvedOutboxOptions,
   TraceContext,
 } from './outbox-options.interface';
-export type { OutboxEventInput, RecordedEvent } from './event/outbox-event.interface';
+export type {
+  OutboxEventInput,
+  RecordedEvent,
+  TransitionEventInput,
+} from './event/outbox-event.interface';
 export { outboxLockKey } from './event/lock-key';
 export type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
 export type { TransitionSpec } from './transition/transition.interface';

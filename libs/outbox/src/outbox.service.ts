@@ -9,13 +9,17 @@ import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
 import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
 import { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
-import type { OutboxEventInput, OutboxRow, RecordedEvent } from './event/outbox-event.interface';
+import type {
+  OutboxEventInput,
+  OutboxRow,
+  RecordedEvent,
+  TransitionEventInput,
+} from './event/outbox-event.interface';
 import { serializeOutboxEvent } from './event/outbox-event.serializer';
-import { createNotifySender } from './notify/notify-sender';
-import { OutboxNotifier } from './notify/outbox-notifier';
+import { createOutboxNotify, type OutboxNotify } from './notify/notify-sender';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
 import type { ResolvedOutboxOptions } from './outbox-options.interface';
 import { OutboxStore } from './store/outbox.store';
@@ -38,7 +42,7 @@ function toRecorded(row: OutboxRow): RecordedEvent {
  * Inside `@OutboxTransactional()` / `transaction(fn)`, recorded events are buffered and
  * written in one INSERT at the end of the outermost call, still inside its transaction
  * (commit both or neither); after the commit the in-process relay is signalled and a
- * coalesced `pg_notify` goes out on another connection. Inside a plain nestjs-cls
+ * coalesced `NOTIFY` goes out on a connection of its own. Inside a plain nestjs-cls
  * transaction of the same connection, `record()` inserts at once.
  * @publicApi
  */
@@ -48,8 +52,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   /** CLS key of the current unit; per instance, so two applications never share one. */
   private readonly unitKey = Symbol('nest-outbox:unit');
   private readonly store: OutboxStore;
-  private readonly transitions = new TransitionRunner();
-  private notifier: OutboxNotifier | undefined;
+  private readonly transitions: TransitionRunner;
+  private notify: OutboxNotify | undefined;
   private readonly foreignCommits = new ForeignCommitListener(() => this.afterCommit());
 
   constructor(
@@ -60,13 +64,14 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     @Inject(OUTBOX_WAKEUP) private readonly wakeup: OutboxWakeup,
   ) {
     this.store = new OutboxStore(options.qualifiedTable);
+    this.transitions = new TransitionRunner(options.qualifiedTable);
   }
 
   /** @internal */
   async onModuleInit(): Promise<void> {
     // Outside any CLS context (start-up), `tx` is the data source's own manager.
     const dataSource = this.host.tx.connection;
-    this.notifier = this.createNotifier(dataSource);
+    this.notify = createOutboxNotify(dataSource, this.options, this.logger);
     if (!this.options.verifyTableOnStartup) return;
     const rows = await dataSource.query<{ oid: string | null }[]>('SELECT to_regclass($1) AS oid', [
       this.options.qualifiedTable,
@@ -77,7 +82,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   /** @internal */
   async onModuleDestroy(): Promise<void> {
     this.foreignCommits.detach();
-    await this.notifier?.close();
+    await this.notify?.notifier.close();
+    await this.notify?.sender.close();
   }
 
   /**
@@ -124,7 +130,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     const result = isolationLevel
       ? await this.host.withTransaction({ isolationLevel }, body)
       : await this.host.withTransaction(body);
-    if (unit && unit.rows.length > 0) this.afterCommit();
+    if (unit?.hasEvents()) this.afterCommit();
     return result;
   }
 
@@ -138,6 +144,51 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   async transition(spec: TransitionSpec): Promise<number> {
     if (!this.host.isTransactionActive()) throw new NoActiveTransactionError('transition');
     return this.transitions.run(this.host.tx, spec);
+  }
+
+  /**
+   * The conditional transition and its event in ONE statement (one round trip instead of
+   * two): `WITH t AS (UPDATE ... RETURNING version) INSERT INTO <outbox> ... SELECT ...
+   * FROM t`, the event's `aggregateVersion` being the row's new version. Same guarantees as
+   * `transition()` then `record()`: zero rows matched throws `InvalidTransitionError` and
+   * writes nothing; the aggregate's advisory lock is taken in the statement, after the
+   * row's update and before the event's `id` is drawn, so events of one aggregate keep
+   * commit order (and this form and the two-call form never deadlock each other). The
+   * event is written now, in the active transaction, and rolls back with it. Events
+   * recorded earlier in the same decorated call are written first, keeping their order.
+   * `spec.id` must identify one row.
+   * @returns the recorded event, with `aggregateVersion` = the row's new version
+   * @throws InvalidTransitionError when no row was in an expected state (nothing written)
+   * @throws NoActiveTransactionError when no transaction is active
+   * @throws PayloadSerializationError, PayloadTooLargeError, InvalidEventError (before any SQL)
+   * @example
+   * ```ts
+   * await this.outbox.transitionAndRecord(
+   *   { table: 'app.orders', id: orderId, from: 'pending', to: 'confirmed' },
+   *   { eventType: 'order.confirmed', aggregateType: 'order', aggregateId: orderId, payload: {} },
+   * );
+   * ```
+   */
+  async transitionAndRecord<TPayload>(
+    spec: TransitionSpec,
+    event: TransitionEventInput<TPayload>,
+  ): Promise<RecordedEvent> {
+    if (!this.host.isTransactionActive()) {
+      throw new NoActiveTransactionError('transitionAndRecord');
+    }
+    // The version comes from the UPDATE; 0 only satisfies validation and is never written.
+    const row = serializeOutboxEvent({ ...event, aggregateVersion: 0 }, this.options);
+    const tx = this.host.tx;
+    const unit = this.currentUnit(tx);
+    if (unit && unit.rows.length > 0) {
+      // Events recorded before this one in the unit get the smaller ids.
+      unit.written = true;
+      await this.store.insertRows(tx, unit.rows.splice(0));
+    }
+    const version = await this.transitions.runWithEvent(tx, spec, row);
+    if (unit) unit.written = true;
+    else if (tx.queryRunner) this.foreignCommits.track(tx.connection, tx.queryRunner);
+    return { ...toRecorded(row), aggregateVersion: version };
   }
 
   /** True inside a transaction in which `record()` may be called. */
@@ -170,28 +221,15 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       const result = await fn();
       await this.flush(unit);
       const queryRunner = unit.tx.queryRunner;
-      if (unit.rows.length > 0 && queryRunner) {
+      if (unit.hasEvents() && queryRunner) {
         this.foreignCommits.track(unit.tx.connection, queryRunner);
       }
       return result;
     });
   }
 
-  private createNotifier(dataSource: DataSource): OutboxNotifier | undefined {
-    const { notifyChannel: channel, schema, table, notifyCoalesceMs } = this.options;
-    if (channel === false) return undefined;
-    // A NOTIFY assigns a transaction id, so its commit waits for a WAL flush like a
-    // business write would; it is only a hint, so its own transaction skips that wait
-    // (set_config(..., true) lasts until that commit). Both names are validated
-    // identifiers, so they are literals: no parameters, one simple-protocol message.
-    const sql =
-      "SELECT set_config('synchronous_commit', 'off', true), " +
-      `pg_notify('${channel}', '${schema}.${table}')`;
-    return new OutboxNotifier(createNotifySender(dataSource, sql), notifyCoalesceMs, this.logger);
-  }
-
   private afterCommit(): void {
     this.wakeup.signal();
-    this.notifier?.hint();
+    this.notify?.notifier.hint();
   }
 }

@@ -33,6 +33,16 @@ export interface OutboxEventInput<TPayload = unknown> {
 }
 
 /**
+ * The event of `outbox.transitionAndRecord()`: an event without `aggregateVersion`, which
+ * is the transition's new version, known only once the statement ran.
+ * @publicApi
+ */
+export type TransitionEventInput<TPayload = unknown> = Omit<
+  OutboxEventInput<TPayload>,
+  'aggregateVersion'
+>;
+
+/**
  * An event as recorded (the row is written at the end of the outermost decorated call, in
  * the same transaction). `eventId` is final: retries of the relay never change it.
  * @publicApi

@@ -104,3 +104,44 @@ describe('cross-process wake-up', () => {
     expect(received.map((n) => n.payload)).toEqual(['marker']);
   });
 });
+
+/** Backends whose last statement was a NOTIFY on this file's channel. */
+async function notifyBackends(): Promise<number[]> {
+  const { rows } = await db.pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE query LIKE $1`,
+    [`NOTIFY "${channel}"%`],
+  );
+  return rows.map((r) => r.pid);
+}
+
+describe('the notify connection', () => {
+  it('Given its connection was terminated by the server, then a later commit is notified over a new connection', async () => {
+    await app.get(Recorder).write('before-kill');
+    await waitFor('a notify connection', async () => (await notifyBackends()).length === 1);
+    const [first] = await notifyBackends();
+    await db.pool.query('SELECT pg_terminate_backend($1)', [first]);
+    await waitFor('the old backend to be gone', async () => (await notifyBackends()).length === 0);
+
+    received.length = 0;
+    // The send that meets the broken connection may be lost (relays poll); the next opens another.
+    await waitFor(
+      'a notification after the termination',
+      async () => {
+        await app.get(Recorder).write('after-kill');
+        return received.length > 0;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const now = await notifyBackends();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(first);
+    expect(received[0]).toMatchObject({ channel, payload: `${db.name}.outbox` });
+  });
+
+  it('Given the application closes, then its notify connection is closed too', async () => {
+    await app.get(Recorder).write('last');
+    await waitFor('a notify connection', async () => (await notifyBackends()).length === 1);
+    await app.close();
+    await waitFor('no notify connection left', async () => (await notifyBackends()).length === 0);
+  });
+});

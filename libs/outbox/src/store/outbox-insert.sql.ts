@@ -1,19 +1,28 @@
-import { createHash } from 'node:crypto';
-import type { NamedStatement } from './transaction-query';
+import type { OutboxRow } from '../event/outbox-event.interface';
+import { statementName, type NamedStatement } from './transaction-query';
 
-/** The columns `record()` fills; the relay's columns keep their defaults. */
-const COLUMNS = [
-  ['event_id', 'uuid'],
-  ['event_type', 'text'],
-  ['schema_version', 'integer'],
-  ['aggregate_type', 'text'],
-  ['aggregate_id', 'text'],
-  ['aggregate_version', 'bigint'],
-  ['occurred_at', 'timestamptz'],
-  ['payload', 'json'],
-  ['headers', 'jsonb'],
-  ['topic', 'text'],
-] as const;
+/** A contract column of the outbox: name, SQL type, and its bound value for one row. */
+type Column = readonly [name: string, type: string, value: (row: OutboxRow) => unknown];
+
+/**
+ * The columns `record()` fills, in statement order; the relay's columns keep their
+ * defaults. The one place that maps an event to its bound values.
+ * @internal
+ */
+export const OUTBOX_INSERT_COLUMNS: readonly Column[] = [
+  ['event_id', 'uuid', (r) => r.eventId],
+  ['event_type', 'text', (r) => r.eventType],
+  ['schema_version', 'integer', (r) => r.schemaVersion],
+  ['aggregate_type', 'text', (r) => r.aggregateType],
+  ['aggregate_id', 'text', (r) => r.aggregateId],
+  ['aggregate_version', 'bigint', (r) => r.aggregateVersion],
+  ['occurred_at', 'timestamptz', (r) => r.occurredAt.toISOString()],
+  ['payload', 'json', (r) => r.payloadJson],
+  ['headers', 'jsonb', (r) => JSON.stringify(r.headers)],
+  ['topic', 'text', (r) => r.topic],
+];
+
+const NAMES = OUTBOX_INSERT_COLUMNS.map(([name]) => name).join(', ');
 
 /**
  * One statement that first takes the advisory locks of every aggregate in the batch (`$1`,
@@ -22,16 +31,37 @@ const COLUMNS = [
  * The locks sit in an uncorrelated sub-select of the WHERE clause, which PostgreSQL runs
  * as an InitPlan / one-time filter before the first row is produced, so every row's `id`
  * (identity) is drawn after the locks are held: for one aggregate, `id` order is commit
- * order. Same shape for 1 or n rows, so it is prepared once per connection.
+ * order. Same shape for any number of rows, so it is prepared once per connection.
  * @internal
  */
 export function outboxInsertStatement(qualifiedTable: string): NamedStatement {
-  const names = COLUMNS.map(([name]) => name).join(', ');
-  const arrays = COLUMNS.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ');
+  const arrays = OUTBOX_INSERT_COLUMNS.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ');
   const text =
-    `INSERT INTO ${qualifiedTable} (${names})\n` +
-    `SELECT ${names} FROM unnest(${arrays}) AS e(${names})\n` +
+    `INSERT INTO ${qualifiedTable} (${NAMES})\n` +
+    `SELECT ${NAMES} FROM unnest(${arrays}) AS e(${NAMES})\n` +
     'WHERE (SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS l(k)) > 0';
-  const digest = createHash('sha1').update(text).digest('hex').slice(0, 16);
-  return { name: `nest_outbox_insert_${digest}`, text };
+  return { name: statementName('nest_outbox_insert', text), text };
+}
+
+/**
+ * The same for exactly one row, with scalar parameters (`$1` the lock key, then one per
+ * column): no arrays to build in Node nor to parse and unnest in PostgreSQL, the common
+ * case of one event per command. The lock is a one-time filter of the FROM-less SELECT,
+ * evaluated before its projection draws the `id`.
+ * @internal
+ */
+export function outboxInsertOneStatement(qualifiedTable: string): NamedStatement {
+  const values = OUTBOX_INSERT_COLUMNS.map(([, type], i) => `$${i + 2}::${type}`).join(', ');
+  const text =
+    `INSERT INTO ${qualifiedTable} (${NAMES})\n` +
+    `SELECT ${values}\n` +
+    'WHERE pg_advisory_xact_lock($1::bigint) IS NOT NULL';
+  return { name: statementName('nest_outbox_insert_one', text), text };
+}
+
+/** Bound values of `outboxInsertOneStatement` for `row`. @internal */
+export function outboxInsertOneValues(row: OutboxRow): unknown[] {
+  const values: unknown[] = [String(row.lockKey)];
+  for (const [, , value] of OUTBOX_INSERT_COLUMNS) values.push(value(row));
+  return values;
 }

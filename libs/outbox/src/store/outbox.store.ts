@@ -1,29 +1,22 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '../event/outbox-event.interface';
-import { outboxInsertStatement } from './outbox-insert.sql';
+import {
+  OUTBOX_INSERT_COLUMNS,
+  outboxInsertOneStatement,
+  outboxInsertOneValues,
+  outboxInsertStatement,
+} from './outbox-insert.sql';
 import { queryInTransaction, type NamedStatement } from './transaction-query';
 
 function compareKeys(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Bound values of the INSERT: sorted distinct lock keys, then one array per column. */
+/** Bound values of the batch INSERT: sorted distinct lock keys, then one array per column. */
 function insertValues(rows: readonly OutboxRow[]): unknown[] {
   // Sorted, so two transactions locking the same aggregates lock them in the same order.
   const keys = [...new Set(rows.map((r) => r.lockKey))].sort(compareKeys);
-  return [
-    keys.map(String),
-    rows.map((r) => r.eventId),
-    rows.map((r) => r.eventType),
-    rows.map((r) => r.schemaVersion),
-    rows.map((r) => r.aggregateType),
-    rows.map((r) => r.aggregateId),
-    rows.map((r) => r.aggregateVersion),
-    rows.map((r) => r.occurredAt.toISOString()),
-    rows.map((r) => r.payloadJson),
-    rows.map((r) => JSON.stringify(r.headers)),
-    rows.map((r) => r.topic),
-  ];
+  return [keys.map(String), ...OUTBOX_INSERT_COLUMNS.map(([, , value]) => rows.map(value))];
 }
 
 /**
@@ -33,13 +26,19 @@ function insertValues(rows: readonly OutboxRow[]): unknown[] {
  */
 export class OutboxStore {
   private readonly insert: NamedStatement;
+  private readonly insertOne: NamedStatement;
 
   constructor(qualifiedTable: string) {
     this.insert = outboxInsertStatement(qualifiedTable);
+    this.insertOne = outboxInsertOneStatement(qualifiedTable);
   }
 
   /** Inserts `rows` (in this order) in the transaction `tx`. */
   async insertRows(tx: EntityManager, rows: readonly OutboxRow[]): Promise<void> {
-    if (rows.length > 0) await queryInTransaction(tx, this.insert, insertValues(rows));
+    if (rows.length === 1) {
+      await queryInTransaction(tx, this.insertOne, outboxInsertOneValues(rows[0]!));
+    } else if (rows.length > 1) {
+      await queryInTransaction(tx, this.insert, insertValues(rows));
+    }
   }
 }

@@ -17,12 +17,20 @@ export function transactionDepth(tx: EntityManager): number {
  * @internal
  */
 export class OutboxUnit {
+  /** Recorded and not written yet. */
   readonly rows: OutboxRow[] = [];
   readonly depth: number;
   closed = false;
+  /** Some of its events were written before the flush (`transitionAndRecord`). */
+  written = false;
 
   constructor(readonly tx: EntityManager) {
     this.depth = transactionDepth(tx);
+  }
+
+  /** True when the unit has events to announce after its commit. */
+  hasEvents(): boolean {
+    return this.written || this.rows.length > 0;
   }
 
   /** True when `tx` (the current transaction) is this unit's, at this unit's savepoint level. */

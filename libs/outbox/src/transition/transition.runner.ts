@@ -1,41 +1,77 @@
 import type { EntityManager } from 'typeorm';
+import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
+import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
 import { queryInTransaction } from '../store/transaction-query';
 import type { TransitionSpec } from './transition.interface';
+import { transitionRecordStatement } from './transition-record.sql';
 import { transitionStatement, type TransitionStatement } from './transition.sql';
 
 const MAX_CACHED_SHAPES = 256;
+/** The event's columns the single statement binds: all but the version, which SQL gives. */
+const EVENT_COLUMNS = OUTBOX_INSERT_COLUMNS.filter(([name]) => name !== 'aggregate_version');
 
-function shapeOf(spec: TransitionSpec): string {
+function shapeOf(spec: TransitionSpec, withEvent: boolean): string {
   const set = Object.keys(spec.set ?? {}).join(',');
-  return `${spec.table}|${spec.idColumn ?? ''}|${spec.statusColumn ?? ''}|${spec.versionColumn ?? ''}|${set}`;
+  return `${withEvent ? 'event' : 'alone'}|${spec.table}|${spec.idColumn ?? ''}|${spec.statusColumn ?? ''}|${spec.versionColumn ?? ''}|${set}`;
+}
+
+function fromStates(spec: TransitionSpec): string[] {
+  return typeof spec.from === 'string' ? [spec.from] : [...spec.from];
+}
+
+/** `$1` id, `$2` to, `$3` from, then the `set` values in the statement's order. */
+function transitionValues(spec: TransitionSpec, statement: TransitionStatement): unknown[] {
+  const set = spec.set ?? {};
+  return [spec.id, spec.to, fromStates(spec), ...statement.setColumns.map((c) => set[c])];
 }
 
 /**
- * Runs conditional transitions, caching one statement per shape.
+ * Runs conditional transitions, alone or with their event in one statement, caching one
+ * statement per shape.
  * @internal
  */
 export class TransitionRunner {
   private readonly statements = new Map<string, TransitionStatement>();
 
+  /** @param qualifiedOutbox the outbox table of the single-statement form */
+  constructor(private readonly qualifiedOutbox: string) {}
+
+  /** The UPDATE alone; returns the new version. */
   async run(tx: EntityManager, spec: TransitionSpec): Promise<number> {
-    const statement = this.statementFor(spec);
-    const from = typeof spec.from === 'string' ? [spec.from] : [...spec.from];
-    const set = spec.set ?? {};
-    const values = [spec.id, spec.to, from, ...statement.setColumns.map((c) => set[c])];
+    const statement = this.statementFor(spec, false);
+    const rows = await queryInTransaction(tx, statement, transitionValues(spec, statement));
+    return this.versionOf(rows, spec);
+  }
+
+  /**
+   * The UPDATE and the INSERT of `row` in one statement; returns the new version, which is
+   * also the event's `aggregate_version` (`row.aggregateVersion` is ignored).
+   */
+  async runWithEvent(tx: EntityManager, spec: TransitionSpec, row: OutboxRow): Promise<number> {
+    const statement = this.statementFor(spec, true);
+    const values = transitionValues(spec, statement);
+    values.push(String(row.lockKey));
+    for (const [, , value] of EVENT_COLUMNS) values.push(value(row));
     const rows = await queryInTransaction(tx, statement, values);
+    return this.versionOf(rows, spec);
+  }
+
+  private versionOf(rows: Record<string, unknown>[], spec: TransitionSpec): number {
     const version = rows[0]?.version;
     if (version === undefined || version === null) {
-      throw new InvalidTransitionError(spec.table, spec.id, from, spec.to);
+      throw new InvalidTransitionError(spec.table, spec.id, fromStates(spec), spec.to);
     }
     return Number(version);
   }
 
-  private statementFor(spec: TransitionSpec): TransitionStatement {
-    const shape = shapeOf(spec);
+  private statementFor(spec: TransitionSpec, withEvent: boolean): TransitionStatement {
+    const shape = shapeOf(spec, withEvent);
     let statement = this.statements.get(shape);
     if (!statement) {
-      statement = transitionStatement(spec);
+      statement = withEvent
+        ? transitionRecordStatement(spec, this.qualifiedOutbox)
+        : transitionStatement(spec);
       if (this.statements.size >= MAX_CACHED_SHAPES) this.statements.clear();
       this.statements.set(shape, statement);
     }

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { sqlIdentifier } from '@nest-outbox/core';
-import type { NamedStatement } from '../store/transaction-query';
+import { statementName, type NamedStatement } from '../store/transaction-query';
 import type { TransitionSpec } from './transition.interface';
 
 const WHERE = 'OutboxService.transition';
@@ -18,11 +17,12 @@ function quotedTable(table: string): string {
 }
 
 /**
- * Builds the conditional UPDATE for the shape of `spec` (table, columns; not values).
- * `$1` id, `$2` new status, `$3` accepted statuses (an array of the column's type).
+ * The conditional UPDATE for the shape of `spec` (table, columns; not values), unnamed.
+ * `$1` id, `$2` new status, `$3` accepted statuses (an array of the column's type), then
+ * one parameter per `set` column.
  * @internal
  */
-export function transitionStatement(spec: TransitionSpec): TransitionStatement {
+export function transitionUpdate(spec: TransitionSpec): Omit<TransitionStatement, 'name'> {
   const status = sqlIdentifier(WHERE, 'statusColumn', spec.statusColumn ?? 'status');
   const version = sqlIdentifier(WHERE, 'versionColumn', spec.versionColumn ?? 'version');
   const id = sqlIdentifier(WHERE, 'idColumn', spec.idColumn ?? 'id');
@@ -31,6 +31,14 @@ export function transitionStatement(spec: TransitionSpec): TransitionStatement {
   const text =
     `UPDATE ${quotedTable(spec.table)} SET ${status} = $2, ${version} = ${version} + 1` +
     `${extra.join('')} WHERE ${id} = $1 AND ${status} = ANY($3) RETURNING ${version} AS version`;
-  const digest = createHash('sha1').update(text).digest('hex').slice(0, 16);
-  return { name: `nest_outbox_transition_${digest}`, text, setColumns };
+  return { text, setColumns };
+}
+
+/**
+ * Builds the conditional UPDATE for the shape of `spec`, named for preparing.
+ * @internal
+ */
+export function transitionStatement(spec: TransitionSpec): TransitionStatement {
+  const update = transitionUpdate(spec);
+  return { ...update, name: statementName('nest_outbox_transition', update.text) };
 }

@@ -1,0 +1,83 @@
+/** The part of a node-postgres client the notify connection uses. @internal */
+export interface NotifyClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  end(): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * One connection of its own on which the outbox sends its wake-up notifications: opened on
+ * the first send, with `synchronous_commit` off for the session (a notification is a hint:
+ * its commit need not wait for a WAL flush), closed after `idleMs` without a send, dropped
+ * and opened again after an error. Each send is then one short utility statement
+ * (`NOTIFY`), with no pool checkout and no competition with business transactions for a
+ * pooled connection.
+ * @internal
+ */
+interface Connection {
+  readonly client: NotifyClient;
+  /** Connected and configured. */
+  readonly ready: Promise<unknown>;
+}
+
+export class NotifyConnection {
+  private connection: Connection | undefined;
+  private lastUsedAt = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly createClient: () => NotifyClient,
+    private readonly sql: string,
+    private readonly idleMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Sends the notification; rejects (and drops the connection) on failure. */
+  async send(): Promise<void> {
+    this.lastUsedAt = this.now();
+    const connection = (this.connection ??= this.open());
+    try {
+      await connection.ready;
+      await connection.client.query(this.sql);
+    } catch (error) {
+      this.drop(connection);
+      throw error;
+    }
+    this.idleTimer ??= this.armIdleTimer(this.idleMs);
+  }
+
+  /** Closes the connection (a later send opens another). */
+  async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const connection = this.connection;
+    this.connection = undefined;
+    await connection?.client.end().catch(() => undefined);
+  }
+
+  private open(): Connection {
+    const client = this.createClient();
+    const ready = client.connect().then(() => client.query('SET synchronous_commit = off'));
+    const connection = { client, ready };
+    // A broken connection emits 'error' (unhandled, it would crash the process): drop it.
+    client.on('error', () => this.drop(connection));
+    return connection;
+  }
+
+  private drop(connection: Connection): void {
+    if (this.connection === connection) this.connection = undefined;
+    connection.client.end().catch(() => undefined);
+  }
+
+  private armIdleTimer(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.idleTimer = undefined;
+      const idleFor = this.now() - this.lastUsedAt;
+      if (idleFor >= this.idleMs) void this.close();
+      else this.idleTimer = this.armIdleTimer(this.idleMs - idleFor);
+    }, ms);
+    timer.unref();
+    return timer;
+  }
+}
