@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { InboxModuleOptions } from './inbox.options';
+import type { InboxModuleOptions } from './options/inbox-options.interface';
 
 export const {
   ConfigurableModuleClass: InboxConfigurableModule,

@@ -5,8 +5,8 @@ import { InvalidOptionsError } from '@nest-outbox/core';
 import { Registry } from 'prom-client';
 import { INBOX_METRICS_REGISTRY, INBOX_OPTIONS } from './inbox.constants';
 import { InboxModule } from './inbox.module';
-import type { InboxModuleOptions } from './inbox.options';
-import type { ResolvedInboxOptions } from './inbox-options.resolver';
+import type { InboxModuleOptions } from './options/inbox-options.interface';
+import type { ResolvedInboxOptions } from './options/inbox-options.resolver';
 
 /** Stands in for the application's ClsModule: the module only needs the TransactionHost token here. */
 @Global()
@@ -96,7 +96,7 @@ describe('InboxModule registration', () => {
       /tables.schema" must be a lower-case SQL identifier/,
     ],
     [{ ...options, retry: { maxAttempts: 0 } }, /retry.maxAttempts" must be a positive integer/],
-    [{ ...options, onExhausted: 'skip' }, /onExhausted" must be one of 'dead-letter', 'pause'/],
+    [{ ...options, onExhausted: 'skip' }, /onExhausted" must be one of "dead-letter", "pause"/],
     [
       { ...options, retention: { inboxRetentionMs: -1 } },
       /retention.inboxRetentionMs" must be a duration/,

@@ -2,8 +2,8 @@ import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { registerAhead } from '../handler/chunk-registration';
-import { InboxBatch, runInBatch, type ChunkHandler } from '../handler/inbox-batch.context';
+import { registerAhead } from '../handler/dedup/chunk-registration';
+import { InboxBatch, runInBatch, type ChunkHandler } from './inbox-batch.context';
 import { INBOX_FAULT_ENV } from '../inbox.constants';
 import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
 
@@ -162,7 +162,7 @@ export class InboxKafkaServer extends ServerKafka {
 
   /** A new inbox row registered ahead whose handler did not run must not commit. */
   private checkClaimed(at: Position, batch: InboxBatch): void {
-    const missed = batch.unclaimed();
+    const missed = batch.ahead.unclaimed();
     if (!missed) return;
     this.topicHandlers.set(at.topic, 'off');
     this.logger.warn(

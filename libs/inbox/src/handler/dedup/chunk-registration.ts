@@ -1,6 +1,6 @@
-import { decodeEnvelope, headerStrings, type ParsedRecord } from '../envelope/envelope.decoder';
-import type { PendingRegistration } from '../store/inbox.store';
-import type { ChunkHandler, InboxBatch } from './inbox-batch.context';
+import { decodeEnvelope, headerStrings, type ParsedRecord } from '../../envelope/envelope.decoder';
+import type { PendingRegistration } from '../../store/inbox.store';
+import type { ChunkHandler, InboxBatch } from '../../transport/inbox-batch.context';
 
 /** A record of a chunk as its guard will see it (parsed by the server's KafkaParser). @internal */
 export interface ChunkRecord {
@@ -26,9 +26,9 @@ export async function registerAhead(
   const firsts = new Map<string, PendingRegistration>();
   const accepted: { offset: string; eventId: string }[] = [];
   for (const { offset, record } of records) {
-    const headers = batch.decodedAhead(record)?.headers ?? headerStrings(record.headers);
+    const headers = batch.ahead.decodedOf(record)?.headers ?? headerStrings(record.headers);
     const result = decodeEnvelope(record, handler.policy, headers);
-    batch.keepDecoded(record, handler.policy, headers, result); // the guard uses this very result
+    batch.ahead.keepDecoded(record, handler.policy, headers, result); // the guard uses this very result
     if (!result.ok) continue; // the guard rejects it: no inbox row
     const { eventId } = result.envelope;
     accepted.push({ offset, eventId });
@@ -38,6 +38,6 @@ export async function registerAhead(
   const fresh = await handler.store.registerMany(handler.consumer, at, [...firsts.values()]);
   for (const { offset, eventId } of accepted) {
     const isFirst = firsts.get(eventId)?.offset === offset;
-    batch.addAhead(handler.consumer, offset, eventId, isFirst && fresh.has(eventId));
+    batch.ahead.add(handler.consumer, offset, eventId, isFirst && fresh.has(eventId));
   }
 }

@@ -1,8 +1,8 @@
 import { toKafkaHeaders, uuidv7 } from '@nest-outbox/core';
-import { resolveHandlerPolicy, resolveInboxOptions } from '../inbox-options.resolver';
-import type { InboxStore, PendingRegistration } from '../store/inbox.store';
+import { resolveHandlerPolicy, resolveInboxOptions } from '../../options/inbox-options.resolver';
+import type { InboxStore, PendingRegistration } from '../../store/inbox.store';
 import { registerAhead } from './chunk-registration';
-import { InboxBatch } from './inbox-batch.context';
+import { InboxBatch } from '../../transport/inbox-batch.context';
 
 const options = resolveInboxOptions({ kafka: { brokers: ['localhost:9092'] } });
 const policy = resolveHandlerPolicy('c', options, { eventTypes: ['order.confirmed'] });
@@ -63,15 +63,15 @@ describe('registerAhead', () => {
         ['14', b],
       ],
     ]);
-    expect(batch.claimAhead('c', '10', a)).toBe(true);
-    expect(batch.claimAhead('c', '11', old)).toBe(false);
-    expect(batch.claimAhead('c', '12', 'x')).toBeUndefined(); // not registered: record by record
-    expect(batch.claimAhead('c', '13', a)).toBe(false);
-    expect(batch.unclaimed()).toEqual({ consumer: 'c', offset: '14', eventId: b });
-    expect(batch.claimAhead('c', '14', b)).toBe(true);
-    expect(batch.unclaimed()).toBeUndefined();
+    expect(batch.ahead.claim('c', '10', a)).toBe(true);
+    expect(batch.ahead.claim('c', '11', old)).toBe(false);
+    expect(batch.ahead.claim('c', '12', 'x')).toBeUndefined(); // not registered: record by record
+    expect(batch.ahead.claim('c', '13', a)).toBe(false);
+    expect(batch.ahead.unclaimed()).toEqual({ consumer: 'c', offset: '14', eventId: b });
+    expect(batch.ahead.claim('c', '14', b)).toBe(true);
+    expect(batch.ahead.unclaimed()).toBeUndefined();
     // The guard gets the very decode results registration used, rejections included.
-    expect(batch.decodedAhead(records[2]!.record)?.results.get(policy)).toMatchObject({
+    expect(batch.ahead.decodedOf(records[2]!.record)?.results.get(policy)).toMatchObject({
       ok: false,
       code: 'unknown_event_type',
     });
@@ -94,10 +94,10 @@ describe('registerAhead', () => {
 describe('InboxBatch registrations ahead', () => {
   it('is fresh for the first claim only, and refuses a record that decodes to another event id', () => {
     const batch = new InboxBatch();
-    batch.addAhead('c', '5', 'e-1', true);
-    expect(() => batch.claimAhead('c', '5', 'e-2')).toThrow(/registered ahead for event e-1/);
-    expect(batch.claimAhead('c', '5', 'e-1')).toBe(true);
-    expect(batch.claimAhead('c', '5', 'e-1')).toBe(false); // a second handler with the same consumer
-    expect(batch.claimAhead('other', '5', 'e-1')).toBeUndefined();
+    batch.ahead.add('c', '5', 'e-1', true);
+    expect(() => batch.ahead.claim('c', '5', 'e-2')).toThrow(/registered ahead for event e-1/);
+    expect(batch.ahead.claim('c', '5', 'e-1')).toBe(true);
+    expect(batch.ahead.claim('c', '5', 'e-1')).toBe(false); // a second handler with the same consumer
+    expect(batch.ahead.claim('other', '5', 'e-1')).toBeUndefined();
   });
 });

@@ -54,8 +54,8 @@ export interface InboxRetentionOptions {
   readonly pruneBatchSize?: number;
 }
 
-/** Table names; each one a lower-case SQL identifier. @publicApi */
-export interface InboxTableNames {
+/** Table names; each one a lower-case SQL identifier (replaced by top-level names in the next step). @publicApi */
+export interface InboxTablesOption {
   /** @default 'public' */
   readonly schema?: string;
   /** @default 'inbox' */
@@ -74,7 +74,7 @@ export interface InboxTableNames {
 export interface InboxModuleOptions {
   /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
   readonly kafka: KafkaConfig;
-  readonly tables?: InboxTableNames;
+  readonly tables?: InboxTablesOption;
   /** Create the inbox tables at start-up (idempotent DDL). Prefer the migration in production. @default false */
   readonly createSchema?: boolean;
   /** Largest accepted record value in bytes. @default 1048576 */

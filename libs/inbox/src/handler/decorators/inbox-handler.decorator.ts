@@ -1,10 +1,10 @@
 import { applyDecorators, SetMetadata, UseGuards, UseInterceptors } from '@nestjs/common';
-import { InboxMisuseError } from '../errors/inbox.errors';
-import { INBOX_HANDLER_METADATA } from '../inbox.constants';
-import type { InboxHandlerOptions } from '../inbox.options';
-import type { InboxHandlerMetadata } from './inbox-handler.policies';
-import { InboxGuard } from './inbox.guard';
-import { InboxInterceptor } from './inbox.interceptor';
+import { InboxMisuseError } from '../../errors/inbox-misuse.error';
+import { INBOX_HANDLER_METADATA } from '../../inbox.constants';
+import type { InboxHandlerOptions } from '../../options/inbox-options.interface';
+import type { InboxHandlerMetadata } from '../pipeline/inbox-handler.policies';
+import { InboxGuard } from '../pipeline/inbox.guard';
+import { InboxInterceptor } from '../pipeline/inbox.interceptor';
 
 /**
  * Makes an `@EventPattern` Kafka handler idempotent: the envelope is validated first (bad

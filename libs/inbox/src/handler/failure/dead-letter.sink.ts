@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InboxMetrics } from '../metrics/inbox.metrics';
-import type { RejectionCode } from '../envelope/envelope.decoder';
-import { valueBytes } from '../envelope/envelope.decoder';
-import { InboxStore } from '../store/inbox.store';
-import type { InboxDelivery } from './inbox-delivery';
+import { InboxMetrics } from '../../metrics/inbox.metrics';
+import type { RejectionCode } from '../../envelope/envelope.decoder';
+import { valueBytes } from '../../envelope/envelope.decoder';
+import { InboxStore } from '../../store/inbox.store';
+import type { InboxDelivery } from '../pipeline/inbox-delivery';
 
 /**
  * Records a record the inbox gives up on: first the dead-letter topic (when configured:

@@ -1,11 +1,18 @@
 import type { EventEnvelope } from '@nest-outbox/core';
 import type { KafkaContext } from '@nestjs/microservices';
-import type { ConsumerSession } from '../consumer/consumer.session';
-import type { PartitionOffsetTracker } from '../offsets/partition-offset.tracker';
-import type { ResolvedHandlerPolicy } from '../inbox-options.resolver';
-import type { RecordPosition } from '../store/inbox.store';
+import type { ConsumerSession } from '../../consumer/consumer.session';
+import type { PartitionOffsetTracker } from '../../consumer/partition-offset.tracker';
+import type { RejectionCode } from '../../envelope/envelope.decoder';
+import type { ResolvedHandlerPolicy } from '../../options/inbox-options.resolver';
+import type { RecordPosition } from '../../store/inbox.store';
 
 const DELIVERY = Symbol('nest-outbox:inbox-delivery');
+
+/** Why the guard refused a record. @internal */
+export interface Rejection {
+  readonly code: RejectionCode;
+  readonly reason: string;
+}
 
 /**
  * One record on its way through the guard and the interceptor, attached to its
@@ -22,8 +29,8 @@ export interface InboxDelivery {
   readonly headers: Record<string, string>;
   /** Set when the guard accepted the record. */
   readonly envelope: EventEnvelope | undefined;
-  /** True when the guard already recorded the record as rejected (and committed it). */
-  readonly settled: boolean;
+  /** Set when the guard refused the record: the interceptor records it and moves on. */
+  readonly rejection: Rejection | undefined;
   /** The partition tracker the record was begun on (set by the interceptor). */
   readonly tracker?: PartitionOffsetTracker;
 }

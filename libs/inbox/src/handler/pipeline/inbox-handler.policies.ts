@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { INBOX_HANDLER_METADATA, INBOX_OPTIONS } from '../inbox.constants';
-import type { InboxHandlerOptions } from '../inbox.options';
+import { INBOX_HANDLER_METADATA, INBOX_OPTIONS } from '../../inbox.constants';
+import type { InboxHandlerOptions } from '../../options/inbox-options.interface';
 import {
   resolveHandlerPolicy,
   type ResolvedHandlerPolicy,
   type ResolvedInboxOptions,
-} from '../inbox-options.resolver';
+} from '../../options/inbox-options.resolver';
 
 /** What `@InboxHandler` stores on the method. @internal */
 export interface InboxHandlerMetadata {

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { InboxMisuseError } from '../errors/inbox.errors';
-import { deliveryOf } from './inbox-delivery';
+import { InboxMisuseError } from '../../errors/inbox-misuse.error';
+import { deliveryOf } from '../pipeline/inbox-delivery';
 
 /**
  * Parameter decorator: the decoded `EventEnvelope` (event id, type, versions, aggregate,
