@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
+import { InboxSchemaMissingError } from '../errors/inbox-schema-missing.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { InboxPruner } from '../retention/inbox.pruner';
@@ -14,7 +15,7 @@ import { InboxStore } from '../store/inbox.store';
 import { InboxHandlerExplorer, type DiscoveredInboxHandler } from './inbox-handler.explorer';
 
 /**
- * Owns the inbox's start-up and shutdown: creates the tables (when asked), finds every
+ * Owns the inbox's start-up and shutdown: installs and checks the tables (as asked), finds every
  * `@InboxHandler` (see `InboxHandlerExplorer`), checks the topics' retention against the
  * inbox retention, and runs the pruner.
  * @internal
@@ -34,7 +35,10 @@ export class InboxLifecycle
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.options.createSchema) await this.store.createSchema();
+    if (this.options.installSchema) await this.store.installSchema();
+    if (!this.options.verifySchema) return;
+    const missing = await this.store.missingTables();
+    if (missing.length > 0) throw new InboxSchemaMissingError(missing);
   }
 
   async onApplicationBootstrap(): Promise<void> {

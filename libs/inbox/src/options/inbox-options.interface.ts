@@ -1,4 +1,6 @@
 import type { KafkaConfig } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { InboxTableNames } from '../schema/inbox-schema.sql';
 
 /**
  * What happens to an event whose handler still fails after `retry.maxAttempts`:
@@ -27,9 +29,13 @@ export type VersionCheckMode = 'off' | 'log' | 'hold';
 export interface InboxRetryOptions {
   /** Attempts in total, the first one included. @default 5 */
   readonly maxAttempts?: number;
-  /** Delay before the second attempt; doubles each time, with jitter. @default 200 */
-  readonly initialDelayMs?: number;
-  /** Cap of the delay. @default 10000 */
+  /**
+   * Delay after the first failed attempt; it doubles after each further failure, each delay
+   * drawn in [delay/2, delay] (the rule of `backoffDelayMs` in `@nest-outbox/core`).
+   * @default 200
+   */
+  readonly baseDelayMs?: number;
+  /** Longest delay, before jitter. @default 10000 */
   readonly maxDelayMs?: number;
 }
 
@@ -54,16 +60,16 @@ export interface InboxRetentionOptions {
   readonly pruneBatchSize?: number;
 }
 
-/** Table names; each one a lower-case SQL identifier (replaced by top-level names in the next step). @publicApi */
-export interface InboxTablesOption {
-  /** @default 'public' */
-  readonly schema?: string;
-  /** @default 'inbox' */
-  readonly inbox?: string;
-  /** @default 'inbox_rejected' */
-  readonly rejected?: string;
-  /** @default 'inbox_aggregate_versions' */
-  readonly versions?: string;
+/** Where the inbox's metrics go. @publicApi */
+export interface InboxMetricsOptions {
+  /**
+   * The prom-client registry the metrics are registered on; also provided as
+   * `INBOX_METRICS_REGISTRY`. Default: a registry of the module's own (never prom-client's
+   * global one, so two applications in one process do not collide).
+   */
+  readonly registry?: Registry;
+  /** Put before every metric name, for example `'shipping_'`. @default '' */
+  readonly prefix?: string;
 }
 
 /**
@@ -71,12 +77,21 @@ export interface InboxTablesOption {
  * `@InboxHandler` override the defaults below.
  * @publicApi
  */
-export interface InboxModuleOptions {
+export interface InboxModuleOptions extends InboxTableNames {
   /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
   readonly kafka: KafkaConfig;
-  readonly tables?: InboxTablesOption;
-  /** Create the inbox tables at start-up (idempotent DDL). Prefer the migration in production. @default false */
-  readonly createSchema?: boolean;
+  /**
+   * Apply the inbox DDL at start-up (idempotent statements). Prefer the migration
+   * (`createInboxMigration`) in production.
+   * @default false
+   */
+  readonly installSchema?: boolean;
+  /**
+   * Check at start-up that the three inbox tables exist, and refuse to start with
+   * `InboxSchemaMissingError` (saying how to create them) when one does not.
+   * @default true
+   */
+  readonly verifySchema?: boolean;
   /** Largest accepted record value in bytes. @default 1048576 */
   readonly maxMessageBytes?: number;
   readonly retry?: InboxRetryOptions;
@@ -89,6 +104,28 @@ export interface InboxModuleOptions {
   /** True when retrying cannot help; `InboxPermanentError` is always permanent. */
   readonly isPermanentError?: (error: unknown) => boolean;
   readonly retention?: InboxRetentionOptions;
+  /** Where the metrics go; `false`: none are exported. */
+  readonly metrics?: InboxMetricsOptions | false;
+}
+
+/**
+ * Options that shape the module itself, given next to the options in both `forRoot` and
+ * `forRootAsync`.
+ * @publicApi
+ */
+export interface InboxModuleExtras {
+  /**
+   * Register the module globally, so `@InboxHandler` controllers of any module find its
+   * providers; with `false`, import `InboxModule` where those controllers are.
+   * @default true
+   */
+  readonly isGlobal?: boolean;
+  /**
+   * Name of the `ClsPluginTransactional` connection (and so the data source) the inbox writes
+   * through, its inbox rows and the handlers' effects in one transaction; omit for the
+   * default, unnamed one. Give `InboxKafkaServer` the same `connectionName`.
+   */
+  readonly connectionName?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { OptionChecks, qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
 import { INBOX_MODULE } from '../inbox.constants';
 import { inboxTableNames, type InboxTableNames } from '../schema/inbox-schema.sql';
+import type { Registry } from 'prom-client';
 import type {
   ExhaustedPolicy,
   InboxHandlerOptions,
@@ -24,7 +25,7 @@ export interface ResolvedHandlerPolicy {
   readonly schemaVersions: ReadonlySet<number> | undefined;
   readonly maxMessageBytes: number;
   readonly maxAttempts: number;
-  readonly initialDelayMs: number;
+  readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly onExhausted: ExhaustedPolicy;
   readonly deadLetterTopic: string | undefined;
@@ -35,7 +36,13 @@ export interface ResolvedHandlerPolicy {
 export interface ResolvedInboxOptions {
   readonly raw: InboxModuleOptions;
   readonly tables: ResolvedTables;
-  readonly createSchema: boolean;
+  readonly installSchema: boolean;
+  readonly verifySchema: boolean;
+  /** `undefined`: no metrics are exported. */
+  readonly metrics:
+    | { readonly registry: Registry | undefined; readonly prefix: string }
+    | undefined;
+  readonly connectionName: string | undefined;
   readonly defaults: Omit<ResolvedHandlerPolicy, 'eventTypes' | 'schemaVersions'>;
   readonly isPermanentError: (error: unknown) => boolean;
   readonly retention: {
@@ -70,23 +77,13 @@ class InboxOptionChecks extends OptionChecks {
 const check: InboxOptionChecks = new InboxOptionChecks(INBOX_MODULE);
 
 function resolveTables(options: InboxModuleOptions): ResolvedTables {
-  const t = options.tables ?? {};
-  const n = inboxTableNames({
-    schema: t.schema,
-    table: t.inbox,
-    rejectedTable: t.rejected,
-    versionsTable: t.versions,
-  });
-  const tableOption = {
-    inbox: 'tables.inbox',
-    rejected: 'tables.rejected',
-    versions: 'tables.versions',
-  };
+  const n = inboxTableNames(options);
+  const tableOption = { inbox: 'table', rejected: 'rejectedTable', versions: 'versionsTable' };
   for (const key of ['inbox', 'rejected', 'versions'] as const) {
     sqlIdentifier(INBOX_MODULE, tableOption[key], n[key]);
   }
   return {
-    schema: sqlIdentifier(INBOX_MODULE, 'tables.schema', n.schema),
+    schema: sqlIdentifier(INBOX_MODULE, 'schema', n.schema),
     inbox: qualifiedTable(INBOX_MODULE, n.schema, n.inbox),
     rejected: qualifiedTable(INBOX_MODULE, n.schema, n.rejected),
     versions: qualifiedTable(INBOX_MODULE, n.schema, n.versions),
@@ -97,6 +94,26 @@ function resolveTables(options: InboxModuleOptions): ResolvedTables {
       versionsTable: n.versions,
     },
   };
+}
+
+function resolveMetrics(options: InboxModuleOptions): ResolvedInboxOptions['metrics'] {
+  const metrics = options.metrics;
+  if (metrics === false) return undefined;
+  if (metrics !== undefined && (typeof metrics !== 'object' || metrics === null))
+    check.fail('metrics', 'must be { registry?, prefix? } or false');
+  const registry = metrics?.registry;
+  if (
+    registry !== undefined &&
+    typeof (registry as { registerMetric?: unknown }).registerMetric !== 'function'
+  )
+    check.fail('metrics.registry', 'must be a prom-client Registry');
+  const prefix = metrics?.prefix ?? '';
+  if (typeof prefix !== 'string' || !/^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/.test(prefix))
+    check.fail(
+      'metrics.prefix',
+      `must be the start of a Prometheus metric name (letters, digits, "_", ":"), for example "shipping_" (got ${JSON.stringify(prefix)})`,
+    );
+  return { registry, prefix };
 }
 
 function resolveRetention(options: InboxModuleOptions): ResolvedInboxOptions['retention'] {
@@ -119,7 +136,10 @@ function resolveRetention(options: InboxModuleOptions): ResolvedInboxOptions['re
  * naming the wrong option and how to fix it; called once, at start-up.
  * @internal
  */
-export function resolveInboxOptions(options: InboxModuleOptions | undefined): ResolvedInboxOptions {
+export function resolveInboxOptions(
+  options: InboxModuleOptions | undefined,
+  connectionName?: string,
+): ResolvedInboxOptions {
   if (!options || typeof options !== 'object')
     check.fail(
       'options',
@@ -136,20 +156,25 @@ export function resolveInboxOptions(options: InboxModuleOptions | undefined): Re
     check.fail('isPermanentError', 'must be a function (error) => boolean');
   }
   const maxAttempts = check.integer('retry.maxAttempts', options.retry?.maxAttempts, 5);
-  const initialDelayMs = check.duration('retry.initialDelayMs', options.retry?.initialDelayMs, 200);
+  const baseDelayMs = check.duration('retry.baseDelayMs', options.retry?.baseDelayMs, 200);
   const maxDelayMs = check.duration('retry.maxDelayMs', options.retry?.maxDelayMs, 10_000);
   check.ordered(
-    { option: 'retry.initialDelayMs', value: initialDelayMs },
+    { option: 'retry.baseDelayMs', value: baseDelayMs },
     { option: 'retry.maxDelayMs', value: maxDelayMs },
   );
+  if (connectionName !== undefined && (typeof connectionName !== 'string' || connectionName === ''))
+    check.fail('connectionName', 'must be a non-empty string or left out (the default connection)');
   return {
     raw: options,
     tables: resolveTables(options),
-    createSchema: check.boolean('createSchema', options.createSchema, false),
+    installSchema: check.boolean('installSchema', options.installSchema, false),
+    verifySchema: check.boolean('verifySchema', options.verifySchema, true),
+    metrics: resolveMetrics(options),
+    connectionName,
     defaults: {
       maxMessageBytes: check.integer('maxMessageBytes', options.maxMessageBytes, 1_048_576),
       maxAttempts,
-      initialDelayMs,
+      baseDelayMs,
       maxDelayMs,
       onExhausted: check.oneOf('onExhausted', options.onExhausted, EXHAUSTED, 'dead-letter'),
       deadLetterTopic: check.topicName('deadLetterTopic', options.deadLetterTopic),
@@ -195,10 +220,19 @@ export function resolveHandlerPolicy(
     (v) => Number.isInteger(v) && v >= 1,
     'an array of positive integers, for example [1, 2]',
   );
-  const initialDelayMs = check.duration(
-    at('retry.initialDelayMs'),
-    options.retry?.initialDelayMs,
-    d.initialDelayMs,
+  const baseDelayMs = check.duration(
+    at('retry.baseDelayMs'),
+    options.retry?.baseDelayMs,
+    d.baseDelayMs,
+  );
+  const maxDelayMs = check.duration(
+    at('retry.maxDelayMs'),
+    options.retry?.maxDelayMs,
+    Math.max(d.maxDelayMs, baseDelayMs),
+  );
+  check.ordered(
+    { option: at('retry.baseDelayMs'), value: baseDelayMs },
+    { option: at('retry.maxDelayMs'), value: maxDelayMs },
   );
   return {
     eventTypes,
@@ -209,12 +243,8 @@ export function resolveHandlerPolicy(
       d.maxMessageBytes,
     ),
     maxAttempts: check.integer(at('retry.maxAttempts'), options.retry?.maxAttempts, d.maxAttempts),
-    initialDelayMs,
-    maxDelayMs: check.duration(
-      at('retry.maxDelayMs'),
-      options.retry?.maxDelayMs,
-      Math.max(d.maxDelayMs, initialDelayMs),
-    ),
+    baseDelayMs,
+    maxDelayMs,
     onExhausted: check.oneOf(at('onExhausted'), options.onExhausted, EXHAUSTED, d.onExhausted),
     deadLetterTopic:
       check.topicName(at('deadLetterTopic'), options.deadLetterTopic) ?? d.deadLetterTopic,

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { EventEnvelope } from '@nest-outbox/core';
-import { INBOX_OPTIONS } from '../inbox.constants';
+import { INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { inboxSchemaSql } from '../schema/inbox-schema.sql';
 import { inboxStatements } from './inbox.sql';
@@ -48,14 +48,25 @@ export class InboxStore {
   private readonly sql: ReturnType<typeof inboxStatements>;
 
   constructor(
-    @Inject(TransactionHost) private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    @Inject(INBOX_TRANSACTION_HOST)
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {
     this.sql = inboxStatements(options.tables);
   }
 
-  async createSchema(): Promise<void> {
+  async installSchema(): Promise<void> {
     for (const sql of inboxSchemaSql(this.options.tables.names)) await this.txHost.tx.query(sql);
+  }
+
+  /** The inbox tables that do not exist (quoted names). */
+  async missingTables(): Promise<string[]> {
+    const { inbox, rejected, versions } = this.options.tables;
+    const rows: { name: string; found: string | null }[] = await this.txHost.tx.query(
+      'SELECT name, to_regclass(name)::text AS found FROM unnest($1::text[]) AS name',
+      [[inbox, rejected, versions]],
+    );
+    return rows.filter((r) => r.found === null).map((r) => r.name);
   }
 
   /** Registers (consumer, event_id); false when it was already there (a duplicate). */

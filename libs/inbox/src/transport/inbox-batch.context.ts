@@ -31,6 +31,9 @@ export class InboxBatch {
   aborted: unknown = undefined;
   applied = 0;
 
+  /** @param transactionHost the host whose transaction the chunk runs in */
+  constructor(readonly transactionHost?: unknown) {}
+
   onCommit(fn: () => void): void {
     this.committed.push(fn);
   }

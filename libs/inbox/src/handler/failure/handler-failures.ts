@@ -14,7 +14,7 @@ import { waitWithHeartbeat } from './heartbeat-wait';
 
 /**
  * What follows a failed attempt (rolled back, inbox row included): count and log it; retry
- * after a backoff (core `backoffDelayMs` from `retry.initialDelayMs` to `retry.maxDelayMs`),
+ * after a backoff (core `backoffDelayMs` from `retry.baseDelayMs` to `retry.maxDelayMs`),
  * heartbeating while waiting and giving up when the partition is revoked; or, once the
  * attempts are used up or the error is permanent, apply the exhausted policy.
  * @internal
@@ -47,7 +47,7 @@ export class HandlerFailures {
     if (permanent || attempt >= policy.maxAttempts)
       return this.exhausted.settle(delivery, event, attempt, summary);
     const delay = backoffDelayMs(attempt, {
-      baseMs: policy.initialDelayMs,
+      baseMs: policy.baseDelayMs,
       capMs: policy.maxDelayMs,
     });
     await this.heartbeat(delivery);

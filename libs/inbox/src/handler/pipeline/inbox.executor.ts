@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { EventEnvelope } from '@nest-outbox/core';
+import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
-import { INBOX_FAULT_ENV } from '../../inbox.constants';
+import { INBOX_FAULT_ENV, INBOX_TRANSACTION_HOST } from '../../inbox.constants';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import { InboxStore } from '../../store/inbox.store';
 import type { InboxBatch } from '../../transport/inbox-batch.context';
@@ -27,9 +28,11 @@ export class InboxExecutor {
   private readonly logger = new Logger('InboxModule');
   /** Test-only fault seam, read once: SIGKILL after the PostgreSQL commit, before the offset commit. */
   private readonly killAfterCommit = process.env[INBOX_FAULT_ENV] === 'kill-after-pg-commit';
+  private warnedForeign = false;
 
   constructor(
-    @Inject(TransactionHost) private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    @Inject(INBOX_TRANSACTION_HOST)
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     @Inject(InboxStore) private readonly store: InboxStore,
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
     @Inject(HandlerFailures) private readonly failures: HandlerFailures,
@@ -66,6 +69,10 @@ export class InboxExecutor {
     event: EventEnvelope,
     handle: () => Promise<unknown>,
   ): Promise<BatchedOutcome> {
+    if (batch.transactionHost !== undefined && batch.transactionHost !== this.txHost) {
+      batch.abort(this.foreignTransaction());
+      return 'aborted';
+    }
     batch.noteHandler({ consumer: delivery.consumer, policy: delivery.policy, store: this.store });
     let outcome: AttemptOutcome;
     try {
@@ -78,6 +85,17 @@ export class InboxExecutor {
     const labels = labelsOf(delivery);
     batch.onCommit(() => this.count(outcome, labels));
     return outcome;
+  }
+
+  /** A chunk in another connection's transaction: replayed record by record, said once. */
+  private foreignTransaction(): InboxMisuseError {
+    const error = new InboxMisuseError(
+      "InboxKafkaServer runs its chunks on another connection than InboxModule's: give both the " +
+        'same connectionName. Until then every chunk is replayed record by record.',
+    );
+    if (!this.warnedForeign) this.logger.error(error.message);
+    this.warnedForeign = true;
+    return error;
   }
 
   private async attempt(
