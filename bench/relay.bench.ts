@@ -27,12 +27,12 @@ import { logLevel } from 'kafkajs';
 import { inTransaction, OptionChecks } from '@nest-outbox/core';
 import { outboxSchemaSql } from '@nest-outbox/outbox';
 import {
-  NullPublisher,
   RelayLoop,
   relaySchemaSql,
   type KafkaRecordEncoder,
   type RelayModuleOptions,
 } from '@nest-outbox/relay';
+import { NullPublisher } from '../libs/relay/src/publisher/null.publisher';
 import { createTopics, spawnTs, uniqueTopic, waitFor, type TsChild } from '@test/support';
 import { BenchCommands, RelayBenchAppModule } from './relay-bench.app';
 
