@@ -3,5 +3,15 @@ export { waitFor } from './poll';
 export { createTestSchema, type TestSchema } from './postgres';
 export { consumeUntil, createTopics, testKafka, uniqueTopic, type ConsumedRecord } from './kafka';
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
+export { portOpen } from './kafka-node';
 export { spawnTs, type TsChild } from './child-process';
 export { freePort } from './free-port';
+export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './private-postgres';
+export { PgFaultProxy } from './pg-fault-proxy';
+export {
+  startKafkaCluster,
+  type ClusterNode,
+  type KafkaCluster,
+  type PartitionState,
+} from './kafka-cluster';
+export { acquireFaultSlot } from './fault-slot';
