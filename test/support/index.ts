@@ -5,3 +5,4 @@ export { consumeUntil, createTopics, testKafka, uniqueTopic, type ConsumedRecord
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
 export { spawnTs, type TsChild } from './child-process';
 export { freePort } from './free-port';
+export { startTestTracing, type TestTracing } from './otel';

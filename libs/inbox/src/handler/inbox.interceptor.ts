@@ -10,6 +10,7 @@ import { InboxMisuseError } from '../errors/inbox.errors';
 import { deliveryOf } from './inbox-delivery';
 import { InboxExecutor } from './inbox.executor';
 import { kafkaContextOf } from './inbox.guard';
+import { traceInboxHandler } from '../tracing/inbox-trace';
 
 /**
  * Runs the handler of an accepted record through the inbox (see `InboxExecutor`) and
@@ -30,6 +31,11 @@ export class InboxInterceptor implements NestInterceptor {
       );
     const event = delivery.envelope;
     if (delivery.settled || !event) return of(undefined);
+    // Each attempt runs in a span continuing the producing trace (a no-op without OpenTelemetry).
+    const handle = () =>
+      traceInboxHandler(delivery, event, () =>
+        lastValueFrom(next.handle(), { defaultValue: undefined }),
+      );
     return defer(async () => {
       const { session, position, offset } = delivery;
       const tracker = session.begin(position.topic, position.partition, offset);
@@ -39,18 +45,14 @@ export class InboxInterceptor implements NestInterceptor {
         batch.onCommit(() => session.finish(tracker, offset));
         batch.onRollback(() => tracker.abandon(offset));
         if (batch.aborted === undefined) {
-          await this.executor.runBatched(batch, { ...delivery, tracker }, event, () =>
-            lastValueFrom(next.handle(), { defaultValue: undefined }),
-          );
+          await this.executor.runBatched(batch, { ...delivery, tracker }, event, handle);
         }
         return undefined;
       }
       let final = false;
       try {
         // next.handle() is called inside the transaction so the handler runs in its CLS context.
-        const outcome = await this.executor.run({ ...delivery, tracker }, event, () =>
-          lastValueFrom(next.handle(), { defaultValue: undefined }),
-        );
+        const outcome = await this.executor.run({ ...delivery, tracker }, event, handle);
         final = outcome !== 'paused';
       } finally {
         if (final) session.finish(tracker, offset);
