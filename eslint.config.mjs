@@ -7,6 +7,9 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'libs/*/dist/**',
+      // Consumer apps compile against the packed tarballs in a temporary copy (test/consumers/run-matrix.ts).
+      'test/consumers/*/**',
       'node_modules/**',
       '.cache/**',
       '.stack/**',

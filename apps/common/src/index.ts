@@ -12,7 +12,6 @@ export {
   type SampleServiceEnvNames,
 } from './config/sample-service.config';
 export { ensureSchema } from './database/ensure-schema';
-export { createSqlMigration, type SqlMigrationStatements } from './database/sql.migration';
 export { ensureTopics } from './kafka/topic.bootstrap';
 export { InvalidRequestException, type RejectedField } from './http/invalid-request.exception';
 export { ValueFreeExceptionFilter } from './http/value-free-exception.filter';

@@ -38,13 +38,15 @@ const providers: Provider[] = [
   },
   {
     provide: RELAY_METRICS_REGISTRY,
-    useFactory: (o: ResolvedRelayOptions) => o.raw.metrics?.registry ?? new Registry(),
+    // `undefined` with `metrics: false`: no registry to scrape.
+    useFactory: (o: ResolvedRelayOptions) =>
+      o.metrics === false ? undefined : (o.metrics.registry ?? new Registry()),
     inject: [RELAY_OPTIONS],
   },
   {
     provide: RelayMetrics,
-    useFactory: (o: ResolvedRelayOptions, registry: Registry) =>
-      new RelayMetrics(registry, o.metricsPrefix),
+    useFactory: (o: ResolvedRelayOptions, registry: Registry | undefined) =>
+      new RelayMetrics(registry ?? new Registry(), o.metrics ? o.metrics.prefix : ''),
     inject: [RELAY_OPTIONS, RELAY_METRICS_REGISTRY],
   },
   {

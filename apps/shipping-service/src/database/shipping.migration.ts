@@ -1,9 +1,8 @@
-import { sqlIdentifier } from '@nest-outbox/core';
+import { createSqlMigration, sqlIdentifier } from '@nest-outbox/core';
 import { createInboxMigration } from '@nest-outbox/inbox';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import type { MigrationInterface } from 'typeorm';
 import { createRelayMigration } from '@nest-outbox/relay';
-import { createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the shipping service's schema. */
 export const SHIPPING_OUTBOX_TABLE = 'outbox';
