@@ -29,12 +29,8 @@ import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import type { Producer } from 'kafkajs';
 import { OptionChecks } from '@nest-outbox/core';
-import {
-  NullPublisher,
-  RelayLoop,
-  type KafkaRecordEncoder,
-  type RelayModuleOptions,
-} from '@nest-outbox/relay';
+import { RelayLoop, type KafkaRecordEncoder, type RelayModuleOptions } from '@nest-outbox/relay';
+import { NullPublisher } from '../libs/relay/src/publisher/null.publisher';
 import { createTopics, testKafka, uniqueTopic } from '@test/support';
 import { BenchOutbox } from './support/bench-outbox';
 import { CompiledBuild } from './support/compiled-build';
