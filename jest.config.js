@@ -25,6 +25,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@nest-outbox/(core|outbox|relay|inbox)$': '<rootDir>/libs/$1/src',
+    '^@nest-outbox/(relay|inbox)/health$': '<rootDir>/libs/$1/src/health',
     '^@test/support$': '<rootDir>/test/support',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

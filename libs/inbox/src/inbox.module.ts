@@ -1,6 +1,5 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { Registry } from 'prom-client';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 import { DeadLetterSink } from './handler/dead-letter.sink';
 import { InboxHandlerPolicies } from './handler/inbox-handler.policies';
@@ -12,6 +11,7 @@ import { InboxLifecycle } from './inbox.lifecycle';
 import { InboxConfigurableModule, INBOX_MODULE_OPTIONS } from './inbox.module-definition';
 import type { InboxModuleOptions } from './inbox.options';
 import { resolveInboxOptions } from './inbox-options.resolver';
+import { inboxModuleMetrics } from './metrics/inbox-metrics.factory';
 import { InboxMetrics } from './metrics/inbox.metrics';
 import { InboxStore } from './store/inbox.store';
 
@@ -32,11 +32,17 @@ import { InboxStore } from './store/inbox.store';
       useFactory: (options: InboxModuleOptions) => resolveInboxOptions(options),
       inject: [INBOX_MODULE_OPTIONS],
     },
-    { provide: INBOX_METRICS_REGISTRY, useFactory: () => new Registry() },
     {
       provide: InboxMetrics,
-      useFactory: (registry: Registry) => new InboxMetrics(registry),
-      inject: [INBOX_METRICS_REGISTRY],
+      useFactory: () => {
+        const { make, registry } = inboxModuleMetrics();
+        return new InboxMetrics(registry, make);
+      },
+    },
+    {
+      provide: INBOX_METRICS_REGISTRY,
+      useFactory: (metrics: InboxMetrics) => metrics.registry,
+      inject: [InboxMetrics],
     },
     InboxStore,
     InboxConsumerRegistry,

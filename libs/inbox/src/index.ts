@@ -19,7 +19,6 @@ export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 export type { ConsumerRecovery, ConsumerSnapshot, PoisonPause } from './consumer/consumer.session';
 export { InboxLifecycle } from './inbox.lifecycle';
 export { InboxMetrics } from './metrics/inbox.metrics';
-export { InboxHealthIndicator } from './health/inbox.health-indicator';
 export {
   InboxMisuseError,
   InboxPermanentError,
