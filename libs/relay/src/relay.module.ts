@@ -1,5 +1,4 @@
 import { Module, type Provider } from '@nestjs/common';
-import { Pool } from 'pg';
 import { RelayClaimer } from './claim/relay.claimer';
 import { RelayStatsService } from './health/relay-stats.service';
 import { HousekeepingService } from './housekeeping/housekeeping.service';
@@ -12,7 +11,7 @@ import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
 import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
 import { KafkaPublisher } from './publisher/kafka.publisher';
-import { RelayPoolHolder } from './relay-pool.holder';
+import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
   RELAY_METRICS_REGISTRY,
   RELAY_OPTIONS,
@@ -30,8 +29,7 @@ const providers: Provider[] = [
   },
   {
     provide: RELAY_PG_POOL,
-    useFactory: (o: ResolvedRelayOptions) =>
-      new Pool({ application_name: `nest-outbox-relay`, ...o.pool }),
+    useFactory: (o: ResolvedRelayOptions) => createRelayPool(o.pool),
     inject: [RELAY_OPTIONS],
   },
   {

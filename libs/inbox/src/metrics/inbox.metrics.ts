@@ -8,9 +8,9 @@ import type { Registry } from 'prom-client';
 import { inboxModuleMetrics } from './inbox-metrics.factory';
 
 /**
- * The inbox's Prometheus metrics, registered on the module's own `Registry` (token
- * `INBOX_METRICS_REGISTRY`), never on prom-client's global one. prom-client is loaded on
- * first use; without it every metric is a no-op (one warning).
+ * The inbox's Prometheus metrics, registered on `metrics.registry` or the module's own
+ * `Registry` (token `INBOX_METRICS_REGISTRY`), never on prom-client's global one. prom-client
+ * is loaded only when metrics are on; without it every metric is a no-op (one warning).
  * @publicApi
  */
 export class InboxMetrics {
@@ -33,11 +33,16 @@ export class InboxMetrics {
   /** 1 while a partition is paused by a poison event. */
   readonly paused: GaugeMetric<'topic' | 'partition'>;
 
+  /**
+   * @param registry where the metrics live; undefined when they are no-ops
+   * @param prefix put before every metric name (`metrics.prefix`)
+   * @param make creates each metric (default: prom-client metrics in `registry`, or no-ops)
+   */
   constructor(
-    /** Where the metrics live; undefined when they are no-ops (prom-client not installed). */
     readonly registry: Registry | undefined,
+    readonly prefix = '',
     make: MetricFactory = registry
-      ? inboxModuleMetrics({ registry, prefix: '' }).make
+      ? inboxModuleMetrics({ registry, prefix }).make
       : noopMetricFactory,
   ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>

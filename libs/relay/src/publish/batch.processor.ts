@@ -5,12 +5,14 @@ import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
+import { BrokerAckWatch } from '../outcome/broker-ack.watch';
 import { emptyOutcome, type BatchOutcome } from '../outcome/batch-outcome';
 import { classifyFailure } from '../outcome/failure.policy';
 import { OutcomeRecorder } from '../outcome/outcome.recorder';
 import type { PublishAck, RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
+import { tracePublish } from '../tracing/publish.tracer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
 import { SendGate } from './send-gate';
@@ -30,6 +32,7 @@ const rowsOf = (items: readonly PlannedItem[]) => items.map((i) => i.row);
 @Injectable()
 export class BatchProcessor {
   private readonly gate = new SendGate();
+  private readonly acks = new BrokerAckWatch();
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
@@ -175,6 +178,7 @@ export class BatchProcessor {
   ): Promise<{ readonly error: unknown } | undefined> {
     try {
       ledger.ack(rowsOf(items), await this.send(items, shutdown));
+      this.acks.acked(items.map((i) => i.row.eventId));
       return undefined;
     } catch (error) {
       return { error };
@@ -195,9 +199,9 @@ export class BatchProcessor {
     await atStage(this.options.raw.hooks, 'before-send', () => items.map((i) => i.row.eventId));
     const stopTimer = this.metrics.publishSeconds.startTimer();
     try {
-      const acks = await this.publisher.publish(
-        items.map((i) => i.record),
-        AbortSignal.any([timeout.signal, shutdown]),
+      const records = items.map((i) => i.record);
+      const acks = await tracePublish(records, () =>
+        this.publisher.publish(records, AbortSignal.any([timeout.signal, shutdown])),
       );
       this.metrics.brokerUp.set(1);
       return acks;
@@ -215,6 +219,8 @@ export class BatchProcessor {
   }
 
   private fail(ledger: BatchLedger, items: readonly PlannedItem[], error: unknown): void {
-    ledger.fail(rowsOf(items), items[0]!.record.topic, error, this.kindOf(error, items[0]!));
+    const head = items[0]!;
+    const acking = this.acks.failed(head.row.eventId);
+    ledger.fail(rowsOf(items), head.record.topic, error, this.kindOf(error, head), acking);
   }
 }
