@@ -18,7 +18,6 @@ describe('@nest-outbox/relay public barrel', () => {
        "interface PublishRecord",
        "class PublishTimeoutError",
        "const RELAY_METRICS_REGISTRY",
-       "class RelayHealthIndicator",
        "class RelayLoop",
        "type RelayMigrationOptions",
        "class RelayModule",
