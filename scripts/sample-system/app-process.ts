@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnNode, type ChildRun } from '../../test/support/child-process';
+import { spawnJs, type TsChild } from '../../test/support/child-process';
 import { REPO_ROOT } from '../../test/support/env';
 import { waitFor } from '../../test/support/poll';
 
@@ -16,7 +16,7 @@ export interface HealthAnswer {
  * SIGKILL (no shutdown hook runs), `start()` spawns a new incarnation on the same port.
  */
 export class AppProcess {
-  private child: ChildRun | undefined;
+  private child: TsChild | undefined;
   private readonly previousOutput: string[] = [];
 
   constructor(
@@ -45,7 +45,7 @@ export class AppProcess {
     if (!existsSync(join(REPO_ROOT, this.entry))) {
       throw new Error(`${this.name}: ${this.entry} does not exist; run npm run build`);
     }
-    this.child = spawnNode(this.entry, {
+    this.child = spawnJs(this.entry, {
       ...this.env,
       ...extraEnv,
       [this.portVariable]: String(this.port),

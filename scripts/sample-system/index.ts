@@ -3,7 +3,7 @@
  * processes (own schemas, topics, consumer group and free ports), an HTTP client of their
  * APIs, the order workload, and figures read straight from PostgreSQL. Shared by
  * `npm run demo` (scripts/demo.ts) and the end-to-end tests (test/*.e2e-spec.ts); built on
- * the repo's real-stack helpers (test/support: spawnNode, waitFor, createTopics). Imported by
+ * the repo's real-stack helpers (test/support: spawnJs, waitFor, createTopics). Imported by
  * relative paths, not `@test/support`, so that `npm run build` compiles the demo to plain
  * JavaScript (dist/scripts) that node runs without a path mapper.
  */

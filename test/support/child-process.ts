@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { REPO_ROOT } from './env';
 import { waitFor } from './poll';
 
-/** An entry point running as a real child process (for SIGKILL tests and the sample apps). */
-export interface ChildRun {
+/** A TypeScript entry point running as a real child process (for SIGKILL tests). */
+export interface TsChild {
   readonly process: ChildProcess;
   /** Everything the child printed so far (stdout and stderr). */
   output(): string;
@@ -15,49 +15,45 @@ export interface ChildRun {
   stop(timeoutMs?: number): Promise<number | null>;
 }
 
-/** A `ChildRun` of a TypeScript entry (`spawnTs`). */
-export type TsChild = ChildRun;
-
-/** CHILD_NODE_ARGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): Node flags that NODE_OPTIONS refuses. */
-function childNodeArgs(): string[] {
-  return process.env.CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-}
-
 /**
- * Runs `entry` (a .ts file, relative to the repo root) with ts-node/swc and tsconfig paths:
- * for test fixtures, which are never compiled. CHILD_NODE_ARGS adds Node flags (profiling).
+ * Runs `entry` (a .ts file, relative to the repo root) with ts-node/swc and tsconfig paths.
+ * CHILD_NODE_ARGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) adds Node flags
+ * that NODE_OPTIONS refuses, for profiling a benchmark's children.
  */
 export function spawnTs(
   entry: string,
   env: Record<string, string> = {},
   args: string[] = [],
-): ChildRun {
-  return spawnChild(
-    entry,
-    [...childNodeArgs(), '-r', 'ts-node/register', '-r', 'tsconfig-paths/register', entry, ...args],
-    { TS_NODE_PROJECT: `${REPO_ROOT}/tsconfig.json`, ...env },
-  );
+): TsChild {
+  const preload = ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register'];
+  return spawnNode(entry, [...preload, entry, ...args], {
+    TS_NODE_PROJECT: `${REPO_ROOT}/tsconfig.json`,
+    ...env,
+  });
 }
 
 /**
- * Runs compiled JavaScript (`entry` relative to the repo root, e.g.
- * `dist/apps/order-service/src/main.js` from `npm run build`) with plain node, as in
- * production; stack traces follow the source maps to the TypeScript sources.
+ * Runs compiled JavaScript (`entry`, an absolute path or relative to the repo root) with plain
+ * Node, as users run it; CHILD_NODE_ARGS as for `spawnTs`.
  */
-export function spawnNode(
+export function spawnJs(
   entry: string,
   env: Record<string, string> = {},
   args: string[] = [],
-): ChildRun {
-  return spawnChild(entry, [...childNodeArgs(), '--enable-source-maps', entry, ...args], env);
+): TsChild {
+  return spawnNode(entry, [entry, ...args], env);
 }
 
-function spawnChild(entry: string, nodeArgs: string[], env: Record<string, string>): ChildRun {
-  const child = spawn(process.execPath, nodeArgs, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function spawnNode(entry: string, nodeArgs: string[], env: Record<string, string>): TsChild {
+  const child = spawn(
+    process.execPath,
+    [...(process.env.CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...nodeArgs],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

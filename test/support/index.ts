@@ -3,5 +3,16 @@ export { waitFor } from './poll';
 export { createTestSchema, type TestSchema } from './postgres';
 export { consumeUntil, createTopics, testKafka, uniqueTopic, type ConsumedRecord } from './kafka';
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
-export { spawnNode, spawnTs, type ChildRun, type TsChild } from './child-process';
+export { spawnJs, spawnTs, type TsChild } from './child-process';
 export { freePort } from './free-port';
+export { barrelExports } from './barrel-exports';
+export { portOpen } from './kafka-node';
+export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './private-postgres';
+export { PgFaultProxy } from './pg-fault-proxy';
+export {
+  startKafkaCluster,
+  type ClusterNode,
+  type KafkaCluster,
+  type PartitionState,
+} from './kafka-cluster';
+export { acquireFaultSlot } from './fault-slot';

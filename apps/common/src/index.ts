@@ -12,7 +12,6 @@ export {
   type SampleServiceEnvNames,
 } from './config/sample-service.config';
 export { ensureSchema } from './database/ensure-schema';
-export { createSqlMigration, type SqlMigrationStatements } from './database/sql.migration';
 export { ensureTopics } from './kafka/topic.bootstrap';
 export { InvalidRequestException, type RejectedField } from './http/invalid-request.exception';
 export { ValueFreeExceptionFilter } from './http/value-free-exception.filter';
@@ -21,7 +20,9 @@ export {
   configureSampleHttp,
   prepareSchemaAndTopics,
   runSampleService,
+  startSampleApp,
 } from './nest/sample-service.bootstrap';
+export { retryStartup } from './nest/startup-retry';
 export { sampleTypeOrmModule, type SampleTypeOrmOptions } from './nest/sample-typeorm.module';
 export { transactionalClsModule } from './nest/transactional-cls.module';
 export { ValueFreeTypeOrmLogger } from './nest/value-free-typeorm.logger';

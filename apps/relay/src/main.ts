@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { runSampleService, startSampleApp } from '../../common/src';
 import { RelayAppModule } from './relay-app.module';
 import { relayHttpPortFromEnv, relayOptionsFromEnv } from './relay-env.config';
 
@@ -11,14 +12,21 @@ import { relayHttpPortFromEnv, relayOptionsFromEnv } from './relay-env.config';
  */
 async function bootstrap(): Promise<void> {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
-  const app = await NestFactory.create(RelayAppModule.register(relayOptionsFromEnv()), {
-    logger: ['log', 'warn', 'error'],
-  });
-  app.enableShutdownHooks();
   const port = relayHttpPortFromEnv();
-  if (port > 0) await app.listen(port, '127.0.0.1');
-  else await app.init();
+  // Retried for about a minute while PostgreSQL (the schema check) or Kafka does not answer.
+  await startSampleApp(
+    () =>
+      NestFactory.create(RelayAppModule.register(relayOptionsFromEnv()), {
+        logger: ['log', 'warn', 'error'],
+        abortOnError: false,
+      }),
+    async (app) => {
+      app.enableShutdownHooks();
+      if (port > 0) await app.listen(port, '127.0.0.1');
+      else await app.init();
+    },
+  );
   Logger.log(`relay ready${port > 0 ? ` on http://127.0.0.1:${port}` : ''}`, 'RelayMain');
 }
 
-void bootstrap();
+runSampleService('RelayMain', bootstrap);

@@ -1,4 +1,5 @@
 export { NestOutboxError, InvalidOptionsError } from './nest-outbox.error';
+export { RenamedOptionError } from './renamed-option.error';
 export { sqlIdentifier, qualifiedTable } from './sql-identifier';
 export { uuidv7, isUuid } from './uuid-v7';
 export {
@@ -19,7 +20,12 @@ export {
 export { Backoff, backoffDelayMs, type BackoffPolicy } from './backoff';
 export { inTransaction, type TransactionClient, type TransactionPool } from './in-transaction';
 export { PeriodicTask, type PeriodicTaskOptions } from './periodic-task';
-export { OptionChecks, type IntegerRange } from './option-checks';
+export {
+  OptionChecks,
+  type IntegerRange,
+  type MetricsOptions,
+  type ResolvedMetricsOptions,
+} from './option-checks';
 export {
   CliUsageError,
   parseCliArgs,

@@ -30,6 +30,7 @@ export function resolveOutboxOptions(
   if (options === null || typeof options !== 'object') {
     throw new InvalidOptionsError(MODULE, 'options', 'must be an object (or omitted)');
   }
+  check.renamed(options, { verifyTableOnStartup: 'verifySchema' });
   const schema = options.schema ?? 'public';
   const table = options.table ?? 'outbox';
   const quoted = qualifiedTable(MODULE, schema, table);
@@ -47,7 +48,9 @@ export function resolveOutboxOptions(
     notifyChannel: notifyChannel(options.notifyChannel),
     notifyCoalesceMs: check.integer('notifyCoalesceMs', options.notifyCoalesceMs, 5, { min: 0 }),
     traceContext: options.traceContext,
-    verifyTableOnStartup: check.boolean('verifyTableOnStartup', options.verifyTableOnStartup, true),
+    installSchema: check.boolean('installSchema', options.installSchema, false),
+    verifySchema: check.boolean('verifySchema', options.verifySchema, true),
+    metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
     connectionName,
   };
 }

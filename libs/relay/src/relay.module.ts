@@ -1,6 +1,5 @@
 import { Module, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { Pool } from 'pg';
 import { Registry } from 'prom-client';
 import { RelayClaimer } from './claim/relay.claimer';
 import { RelayHealthIndicator } from './health/relay.health-indicator';
@@ -14,7 +13,7 @@ import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
 import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
 import { KafkaPublisher } from './publisher/kafka.publisher';
-import { RelayPoolHolder } from './relay-pool.holder';
+import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
   RELAY_METRICS_REGISTRY,
   RELAY_OPTIONS,
@@ -32,19 +31,20 @@ const providers: Provider[] = [
   },
   {
     provide: RELAY_PG_POOL,
-    useFactory: (o: ResolvedRelayOptions) =>
-      new Pool({ application_name: `nest-outbox-relay`, ...o.pool }),
+    useFactory: (o: ResolvedRelayOptions) => createRelayPool(o.pool),
     inject: [RELAY_OPTIONS],
   },
   {
     provide: RELAY_METRICS_REGISTRY,
-    useFactory: (o: ResolvedRelayOptions) => o.raw.metrics?.registry ?? new Registry(),
+    // `undefined` with `metrics: false`: no registry to scrape.
+    useFactory: (o: ResolvedRelayOptions) =>
+      o.metrics === false ? undefined : (o.metrics.registry ?? new Registry()),
     inject: [RELAY_OPTIONS],
   },
   {
     provide: RelayMetrics,
-    useFactory: (o: ResolvedRelayOptions, registry: Registry) =>
-      new RelayMetrics(registry, o.metricsPrefix),
+    useFactory: (o: ResolvedRelayOptions, registry: Registry | undefined) =>
+      new RelayMetrics(registry ?? new Registry(), o.metrics ? o.metrics.prefix : ''),
     inject: [RELAY_OPTIONS, RELAY_METRICS_REGISTRY],
   },
   {

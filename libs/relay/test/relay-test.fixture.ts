@@ -64,7 +64,7 @@ export class RelayScene {
       leaseMs: 5000,
       publishTimeoutMs: 3000,
       polling: { minMs: 20, maxMs: 200 },
-      backoff: { baseMs: 100, capMs: 1000 },
+      retry: { baseDelayMs: 100, maxDelayMs: 1000 },
       retention: false,
       ...overrides,
     };

@@ -28,7 +28,7 @@ export function embeddedRelayModule(
     routing: { routes: options.routes },
     leaseMs: config.relayLeaseMs,
     publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
-    backoff: { baseMs: 200, capMs: 5000 },
+    retry: { baseDelayMs: 200, maxDelayMs: 5000 },
     statsIntervalMs: 1000,
   });
 }

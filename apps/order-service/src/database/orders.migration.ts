@@ -1,8 +1,7 @@
-import { sqlIdentifier } from '@nest-outbox/core';
+import { createSqlMigration, sqlIdentifier } from '@nest-outbox/core';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import type { MigrationInterface } from 'typeorm';
 import { createRelayMigration } from '@nest-outbox/relay';
-import { createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the order service's schema. */
 export const ORDERS_OUTBOX_TABLE = 'outbox';

@@ -1,9 +1,8 @@
-import { sqlIdentifier } from '@nest-outbox/core';
+import { createSqlMigration, sqlIdentifier } from '@nest-outbox/core';
 import { createInboxMigration } from '@nest-outbox/inbox';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import type { MigrationInterface } from 'typeorm';
 import { createRelayMigration } from '@nest-outbox/relay';
-import { createSqlMigration } from '../../../common/src';
 
 /** Name of the outbox table inside the shipping service's schema. */
 export const SHIPPING_OUTBOX_TABLE = 'outbox';
@@ -36,7 +35,7 @@ export function createShipmentsTableMigration(schema: string): new () => Migrati
 export function shippingServiceMigrations(schema: string): (new () => MigrationInterface)[] {
   return [
     createShipmentsTableMigration(schema),
-    createInboxMigration({ schema }, 1767225600102),
+    createInboxMigration({ schema, timestamp: 1767225600102 }),
     createOutboxMigration({ schema, table: SHIPPING_OUTBOX_TABLE, timestamp: 1767225600103 }),
     createRelayMigration({ schema, table: SHIPPING_OUTBOX_TABLE, timestamp: 1767225600104 }),
   ];

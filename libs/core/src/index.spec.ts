@@ -1,0 +1,56 @@
+import { barrelExports } from '@test/support';
+
+describe('@nest-outbox/core public barrel', () => {
+  it('exports exactly this list (any change to the public API shows here as a diff)', () => {
+    expect(barrelExports('libs/core/src/index.ts')).toMatchInlineSnapshot(`
+     [
+       "class Backoff",
+       "function backoffDelayMs",
+       "interface BackoffPolicy",
+       "type CliFlag",
+       "interface CliIo",
+       "interface CliSpec",
+       "class CliUsageError",
+       "type CliValues",
+       "function createSqlMigration",
+       "function createTableMigration",
+       "const DEFAULT_NOTIFY_CHANNEL",
+       "function errorLabel",
+       "const EVENT_HEADERS",
+       "interface EventEnvelope",
+       "interface IntegerRange",
+       "function inTransaction",
+       "class InvalidOptionsError",
+       "function isReservedHeader",
+       "function isUuid",
+       "type KafkaHeaderSource",
+       "interface MetricsOptions",
+       "function migrationName",
+       "interface MigrationOptions",
+       "interface MigrationQueryRunner",
+       "class NestOutboxError",
+       "class OptionChecks",
+       "const OUTBOX_WAKEUP",
+       "class OutboxWakeup",
+       "function parseCliArgs",
+       "interface ParsedCli",
+       "class PeriodicTask",
+       "interface PeriodicTaskOptions",
+       "function qualifiedTable",
+       "type RawHeaderValue",
+       "function readHeaders",
+       "class RenamedOptionError",
+       "type ResolvedMetricsOptions",
+       "function runCli",
+       "function sqlIdentifier",
+       "type SqlMigrationClass",
+       "interface TableMigrationSpec",
+       "function toKafkaHeaders",
+       "interface TransactionClient",
+       "interface TransactionPool",
+       "function uuidv7",
+       "type WakeupListener",
+     ]
+    `);
+  });
+});
