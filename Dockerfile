@@ -5,34 +5,31 @@
 #   docker run --rm nest-outbox-apps node dist/apps/relay/src/main.js
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# 1. Every dependency (the build needs TypeScript), from the lockfile.
-FROM ${NODE_IMAGE} AS deps
+# 1. The manifests npm ci needs: the root's and each workspace's (libs/*).
+FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/core/package.json libs/core/
 COPY libs/outbox/package.json libs/outbox/
 COPY libs/relay/package.json libs/relay/
 COPY libs/inbox/package.json libs/inbox/
+
+# 2. Every dependency (the build needs TypeScript), from the lockfile.
+FROM manifests AS deps
 RUN npm ci --no-audit --no-fund --ignore-scripts
 
-# 2. Compile the four libraries and the apps (tsc -b: libs/*/dist and dist/apps).
+# 3. Compile the four libraries and the apps (tsc -b: libs/*/dist and dist/apps).
 FROM deps AS build
 COPY tsconfig.base.json tsconfig.apps.json ./
 COPY libs libs
 COPY apps apps
 RUN npx tsc -b tsconfig.apps.json
 
-# 3. Runtime dependencies only; the workspace links node_modules/@nest-outbox/* to libs/*.
-FROM ${NODE_IMAGE} AS runtime-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-COPY libs/core/package.json libs/core/
-COPY libs/outbox/package.json libs/outbox/
-COPY libs/relay/package.json libs/relay/
-COPY libs/inbox/package.json libs/inbox/
+# 4. Runtime dependencies only; the workspace links node_modules/@nest-outbox/* to libs/*.
+FROM manifests AS runtime-deps
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
-# 4. What runs: runtime node_modules, each library's package.json + dist, the compiled apps.
+# 5. What runs: runtime node_modules, each library's package.json + dist, the compiled apps.
 FROM ${NODE_IMAGE} AS app
 ENV NODE_ENV=production \
     KAFKAJS_NO_PARTITIONER_WARNING=1
