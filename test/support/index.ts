@@ -5,6 +5,7 @@ export { consumeUntil, createTopics, testKafka, uniqueTopic, type ConsumedRecord
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
 export { spawnJs, spawnTs, type TsChild } from './child-process';
 export { freePort } from './free-port';
+export { startTestTracing, type TestTracing } from './otel';
 export { barrelExports } from './barrel-exports';
 export { portOpen } from './kafka-node';
 export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './private-postgres';

@@ -46,3 +46,11 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
+export { otelApi, type OtelApi } from './tracing/otel-api';
+export { runInSpan } from './tracing/run-in-span';
+export {
+  activeTraceHeaders,
+  formatTraceHeaders,
+  parseTraceHeaders,
+  type TraceHeaders,
+} from './tracing/w3c-trace-context';

@@ -44,11 +44,13 @@ export interface OutboxModuleOptions {
    */
   notifyCoalesceMs?: number;
   /**
-   * Returns the active trace context, if any (for example from OpenTelemetry's
-   * `propagation.inject`). Its `traceparent`/`tracestate` go into the event's headers
-   * unless the caller passed its own.
+   * Returns the active trace context, if any. Its `traceparent`/`tracestate` go into the
+   * event's headers unless the caller passed its own; the relay's publish span links to it
+   * and the consumer's handler span continues it. `false` stores none.
+   * @default the active OpenTelemetry span when `@opentelemetry/api` (an optional peer) is
+   *   installed; none otherwise
    */
-  traceContext?: () => TraceContext | undefined;
+  traceContext?: (() => TraceContext | undefined) | false;
   /**
    * Apply the outbox table's idempotent DDL (`outboxSchemaSql`) at start-up, under an
    * advisory lock so that instances starting together do not race. Prefer a migration

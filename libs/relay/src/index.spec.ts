@@ -37,6 +37,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "type RetryOutcome",
        "type SkipOutcome",
        "interface TopicRoutingOptions",
+       "class UnacknowledgedPartitionError",
      ]
     `);
   });

@@ -13,6 +13,7 @@ import { RejectedRecordSettler } from '../failure/rejected-record.settler';
 import { deliveryOf, type InboxDelivery } from './inbox-delivery';
 import { InboxExecutor } from './inbox.executor';
 import { kafkaContextOf } from './kafka-context';
+import { traceInboxHandler } from '../../tracing/inbox-trace';
 
 /**
  * Settles every record the guard classified, and tracks its offset: a refused record is
@@ -48,8 +49,10 @@ export class InboxInterceptor implements NestInterceptor {
   private async settleAccepted(
     delivery: InboxDelivery,
     event: EventEnvelope,
-    handle: () => Promise<unknown>,
+    untraced: () => Promise<unknown>,
   ): Promise<void> {
+    // Each attempt runs in a span continuing the producing trace (a no-op without OpenTelemetry).
+    const handle = () => traceInboxHandler(delivery, event, untraced);
     const { session, position, offset } = delivery;
     const tracker = session.begin(position.topic, position.partition, offset);
     const batch = currentInboxBatch();
