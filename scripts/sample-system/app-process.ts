@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnJs, type TsChild } from '../../test/support/child-process';
+import { spawnJs, spawnTs, type TsChild } from '../../test/support/child-process';
 import { REPO_ROOT } from '../../test/support/env';
 import { waitFor } from '../../test/support/poll';
 
@@ -45,7 +45,9 @@ export class AppProcess {
     if (!existsSync(join(REPO_ROOT, this.entry))) {
       throw new Error(`${this.name}: ${this.entry} does not exist; run npm run build`);
     }
-    this.child = spawnJs(this.entry, {
+    // A .ts entry (a test's wrapper, which then loads the compiled app) runs through ts-node.
+    const spawn = this.entry.endsWith('.ts') ? spawnTs : spawnJs;
+    this.child = spawn(this.entry, {
       ...this.env,
       ...extraEnv,
       [this.portVariable]: String(this.port),
