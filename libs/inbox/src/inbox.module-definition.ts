@@ -38,16 +38,17 @@ function extraProviders(extras: InboxModuleExtras): Provider[] {
     },
     {
       provide: INBOX_METRICS_REGISTRY,
-      useFactory: (options: ResolvedInboxOptions) => options.metrics?.registry ?? new Registry(),
+      useFactory: (options: ResolvedInboxOptions) =>
+        (options.metrics !== false && options.metrics.registry) || new Registry(),
       inject: [INBOX_OPTIONS],
     },
     {
       provide: InboxMetrics,
       useFactory: (options: ResolvedInboxOptions, registry: Registry) =>
         // metrics: false: counted on a registry nobody sees.
-        options.metrics
-          ? new InboxMetrics(registry, options.metrics.prefix)
-          : new InboxMetrics(new Registry()),
+        options.metrics === false
+          ? new InboxMetrics(new Registry())
+          : new InboxMetrics(registry, options.metrics.prefix),
       inject: [INBOX_OPTIONS, INBOX_METRICS_REGISTRY],
     },
   ];
