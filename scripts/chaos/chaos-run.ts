@@ -60,49 +60,36 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     CHAOS_NAMES.shipmentTopic,
   ]);
   await reader.start();
-  const sampler = new OffsetSampler(system.kafka.brokers, system.db, reader);
+  const n = CHAOS_NAMES;
+  const sampler = new OffsetSampler(system.kafka.brokers, system.db, reader, {
+    groupId: n.consumerGroup,
+    topic: n.orderTopic,
+    appliedSql: `SELECT event_id::text FROM ${n.shippingSchema}.inbox WHERE consumer = '${n.projection}' AND event_id = ANY($1::uuid[])`,
+  });
   sampler.start();
   const load = new OrderLoad(system.orders.url);
   try {
     for (let round = 1; round <= o.rounds; round++) {
       const roundStarted = Date.now();
       const roundRng = rng.fork();
-      const plan = planRound(roundRng, o.loadMs);
-      system.activeRelays = plan.relays;
-      await system.heal();
-      if (plan.poison) await poisonAnOrder(system, load);
-      const done: string[] = [];
-      const faults = plan.faults.map(async (f) => {
-        await new Promise((resolve) => setTimeout(resolve, f.atMs));
-        done.push(await runFault(system, f, roundRng));
-        result.faults[f.kind] = (result.faults[f.kind] ?? 0) + 1;
-      });
-      const figures = await load.run(roundRng, o.loadMs, o.clients);
-      await Promise.all(faults);
-      await system.heal();
-      for (const k of Object.keys(figures) as (keyof LoadFigures)[]) result.load[k] += figures[k];
-      const quiet = await quiesce(system, reader, o.quiesceMs).catch(
-        (e: unknown) => (e as Error).message,
+      const outcome = await runRound(system, load, reader, sampler, roundRng, o).catch(
+        (error: unknown) => ({
+          line: 'failed',
+          found: [`the round could not run: ${(error as Error).message.slice(0, 1500)}`],
+          figures: undefined,
+        }),
       );
-      const history = await checkHistory(system.db, reader, load.applied);
-      await sampler.sample().catch(() => undefined);
-      result.history = history.figures;
-      const found = [
-        ...(quiet === true ? [] : [`no quiescence within ${o.quiesceMs} ms: ${quiet}`]),
-        ...history.violations,
-        ...load.violations.splice(0),
-        ...sampler.violations.splice(0),
-        ...system.unexpectedExits().splice(0),
-      ];
-      for (const p of [system.orders, system.shipping, ...system.relays])
-        p.unexpectedExits.splice(0);
+      const found = outcome.found;
+      if (outcome.figures) {
+        for (const k of Object.keys(outcome.figures.load) as (keyof LoadFigures)[])
+          result.load[k] += outcome.figures.load[k];
+        for (const k of outcome.figures.kinds) result.faults[k] = (result.faults[k] ?? 0) + 1;
+        result.history = outcome.figures.history;
+      }
       result.violations.push(...found.map((f) => `round ${round}: ${f}`));
       result.roundsDone = round;
       o.print(
-        `round ${round}/${o.rounds}: relays ${plan.relays}${plan.poison ? ', poison' : ''}; faults: ${done.join('; ')}; ` +
-          `commands ${figures.commands} (applied ${figures.applied}, 409 ${figures.conflicts}, 503 ${figures.unavailable}, no answer ${figures.lostAnswers}); ` +
-          `orders ${history.figures.orders}, records ${history.figures.orderRecords} (+${history.figures.duplicates} dup total), ` +
-          `violations ${found.length}, ${((Date.now() - roundStarted) / 1000).toFixed(1)} s`,
+        `round ${round}/${o.rounds}: ${outcome.line}; violations ${found.length}, ${((Date.now() - roundStarted) / 1000).toFixed(1)} s`,
       );
       for (const f of found.slice(0, 20)) o.print(`  VIOLATION ${f}`);
     }
@@ -113,6 +100,55 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   }
   result.elapsedMs = Date.now() - started;
   return result;
+}
+
+/** One round: plan, heal, poison, load with faults, heal, quiescence, history check. */
+async function runRound(
+  system: ChaosSystem,
+  load: OrderLoad,
+  reader: TopicReader,
+  sampler: OffsetSampler,
+  rng: SeededRandom,
+  o: ChaosOptions,
+): Promise<{
+  line: string;
+  found: string[];
+  figures: { load: LoadFigures; kinds: FaultKind[]; history: HistoryReport['figures'] } | undefined;
+}> {
+  const plan = planRound(rng, o.loadMs);
+  system.activeRelays = plan.relays;
+  await system.heal();
+  if (plan.poison) await poisonAnOrder(system, load);
+  const done: string[] = [];
+  const faults = plan.faults.map(async (f) => {
+    await new Promise((resolve) => setTimeout(resolve, f.atMs));
+    done.push(await runFault(system, f, rng));
+  });
+  const figures = await load.run(rng, o.loadMs, o.clients);
+  await Promise.all(faults);
+  await system.heal();
+  const quiet = await quiesce(system, reader, o.quiesceMs).catch(
+    (e: unknown) => (e as Error).message,
+  );
+  const history = await checkHistory(system.db, reader, load.applied);
+  await sampler.sample().catch(() => undefined);
+  const found = [
+    ...(quiet === true ? [] : [`no quiescence within ${o.quiesceMs} ms: ${quiet}`]),
+    ...history.violations,
+    ...load.violations.splice(0),
+    ...sampler.violations.splice(0),
+    ...system.unexpectedExits(),
+  ];
+  for (const p of [system.orders, system.shipping, ...system.relays]) p.unexpectedExits.splice(0);
+  const h = history.figures;
+  return {
+    line:
+      `relays ${plan.relays}${plan.poison ? ', poison' : ''}; faults: ${done.join('; ')}; ` +
+      `commands ${figures.commands} (applied ${figures.applied}, 409 ${figures.conflicts}, 503 ${figures.unavailable}, no answer ${figures.lostAnswers}); ` +
+      `orders ${h.orders}, records ${h.orderRecords} (+${h.duplicates} dup total)`,
+    found,
+    figures: { load: figures, kinds: plan.faults.map((f) => f.kind), history: h },
+  };
 }
 
 /**

@@ -130,19 +130,31 @@ export class ChaosSystem {
     return system;
   }
 
-  /** Every process that should run, running and answering /health (database and broker up). */
+  /**
+   * Every process that should run, running and answering /health (database and broker up).
+   * A relay armed to die between send and mark may die while this waits: it is started again.
+   */
   async heal(): Promise<void> {
     if (!this.pg.running()) this.pg.start();
     await this.kafka.healAll();
-    const wanted = [this.orders, this.shipping, ...this.relays.slice(0, this.activeRelays)];
-    for (const p of wanted) p.start();
     for (const p of this.relays.slice(this.activeRelays)) if (p.running) await p.stop();
-    // The relays' /health also says "down" while an event is parked (poison): only wait for
-    // the services' own health, and for the relays to answer at all.
-    await Promise.all([this.orders.waitHealthy(), this.shipping.waitHealthy()]);
-    await Promise.all(
-      this.relays.slice(0, this.activeRelays).map((r) => r.waitHealthy(120_000, true)),
-    );
+    const relays = this.relays.slice(0, this.activeRelays);
+    for (let attempt = 1; ; attempt++) {
+      for (const p of [this.orders, this.shipping, ...relays]) p.start();
+      try {
+        // A relay's /health also says "down" while an event is parked (poison): it only
+        // has to answer.
+        await Promise.all([
+          this.orders.waitHealthy(),
+          this.shipping.waitHealthy(),
+          ...relays.map((r) => r.waitHealthy(120_000, true)),
+        ]);
+        return;
+      } catch (error) {
+        const dead = [this.orders, this.shipping, ...relays].some((p) => !p.running);
+        if (attempt >= 3 || !dead) throw error;
+      }
+    }
   }
 
   /** Unexpected exits of every process so far (each one a finding). */

@@ -1,11 +1,16 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Pool } from 'pg';
-import { CHAOS_NAMES } from './chaos-system';
 import type { TopicReader } from './topic-reader';
 
+/** Whose offsets against which effects: `appliedSql` takes the event ids as `$1` (uuid[]). */
+export interface SampledGroup {
+  readonly groupId: string;
+  readonly topic: string;
+  readonly appliedSql: string;
+}
+
 /**
- * I5 while the run goes: every second, the shipping group's committed offsets first, then the
- * inbox: every record below a committed offset must have its effect (inbox row) committed by
+ * I5 while a run goes: every second, a group's committed offsets first, then its effects: every record below a committed offset must have its effect (inbox row) committed by
  * then. Effects only grow, so one missing after the offsets were read was committed late: a
  * violation. Records the reader has not read yet are checked by a later sample.
  */
@@ -23,6 +28,7 @@ export class OffsetSampler {
     private readonly brokers: string[],
     private readonly db: Pool,
     private readonly reader: TopicReader,
+    private readonly group: SampledGroup,
   ) {}
 
   start(): void {
@@ -39,14 +45,12 @@ export class OffsetSampler {
 
   /** One sample now (the check at quiescence calls it too). */
   async sample(): Promise<void> {
-    const n = CHAOS_NAMES;
+    const { groupId, topic, appliedSql } = this.group;
     this.admin ??= await this.connect();
-    const [group] = await this.admin.fetchOffsets({
-      groupId: n.consumerGroup,
-      topics: [n.orderTopic],
-    });
+    const [group] = await this.admin.fetchOffsets({ groupId, topics: [topic] });
     const wanted: { partition: number; offset: number; eventId: string; committed: number }[] = [];
-    const records = this.reader.partitions(n.orderTopic);
+    const records = this.reader.partitions(topic);
+    const next = new Map<number, number>();
     for (const { partition, offset } of group?.partitions ?? []) {
       const committed = Number(offset);
       if (committed < 0) continue;
@@ -57,14 +61,21 @@ export class OffsetSampler {
           wanted.push({ partition, offset: r.offset, eventId: r.eventId, committed });
       }
       const readUpTo = (list[list.length - 1]?.offset ?? -1) + 1;
-      this.verified.set(partition, Math.max(from, Math.min(committed, readUpTo)));
+      next.set(partition, Math.max(from, Math.min(committed, readUpTo)));
     }
     this.samples += 1;
-    if (wanted.length === 0) return;
-    const { rows } = await this.db.query<{ event_id: string }>(
-      `SELECT event_id::text FROM ${n.shippingSchema}.inbox WHERE consumer = $1 AND event_id = ANY($2::uuid[])`,
-      [n.projection, wanted.map((w) => w.eventId)],
-    );
+    if (wanted.length > 0) await this.judge(wanted, appliedSql);
+    // Only once judged: a sample whose query failed leaves its offsets to the next one.
+    for (const [p, upTo] of next) this.verified.set(p, upTo);
+  }
+
+  private async judge(
+    wanted: readonly { partition: number; offset: number; eventId: string; committed: number }[],
+    appliedSql: string,
+  ): Promise<void> {
+    const { rows } = await this.db.query<{ event_id: string }>(appliedSql, [
+      wanted.map((w) => w.eventId),
+    ]);
     const applied = new Set(rows.map((r) => r.event_id));
     this.checked += wanted.length;
     for (const w of wanted) {
