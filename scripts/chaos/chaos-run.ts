@@ -19,6 +19,8 @@ export interface ChaosOptions {
   readonly quiesceMs: number;
   readonly logDir: string;
   readonly print: (line: string) => void;
+  /** Aborted: the run stops after the current round and tears everything down. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a run came to. */
@@ -69,7 +71,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   sampler.start();
   const load = new OrderLoad(system.orders.url);
   try {
-    for (let round = 1; round <= o.rounds; round++) {
+    for (let round = 1; round <= o.rounds && !o.signal?.aborted; round++) {
       const roundStarted = Date.now();
       const roundRng = rng.fork();
       const outcome = await runRound(system, load, reader, sampler, roundRng, o).catch(

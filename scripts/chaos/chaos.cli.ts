@@ -35,6 +35,9 @@ const CHAOS_CLI = {
 
 void runCli(CHAOS_CLI, process.argv.slice(2), async ({ values }, io) => {
   const seed = values.seed ?? Math.floor(Math.random() * 4_294_967_295);
+  // SIGINT/SIGTERM: finish the round, then stop every process and instance it started.
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   const result = await runChaos({
     rounds: values.rounds ?? 5,
     seed,
@@ -44,6 +47,7 @@ void runCli(CHAOS_CLI, process.argv.slice(2), async ({ values }, io) => {
     quiesceMs: values['quiesce-ms'] ?? 180_000,
     logDir: values['log-dir'] ?? join(REPO_ROOT, '.chaos-logs', `${seed}-${Date.now()}`),
     print: (line) => io.out(line),
+    signal: stop.signal,
   });
   io.out(
     `chaos: seed ${result.seed}, ${result.roundsDone}/${result.rounds} rounds, ${result.violations.length} violation(s), ` +
