@@ -18,14 +18,20 @@ export function relayStoreSql(name: RelayTableName) {
      * mark. A lease that only ran out (nobody claimed the row since: the token is still
      * there) still records the outcome, so a slow broker or database is never mistaken for
      * a relay that died mid-publish (which the crash-loop check would park). The ids'
-     * index condition comes from `= ANY`; partition and offset are joined from the same
-     * arrays (a hash of the batch), not looked up per row (array_position is linear).
+     * index condition comes from the join with the arrays; partition and offset are joined
+     * from the same arrays (a hash of the batch), not looked up per row. It commits on its
+     * own, with the synchronous_commit `$5` that it sets for its own (implicit) transaction:
+     * one round trip. Returns the ids it did not mark (their lease was lost), usually none.
      */
-    mark: `UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
-       lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
-  FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
- WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
- RETURNING t.id::text AS id`,
+    mark: `WITH m AS (
+  UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
+         lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
+    FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
+   WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
+     AND (SELECT set_config('synchronous_commit', $5::text, true)) IS NOT NULL
+  RETURNING t.id)
+SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
+ WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.id = u.id)`,
     /** Backs off or parks failed heads, with their error in the history (fenced as `mark`). */
     fail: `UPDATE ${T} t SET
        attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,
