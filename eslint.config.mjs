@@ -9,7 +9,8 @@ export default tseslint.config(
       'dist/**',
       'libs/*/dist/**',
       // Consumer apps compile against the packed tarballs in a temporary copy (test/consumers/run-matrix.ts).
-      'test/consumers/*/**',
+      'test/consumers/nest*/**',
+      'test/consumers/shared*/**',
       'node_modules/**',
       '.cache/**',
       '.stack/**',

@@ -1,8 +1,11 @@
 /**
  * One Jest run for every tier: unit (`*.spec.ts`), integration against the real stack
- * (`*.int-spec.ts`) and end-to-end over the sample apps (`test/*.e2e-spec.ts`).
- * The global setup brings PostgreSQL and Kafka up (or reuses them); every file isolates
- * itself with its own schema and topics, so files run in parallel.
+ * (`*.int-spec.ts`), end-to-end over the sample apps (`test/*.e2e-spec.ts`), and the fault
+ * tests (`test/faults/*.fault-spec.ts`: a three-broker cluster, PostgreSQL crashes, consumer
+ * churn, the seeded chaos run) in a project of their own, one file at a time
+ * (`acquireFaultSlot`), so they hold at most one worker. `npx jest --selectProjects faults`
+ * runs only them. The global setup brings PostgreSQL and Kafka up (or reuses them); every file
+ * isolates itself with its own schema and topics, so files run in parallel.
  * @type {import('jest').Config}
  */
 const swcOptions = {
@@ -16,11 +19,9 @@ const swcOptions = {
   sourceMaps: 'inline',
 };
 
-module.exports = {
+const project = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testRegex: '(\\.spec|\\.int-spec|\\.e2e-spec)\\.ts$',
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
@@ -28,6 +29,23 @@ module.exports = {
     '^@test/support$': '<rootDir>/test/support',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+};
+
+module.exports = {
+  projects: [
+    {
+      ...project,
+      displayName: 'default',
+      testRegex: '(\\.spec|\\.int-spec|\\.e2e-spec)\\.ts$',
+      testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/faults/'],
+    },
+    {
+      ...project,
+      displayName: 'faults',
+      testRegex: 'test/faults/.*\\.fault-spec\\.ts$',
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+    },
+  ],
   testTimeout: 120000,
   maxWorkers: 2,
   forceExit: false,

@@ -7,10 +7,15 @@
 #   scripts/stack.sh status   say what answers
 #   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker
 #   scripts/stack.sh fetch-kafka  only fetch the Kafka jars (private brokers of fault tests use them)
+#   scripts/stack.sh cluster-up    a local three-node KRaft cluster (replication factor 3,
+#                                  min.insync.replicas 2) on 127.0.0.1:19092,19093,19094
+#   scripts/stack.sh cluster-down  stop that cluster (its data stays in .stack/cluster)
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 # KAFKA_BROKERS (default 127.0.0.1:9092; a local broker listens on its first host:port),
-# KAFKA_CONTROLLER_PORT (default 9093). The Kafka version is fixed in scripts/kafka/pom.xml.
+# KAFKA_CONTROLLER_PORT (default 9093), KAFKA_CLUSTER_BASE_PORT (default 19092: the cluster's
+# brokers listen on it and the next two ports, its controllers 100 higher), KAFKA_CLUSTER_HEAP_MB
+# (default 256 per node). The Kafka version is fixed in scripts/kafka/pom.xml.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -136,6 +141,60 @@ cmd_status() {
   if local_kafka_running; then echo "local kafka pid: $(cat "$PID_FILE")"; fi
 }
 
+# --- the three-node cluster (scripts/kafka/cluster-server.properties; same jars) ---
+CLUSTER_DIR="$STATE/cluster"
+CLUSTER_BASE=${KAFKA_CLUSTER_BASE_PORT:-19092}
+CLUSTER_HEAP=${KAFKA_CLUSTER_HEAP_MB:-256}
+
+cluster_node_running() { [ -f "$CLUSTER_DIR/node-$1.pid" ] && kill -0 "$(cat "$CLUSTER_DIR/node-$1.pid")" 2>/dev/null; }
+
+cmd_cluster_up() {
+  command -v java >/dev/null 2>&1 || die "no Java found: install a JDK 17+"
+  fetch_kafka
+  mkdir -p "$CLUSTER_DIR"
+  local cp="$CACHE/libs/*" id voters="" jvm
+  jvm=(-Xms64m "-Xmx${CLUSTER_HEAP}m" -XX:+UseSerialGC "-Dlog4j2.configurationFile=$ROOT/scripts/kafka/log4j2.yaml")
+  for id in 1 2 3; do voters+="${voters:+,}$id@127.0.0.1:$((CLUSTER_BASE + 99 + id))"; done
+  local cluster=""
+  [ -f "$CLUSTER_DIR/cluster.id" ] && cluster=$(cat "$CLUSTER_DIR/cluster.id")
+  if [ -z "$cluster" ]; then
+    cluster=$(java -cp "$cp" "${jvm[@]}" kafka.tools.StorageTool random-uuid)
+    echo "$cluster" >"$CLUSTER_DIR/cluster.id"
+  fi
+  for id in 1 2 3; do
+    local node="$CLUSTER_DIR/node-$id" port=$((CLUSTER_BASE + id - 1))
+    if cluster_node_running "$id"; then log "cluster node $id already runs"; continue; fi
+    mkdir -p "$node"
+    sed -e "s#@NODE_ID@#$id#g" -e "s#@PORT@#$port#g" -e "s#@CONTROLLER_PORT@#$((CLUSTER_BASE + 99 + id))#g" \
+      -e "s#@VOTERS@#$voters#g" -e "s#@LOG_DIR@#$node/data#g" \
+      "$ROOT/scripts/kafka/cluster-server.properties" >"$node/server.properties"
+    if [ ! -f "$node/data/meta.properties" ]; then
+      java -cp "$cp" "${jvm[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$node/server.properties" >&2
+    fi
+    log "starting cluster node $id on 127.0.0.1:$port"
+    nohup java -cp "$cp" "${jvm[@]}" kafka.Kafka "$node/server.properties" >"$node/kafka.log" 2>&1 &
+    echo $! >"$CLUSTER_DIR/node-$id.pid"
+  done
+  for id in 1 2 3; do
+    wait_for "cluster node $id" 180 grep -q 'Kafka Server started' "$CLUSTER_DIR/node-$id/kafka.log" ||
+      die "cluster node $id did not start within 180 s (log: $CLUSTER_DIR/node-$id/kafka.log)"
+  done
+  log "cluster ready: KAFKA_BROKERS=127.0.0.1:$CLUSTER_BASE,127.0.0.1:$((CLUSTER_BASE + 1)),127.0.0.1:$((CLUSTER_BASE + 2))"
+}
+
+cmd_cluster_down() {
+  local id pid
+  for id in 1 2 3; do
+    if cluster_node_running "$id"; then
+      pid=$(cat "$CLUSTER_DIR/node-$id.pid")
+      log "stopping cluster node $id (pid $pid)"
+      kill "$pid"
+      wait_for "node-$id-stop" 60 bash -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null || true
+    fi
+    rm -f "$CLUSTER_DIR/node-$id.pid"
+  done
+}
+
 case "${1:-}" in
 up) cmd_up ;;
 down) cmd_down ;;
@@ -143,5 +202,7 @@ status) cmd_status ;;
 kafka-stop) cmd_down ;;
 kafka-start) start_kafka ;;
 fetch-kafka) fetch_kafka ;;
-*) die "usage: scripts/stack.sh up|down|status|kafka-stop|kafka-start|fetch-kafka" ;;
+cluster-up) cmd_cluster_up ;;
+cluster-down) cmd_cluster_down ;;
+*) die "usage: scripts/stack.sh up|down|status|kafka-stop|kafka-start|fetch-kafka|cluster-up|cluster-down" ;;
 esac

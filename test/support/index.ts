@@ -7,3 +7,13 @@ export { spawnJs, spawnTs, type TsChild } from './child-process';
 export { freePort } from './free-port';
 export { startTestTracing, type TestTracing } from './otel';
 export { barrelExports } from './barrel-exports';
+export { portOpen } from './kafka-node';
+export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './private-postgres';
+export { PgFaultProxy } from './pg-fault-proxy';
+export {
+  startKafkaCluster,
+  type ClusterNode,
+  type KafkaCluster,
+  type PartitionState,
+} from './kafka-cluster';
+export { acquireFaultSlot } from './fault-slot';

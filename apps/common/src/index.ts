@@ -20,7 +20,9 @@ export {
   configureSampleHttp,
   prepareSchemaAndTopics,
   runSampleService,
+  startSampleApp,
 } from './nest/sample-service.bootstrap';
+export { retryStartup } from './nest/startup-retry';
 export { sampleTypeOrmModule, type SampleTypeOrmOptions } from './nest/sample-typeorm.module';
 export { transactionalClsModule } from './nest/transactional-cls.module';
 export { ValueFreeTypeOrmLogger } from './nest/value-free-typeorm.logger';

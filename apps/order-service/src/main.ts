@@ -5,7 +5,12 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { configureSampleHttp, prepareSchemaAndTopics, runSampleService } from '../../common/src';
+import {
+  configureSampleHttp,
+  prepareSchemaAndTopics,
+  runSampleService,
+  startSampleApp,
+} from '../../common/src';
 import { loadOrderServiceConfig } from './order-service.config';
 import { OrderServiceModule } from './order-service.module';
 
@@ -13,12 +18,18 @@ import { OrderServiceModule } from './order-service.module';
 async function bootstrap(): Promise<void> {
   const config = loadOrderServiceConfig();
   await prepareSchemaAndTopics(config, [config.orderEventsTopic]);
-  const app = await NestFactory.create(OrderServiceModule.forRoot(config), {
-    logger: ['log', 'warn', 'error'],
-  });
-  configureSampleHttp(app);
-  app.enableShutdownHooks();
-  await app.listen(config.port, '0.0.0.0');
+  await startSampleApp(
+    () =>
+      NestFactory.create(OrderServiceModule.forRoot(config), {
+        logger: ['log', 'warn', 'error'],
+        abortOnError: false,
+      }),
+    async (app) => {
+      configureSampleHttp(app);
+      app.enableShutdownHooks();
+      await app.listen(config.port, '0.0.0.0');
+    },
+  );
   new Logger('OrderService').log(
     `listening on :${config.port} (schema ${config.schema}, topic ${config.orderEventsTopic}, ` +
       `relay ${config.relayEmbedded ? 'embedded' : 'external'})`,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { runSampleService, startSampleApp } from '../../common/src';
 import { RelayAppModule } from './relay-app.module';
 import { relayConsoleFromEnv } from './relay-console.config';
 import { relayHttpPortFromEnv, relayOptionsFromEnv } from './relay-env.config';
@@ -17,21 +18,28 @@ async function bootstrap(): Promise<void> {
   const port = relayHttpPortFromEnv();
   // Without HTTP there is no console to guard.
   const operatorConsole = port > 0 ? relayConsoleFromEnv() : ({ enabled: false } as const);
-  const app = await NestFactory.create(
-    RelayAppModule.register(
-      relayOptionsFromEnv(),
-      operatorConsole.enabled && { auth: operatorConsole.auth },
-    ),
-    {
-      logger: ['log', 'warn', 'error'],
-      httpsOptions: operatorConsole.enabled ? operatorConsole.https : undefined,
+  // Retried for about a minute while PostgreSQL (the schema check) or Kafka does not answer.
+  await startSampleApp(
+    () =>
+      NestFactory.create(
+        RelayAppModule.register(
+          relayOptionsFromEnv(),
+          operatorConsole.enabled && { auth: operatorConsole.auth },
+        ),
+        {
+          logger: ['log', 'warn', 'error'],
+          abortOnError: false,
+          httpsOptions: operatorConsole.enabled ? operatorConsole.https : undefined,
+        },
+      ),
+    async (app) => {
+      app.enableShutdownHooks();
+      if (port > 0) await app.listen(port, '127.0.0.1');
+      else await app.init();
     },
   );
-  app.enableShutdownHooks();
-  if (port > 0) await app.listen(port, '127.0.0.1');
-  else await app.init();
   const scheme = operatorConsole.enabled && operatorConsole.https ? 'https' : 'http';
   Logger.log(`relay ready${port > 0 ? ` on ${scheme}://127.0.0.1:${port}` : ''}`, 'RelayMain');
 }
 
-void bootstrap();
+runSampleService('RelayMain', bootstrap);

@@ -48,7 +48,7 @@ export class ShippingServiceModule {
         OutboxModule.forRoot({ schema: config.schema, table: SHIPPING_OUTBOX_TABLE }),
         InboxModule.forRoot({
           kafka: { clientId: 'shipping-service-inbox', brokers: config.kafkaBrokers },
-          tables: { schema: config.schema },
+          schema: config.schema,
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -8,6 +8,7 @@ describe('@nest-outbox/outbox public barrel', () => {
        "class InvalidEventError",
        "class InvalidTransitionError",
        "class NoActiveTransactionError",
+       "class OutboxDatabaseUnavailableError",
        "interface OutboxEventInput",
        "function outboxLockKey",
        "type OutboxMigrationOptions",

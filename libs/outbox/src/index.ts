@@ -22,5 +22,6 @@ export { InvalidTransitionError } from './errors/invalid-transition.error';
 export { InvalidEventError } from './errors/invalid-event.error';
 export { OutboxNotInitializedError } from './errors/outbox-not-initialized.error';
 export { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
+export { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
 export { outboxSchemaSql, type OutboxTableName } from './schema/outbox-schema.sql';
 export { createOutboxMigration, type OutboxMigrationOptions } from './schema/outbox.migration';

@@ -11,6 +11,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import type { EntityManager } from 'typeorm';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
+import { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
 import { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 import type {
   OutboxEventInput,
@@ -115,6 +116,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
    * Runs `fn` in one transaction with the outbox (the function form of
    * `@OutboxTransactional()`): joins the active outbox transaction if there is one, else
    * the active nestjs-cls transaction, else opens one.
+   * @throws OutboxDatabaseUnavailableError (retryable) when the transaction it opened failed
+   *   because PostgreSQL was unreachable or went away
    */
   async transaction<R>(fn: () => Promise<R> | R, options?: OutboxTransactionOptions): Promise<R> {
     if (this.host.isTransactionActive()) {
@@ -129,9 +132,13 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       return result;
     };
     const isolationLevel = options?.isolationLevel;
-    const result = isolationLevel
-      ? await this.host.withTransaction({ isolationLevel }, body)
-      : await this.host.withTransaction(body);
+    const result = await (
+      isolationLevel
+        ? this.host.withTransaction({ isolationLevel }, body)
+        : this.host.withTransaction(body)
+    ).catch((error: unknown) => {
+      throw OutboxDatabaseUnavailableError.wrap(error);
+    });
     if (unit?.hasEvents()) this.afterCommit();
     return result;
   }

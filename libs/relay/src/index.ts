@@ -14,6 +14,7 @@ export type {
 export { NoTopicError } from './errors/no-topic.error';
 export { PublishTimeoutError } from './errors/publish-timeout.error';
 export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
+export { UnacknowledgedPartitionError } from './errors/unacknowledged-partition.error';
 export { RelayLoop } from './loop/relay.loop';
 export type { RelayTotals } from './outcome/batch-outcome';
 export type {

@@ -1,6 +1,5 @@
 import { Module, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { Pool } from 'pg';
 import { Registry } from 'prom-client';
 import { RelayClaimer } from './claim/relay.claimer';
 import { RelayHealthIndicator } from './health/relay.health-indicator';
@@ -14,7 +13,7 @@ import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
 import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
 import { KafkaPublisher } from './publisher/kafka.publisher';
-import { RelayPoolHolder } from './relay-pool.holder';
+import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
   RELAY_METRICS_REGISTRY,
   RELAY_OPTIONS,
@@ -32,8 +31,7 @@ const providers: Provider[] = [
   },
   {
     provide: RELAY_PG_POOL,
-    useFactory: (o: ResolvedRelayOptions) =>
-      new Pool({ application_name: `nest-outbox-relay`, ...o.pool }),
+    useFactory: (o: ResolvedRelayOptions) => createRelayPool(o.pool),
     inject: [RELAY_OPTIONS],
   },
   {

@@ -40,6 +40,23 @@ function queryFailed(): QueryFailedError {
 }
 
 describe('ValueFreeExceptionFilter (unit)', () => {
+  it('Given PostgreSQL went away mid-command (57P01 under a QueryFailedError), then it answers a typed, retryable 503 without the driver message', () => {
+    const driverError = Object.assign(new Error(`terminating connection ${MARKER}`), {
+      code: '57P01',
+    });
+    const { reply, logged } = run(new QueryFailedError('COMMIT', [], driverError));
+    expect(reply).toEqual({
+      status: 503,
+      body: {
+        statusCode: 503,
+        error: 'database_unavailable',
+        retryable: true,
+        message: 'the database is unavailable; retry the request',
+      },
+    });
+    expect(logged.join('\n')).not.toContain(MARKER);
+  });
+
   it('Given a database error echoing a value, then it answers a bare 500 and logs class, code and route only', () => {
     const { reply, logged } = run(queryFailed(), {
       method: 'POST',

@@ -10,6 +10,7 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
+import { OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
 import { describeErrorWithoutValues } from '../observability/value-free-error';
 import { InvalidRequestException } from './invalid-request.exception';
 
@@ -58,6 +59,7 @@ function unreadableRequest(exception: BadRequestException): Answer {
  * server errors without them. Validation errors (`InvalidRequestException`) and the app's
  * own `HttpException`s answer as Nest would. Framework errors that quote the input (bad
  * JSON, bad percent-encoding, body-parser's 413/415) answer a fixed text naming the part.
+ * PostgreSQL unreachable or gone answers `503 { error: 'database_unavailable', retryable: true }`.
  * Anything else answers `500 { statusCode, error, message: 'Internal server error' }` and
  * logs one line: status, method, route pattern (never the URL: it holds parameters), error
  * class and code (`QueryFailedError code=22P02`), never the message or SQL parameters.
@@ -109,6 +111,7 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
       };
       return { status: exception.status, body };
     }
+    if (OutboxDatabaseUnavailableError.isCause(exception)) return DATABASE_UNAVAILABLE;
     const status = HttpStatus.INTERNAL_SERVER_ERROR;
     return {
       status,
@@ -116,6 +119,21 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
     };
   }
 }
+
+/**
+ * PostgreSQL unreachable or gone (a restart, a crash): a typed, retryable answer. A command
+ * answered so did not commit, unless the connection broke during its COMMIT; a retry finds
+ * out (an applied transition answers 409).
+ */
+const DATABASE_UNAVAILABLE: Answer = {
+  status: HttpStatus.SERVICE_UNAVAILABLE,
+  body: {
+    statusCode: HttpStatus.SERVICE_UNAVAILABLE,
+    error: 'database_unavailable',
+    retryable: true,
+    message: 'the database is unavailable; retry the request',
+  },
+};
 
 function routeOf(request: RouteOf | undefined): string {
   const method = request?.method;

@@ -5,17 +5,43 @@ import { ensureSchema } from '../database/ensure-schema';
 import { ValueFreeExceptionFilter } from '../http/value-free-exception.filter';
 import { ensureTopics } from '../kafka/topic.bootstrap';
 import { RequestValidationPipe } from '../validation/request-validation.pipe';
+import { retryStartup } from './startup-retry';
 
 /**
  * What a service needs before Nest starts: its schema (TypeORM puts its migrations table
- * there) and, unless `KAFKA_CREATE_TOPICS=false`, the topics it reads or writes.
+ * there) and, unless `KAFKA_CREATE_TOPICS=false`, the topics it reads or writes. Retried
+ * while PostgreSQL or Kafka does not answer (`retryStartup`).
  */
 export async function prepareSchemaAndTopics(
   config: SampleServiceConfig,
   topics: readonly string[],
 ): Promise<void> {
-  await ensureSchema(config.databaseUrl, config.schema);
-  if (config.createTopics) await ensureTopics(config.kafkaBrokers, topics, config.topicPartitions);
+  await retryStartup('schema preparation', () => ensureSchema(config.databaseUrl, config.schema));
+  if (config.createTopics) {
+    await retryStartup('topic preparation', () =>
+      ensureTopics(config.kafkaBrokers, topics, config.topicPartitions),
+    );
+  }
+}
+
+/**
+ * Creates and starts a Nest application, again while PostgreSQL or Kafka does not answer
+ * (`retryStartup`): a failed attempt's application is closed before the next one.
+ */
+export function startSampleApp<T extends INestApplication>(
+  create: () => Promise<T>,
+  start: (app: T) => Promise<void>,
+): Promise<T> {
+  return retryStartup('start-up', async () => {
+    const app = await create();
+    try {
+      await start(app);
+      return app;
+    } catch (error) {
+      await app.close().catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** Runs a service's `bootstrap`; a failed start-up is logged and exits the process with 1. */

@@ -35,5 +35,8 @@ export function sampleTypeOrmModule(
     // A logger instance receives every event; it decides itself what it prints (no `logging`).
     logger: new ValueFreeTypeOrmLogger(),
     extra: { max: options.poolMax, application_name: options.service },
+    // About a minute of tries when PostgreSQL is not there yet (restarting), then fail.
+    retryAttempts: 20,
+    retryDelay: 3000,
   });
 }

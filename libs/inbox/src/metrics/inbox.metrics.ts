@@ -2,8 +2,8 @@ import type { Registry } from 'prom-client';
 import { Counter, Gauge } from 'prom-client';
 
 /**
- * The inbox's Prometheus metrics, registered on the module's own `Registry` (token
- * `INBOX_METRICS_REGISTRY`), never on prom-client's global one.
+ * The inbox's Prometheus metrics, registered on `metrics.registry` or the module's own
+ * `Registry` (token `INBOX_METRICS_REGISTRY`), never on prom-client's global one.
  * @publicApi
  */
 export class InboxMetrics {
@@ -26,9 +26,13 @@ export class InboxMetrics {
   /** 1 while a partition is paused by a poison event. */
   readonly paused: Gauge<'topic' | 'partition'>;
 
-  constructor(readonly registry: Registry) {
+  /** @param prefix put before every metric name (`metrics.prefix`) */
+  constructor(
+    readonly registry: Registry,
+    readonly prefix = '',
+  ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
-      new Counter<L>({ name, help, labelNames, registers: [registry] });
+      new Counter<L>({ name: prefix + name, help, labelNames, registers: [registry] });
     this.applied = counter('inbox_events_applied_total', 'Events whose effect committed', [
       'consumer',
       'topic',
@@ -63,13 +67,13 @@ export class InboxMetrics {
       ['consumer', 'topic'],
     );
     this.lag = new Gauge({
-      name: 'inbox_consumer_lag',
+      name: `${prefix}inbox_consumer_lag`,
       help: 'Offset lag per partition',
       labelNames: ['group', 'topic', 'partition'],
       registers: [registry],
     });
     this.paused = new Gauge({
-      name: 'inbox_partition_paused',
+      name: `${prefix}inbox_partition_paused`,
       help: '1 while a partition is paused by a poison event',
       labelNames: ['topic', 'partition'],
       registers: [registry],

@@ -55,11 +55,20 @@ export class BatchLedger {
     for (const row of rows) this.released.push({ id: row.id, started: started ?? !row.suspect });
   }
 
-  /** The head of `run` carries the failure; the rest of the run goes back unpublished. */
-  fail(run: readonly ClaimedRow[], topic: string, error: unknown, kind: ErrorKind): void {
+  /**
+   * The head of `run` carries the failure; the rest of the run goes back unpublished.
+   * @param brokerAcksOthers see `decideFailure` (an exhausted head parks only when true)
+   */
+  fail(
+    run: readonly ClaimedRow[],
+    topic: string,
+    error: unknown,
+    kind: ErrorKind,
+    brokerAcksOthers = true,
+  ): void {
     const [head, ...rest] = run;
     if (!head) return;
-    const decision = decideFailure(head.attempts, kind, this.policy);
+    const decision = decideFailure(head.attempts, kind, this.policy, undefined, brokerAcksOthers);
     this.failed.push({ row: head, topic, kind, decision, error: describeError(error) });
     this.release(rest);
   }

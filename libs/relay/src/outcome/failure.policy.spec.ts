@@ -31,6 +31,16 @@ describe('decideFailure', () => {
     });
   });
 
+  it('backs off at the cap without counting, instead of parking as exhausted, when the broker acknowledged nothing else meanwhile (an outage)', () => {
+    expect(decideFailure(2, 'transient', options, upper, false)).toEqual({
+      action: 'retry',
+      attempt: 2,
+      counted: false,
+      delayMs: 400,
+    });
+    expect(decideFailure(0, 'permanent', options, upper, false)).toMatchObject({ action: 'park' });
+  });
+
   it('backs off throttling without counting an attempt, even past maxAttempts', () => {
     expect(decideFailure(5, 'throttled', options, upper)).toEqual({
       action: 'retry',

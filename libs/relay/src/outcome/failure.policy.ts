@@ -28,8 +28,11 @@ export type FailureDecision =
 /**
  * Park or back off, decided once for every failed head: a permanent error parks at once; a
  * transient one backs off (core's `backoffDelayMs`) until `maxAttempts` attempts failed, then
- * parks as exhausted; throttling backs off without counting an attempt.
+ * parks as exhausted, but only while the broker acknowledges other sends: during an outage
+ * (nothing acknowledged since the event's previous failure) it backs off at the cap without
+ * counting, so an outage parks nothing; throttling backs off without counting an attempt.
  * @param attemptsSoFar the head's failed attempts before this one
+ * @param brokerAcksOthers whether other sends were acknowledged since the event's previous failure
  * @internal
  */
 export function decideFailure(
@@ -37,11 +40,15 @@ export function decideFailure(
   kind: ErrorKind,
   options: FailurePolicyOptions,
   random?: () => number,
+  brokerAcksOthers = true,
 ): FailureDecision {
   const attempt = attemptsSoFar + (kind === 'throttled' ? 0 : 1);
   if (kind === 'permanent') return { action: 'park', attempt, reason: 'permanent' };
-  if (kind === 'transient' && attempt >= options.maxAttempts)
-    return { action: 'park', attempt, reason: 'exhausted' };
+  if (kind === 'transient' && attempt >= options.maxAttempts) {
+    if (brokerAcksOthers) return { action: 'park', attempt, reason: 'exhausted' };
+    const delayMs = backoffDelayMs(options.maxAttempts, options.backoff, random);
+    return { action: 'retry', attempt: attemptsSoFar, counted: false, delayMs };
+  }
   return {
     action: 'retry',
     attempt,

@@ -5,6 +5,7 @@ import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
+import { BrokerAckWatch } from '../outcome/broker-ack.watch';
 import { emptyOutcome, type BatchOutcome } from '../outcome/batch-outcome';
 import { classifyFailure } from '../outcome/failure.policy';
 import { OutcomeRecorder } from '../outcome/outcome.recorder';
@@ -31,6 +32,7 @@ const rowsOf = (items: readonly PlannedItem[]) => items.map((i) => i.row);
 @Injectable()
 export class BatchProcessor {
   private readonly gate = new SendGate();
+  private readonly acks = new BrokerAckWatch();
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
@@ -176,6 +178,7 @@ export class BatchProcessor {
   ): Promise<{ readonly error: unknown } | undefined> {
     try {
       ledger.ack(rowsOf(items), await this.send(items, shutdown));
+      this.acks.acked(items.map((i) => i.row.eventId));
       return undefined;
     } catch (error) {
       return { error };
@@ -216,6 +219,8 @@ export class BatchProcessor {
   }
 
   private fail(ledger: BatchLedger, items: readonly PlannedItem[], error: unknown): void {
-    ledger.fail(rowsOf(items), items[0]!.record.topic, error, this.kindOf(error, items[0]!));
+    const head = items[0]!;
+    const acking = this.acks.failed(head.row.eventId);
+    ledger.fail(rowsOf(items), head.record.topic, error, this.kindOf(error, head), acking);
   }
 }

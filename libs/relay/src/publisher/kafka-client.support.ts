@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { logLevel, type LogEntry, type RecordMetadata } from 'kafkajs';
+import { UnacknowledgedPartitionError } from '../errors/unacknowledged-partition.error';
 import type { PublishAck, PublishRecord } from './relay-publisher.interface';
 
 /** kafkajs' log lines through a Nest logger (errors and warnings; the rest at debug). @internal */
@@ -45,6 +46,8 @@ export function isConnectionError(error: unknown): boolean {
 /**
  * One ack per record, in order: each partition's base offset plus the record's index among
  * that partition's records of the request (`partitionOf` is what the partitioner chose).
+ * @throws UnacknowledgedPartitionError when the broker's answer has no offset for a record's
+ *   partition (kafkajs can resolve so while leaders move): nothing of the request is acked
  * @internal
  */
 export function publishAcks(
@@ -56,11 +59,15 @@ export function publishAcks(
   for (const m of metadata)
     base.set(`${m.topicName}\u0000${m.partition}`, BigInt(m.baseOffset ?? '-1'));
   const next = new Map<string, bigint>();
-  return records.map((r, i) => {
+  const missing = new Set<string>();
+  const acks = records.map((r, i) => {
     const partition = partitionOf(i);
     const slot = `${r.topic}\u0000${partition}`;
     const offset = next.get(slot) ?? base.get(slot) ?? -1n;
+    if (offset < 0n) missing.add(`${r.topic}[${partition}]`);
     next.set(slot, offset + 1n);
     return { partition, offset: offset.toString() };
   });
+  if (missing.size > 0) throw new UnacknowledgedPartitionError([...missing]);
+  return acks;
 }

@@ -1,0 +1,101 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+/** A fault armed on the proxy: when a client sends `pattern`, `action` runs mid-statement. */
+interface ArmedFault {
+  readonly pattern: Buffer;
+  readonly action: () => Promise<void> | void;
+  readonly fired: (at: string) => void;
+}
+
+/**
+ * A TCP proxy in front of PostgreSQL that crashes the database at an exact protocol moment:
+ * `armOnce(pattern, action)` waits for the first client message containing `pattern` (a
+ * piece of SQL text: the claim's lock, the relay's mark, a consumer's COMMIT), forwards it,
+ * holds back the server's answer, runs `action` (typically `pg.crash()`), then drops that
+ * connection. The client never learns whether its statement ran: the in-doubt case.
+ */
+export class PgFaultProxy {
+  private readonly sockets = new Set<Socket>();
+  private armed: ArmedFault | undefined;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  /** Listens on a free port, forwarding to 127.0.0.1:`targetPort`. */
+  static async start(targetPort: number): Promise<PgFaultProxy> {
+    const proxies: PgFaultProxy[] = [];
+    const server = createServer((client) => proxies[0]?.accept(client, targetPort));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const proxy = new PgFaultProxy(
+      server,
+      typeof address === 'object' && address ? address.port : 0,
+    );
+    proxies.push(proxy);
+    return proxy;
+  }
+
+  /** A connection URL through the proxy. */
+  url(database = 'postgres'): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  /**
+   * Arms one fault; resolves (with the time it fired) once `action` ran. Messages matching
+   * while another fault is armed wait for nothing: one fault at a time.
+   */
+  armOnce(pattern: string, action: () => Promise<void> | void): Promise<string> {
+    return new Promise((fired) => {
+      this.armed = { pattern: Buffer.from(pattern), action, fired };
+    });
+  }
+
+  /** Drops the armed fault, if any. */
+  disarm(): void {
+    this.armed = undefined;
+  }
+
+  private accept(client: Socket, targetPort: number): void {
+    const upstream = connect(targetPort, '127.0.0.1');
+    this.sockets.add(client).add(upstream);
+    let held = false;
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!held) client.write(chunk);
+    });
+    client.on('data', (chunk: Buffer) => {
+      const fault = this.armed;
+      if (!fault || !chunk.includes(fault.pattern)) {
+        if (!held) upstream.write(chunk);
+        return;
+      }
+      this.armed = undefined;
+      held = true;
+      upstream.write(chunk);
+      void (async () => {
+        try {
+          await fault.action();
+        } finally {
+          drop();
+          fault.fired(new Date().toISOString());
+        }
+      })();
+    });
+  }
+
+  /** Closes every connection and the listener. */
+  async close(): Promise<void> {
+    this.armed = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
