@@ -40,8 +40,12 @@ function extraProviders(extras: InboxModuleExtras): Provider[] {
       provide: InboxMetrics,
       // prom-client is loaded here, only when metrics are on (an optional peer).
       useFactory: (options: ResolvedInboxOptions) => {
-        const { make, registry } = inboxModuleMetrics(options.metrics ?? false);
-        return new InboxMetrics(registry, options.metrics?.prefix ?? '', make);
+        const { make, registry } = inboxModuleMetrics(options.metrics);
+        return new InboxMetrics(
+          registry,
+          options.metrics === false ? '' : options.metrics.prefix,
+          make,
+        );
       },
       inject: [INBOX_OPTIONS],
     },

@@ -2,7 +2,7 @@ import { Controller, Global, Injectable, Module } from '@nestjs/common';
 import { EventPattern } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { getTransactionHostToken, TransactionHost } from '@nestjs-cls/transactional';
-import { InvalidOptionsError } from '@nest-outbox/core';
+import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
 import { Registry } from 'prom-client';
 import { InboxHandler } from './handler/decorators/inbox-handler.decorator';
 import { InboxHandlerPolicies } from './handler/pipeline/inbox-handler.policies';
@@ -179,6 +179,22 @@ describe('InboxModule registration', () => {
   });
 
   it.each([
+    [
+      { tables: { schema: 'app' } },
+      /option "tables" was renamed to "schema, table, rejectedTable, versionsTable"/,
+    ],
+    [{ createSchema: true }, /option "createSchema" was renamed to "installSchema"/],
+    [
+      { retry: { initialDelayMs: 10 } },
+      /option "retry.initialDelayMs" was renamed to "retry.baseDelayMs"/,
+    ],
+  ])('refuses an option under its old name, naming the new one (%#)', (old, message) => {
+    const attempt = () => InboxModule.forRoot({ ...options, ...(old as object) });
+    expect(attempt).toThrow(RenamedOptionError);
+    expect(attempt).toThrow(message);
+  });
+
+  it.each([
     [{ kafka: { brokers: [] } }, /kafka.brokers" is required/],
     [{ ...options, schema: 'Bad Schema' }, /"schema" must be a lower-case SQL identifier/],
     [{ ...options, rejectedTable: 'x-y' }, /"rejectedTable" must be a lower-case SQL identifier/],
@@ -189,7 +205,7 @@ describe('InboxModule registration', () => {
     ],
     [{ ...options, onExhausted: 'skip' }, /onExhausted" must be one of "dead-letter", "pause"/],
     [{ ...options, installSchema: 'yes' }, /installSchema" must be true or false/],
-    [{ ...options, metrics: { prefix: 'bad prefix' } }, /metrics.prefix" must be the start of/],
+    [{ ...options, metrics: { prefix: 'bad prefix' } }, /metrics.prefix" must match/],
     [
       { ...options, retention: { inboxRetentionMs: -1 } },
       /retention.inboxRetentionMs" must be a duration/,

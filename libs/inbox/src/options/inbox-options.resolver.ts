@@ -1,4 +1,10 @@
-import { OptionChecks, qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
+import {
+  OptionChecks,
+  type ResolvedMetricsOptions,
+  qualifiedTable,
+  RenamedOptionError,
+  sqlIdentifier,
+} from '@nest-outbox/core';
 import { INBOX_MODULE } from '../inbox.constants';
 import { inboxTableNames, type InboxTableNames } from '../schema/inbox-schema.sql';
 import type { Registry } from 'prom-client';
@@ -38,10 +44,8 @@ export interface ResolvedInboxOptions {
   readonly tables: ResolvedTables;
   readonly installSchema: boolean;
   readonly verifySchema: boolean;
-  /** `undefined`: no metrics are exported. */
-  readonly metrics:
-    | { readonly registry: Registry | undefined; readonly prefix: string }
-    | undefined;
+  /** `false`: no metrics are exported. */
+  readonly metrics: ResolvedMetricsOptions<Registry>;
   readonly connectionName: string | undefined;
   readonly defaults: Omit<ResolvedHandlerPolicy, 'eventTypes' | 'schemaVersions'>;
   readonly isPermanentError: (error: unknown) => boolean;
@@ -96,24 +100,20 @@ function resolveTables(options: InboxModuleOptions): ResolvedTables {
   };
 }
 
-function resolveMetrics(options: InboxModuleOptions): ResolvedInboxOptions['metrics'] {
-  const metrics = options.metrics;
-  if (metrics === false) return undefined;
-  if (metrics !== undefined && (typeof metrics !== 'object' || metrics === null))
-    check.fail('metrics', 'must be { registry?, prefix? } or false');
-  const registry = metrics?.registry;
-  if (
-    registry !== undefined &&
-    typeof (registry as { registerMetric?: unknown }).registerMetric !== 'function'
-  )
-    check.fail('metrics.registry', 'must be a prom-client Registry');
-  const prefix = metrics?.prefix ?? '';
-  if (typeof prefix !== 'string' || !/^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/.test(prefix))
-    check.fail(
-      'metrics.prefix',
-      `must be the start of a Prometheus metric name (letters, digits, "_", ":"), for example "shipping_" (got ${JSON.stringify(prefix)})`,
+/** Options renamed when the three modules' options were unified (no silent aliases). */
+const RENAMED = {
+  tables: ['schema, table, rejectedTable, versionsTable', 'top-level names: tables.inbox is table'],
+  createSchema: 'installSchema',
+} as const;
+
+function refuseOldNames(options: InboxModuleOptions, at = ''): void {
+  check.renamed(options, at ? {} : RENAMED);
+  if (options.retry && 'initialDelayMs' in options.retry)
+    throw new RenamedOptionError(
+      INBOX_MODULE,
+      `${at}retry.initialDelayMs`,
+      `${at}retry.baseDelayMs`,
     );
-  return { registry, prefix };
 }
 
 function resolveRetention(options: InboxModuleOptions): ResolvedInboxOptions['retention'] {
@@ -152,6 +152,7 @@ export function resolveInboxOptions(
       'is required (the kafkajs client config used for admin calls), for example { kafka: { brokers: ["localhost:9092"] } }',
     );
   }
+  refuseOldNames(options);
   if (options.isPermanentError !== undefined && typeof options.isPermanentError !== 'function') {
     check.fail('isPermanentError', 'must be a function (error) => boolean');
   }
@@ -169,7 +170,7 @@ export function resolveInboxOptions(
     tables: resolveTables(options),
     installSchema: check.boolean('installSchema', options.installSchema, false),
     verifySchema: check.boolean('verifySchema', options.verifySchema, true),
-    metrics: resolveMetrics(options),
+    metrics: check.metrics('metrics', options.metrics, ''),
     connectionName,
     defaults: {
       maxMessageBytes: check.integer('maxMessageBytes', options.maxMessageBytes, 1_048_576),
@@ -208,6 +209,7 @@ export function resolveHandlerPolicy(
 ): ResolvedHandlerPolicy {
   const at = (o: string) => `@InboxHandler('${consumer}').${o}`;
   const d = module.defaults;
+  refuseOldNames(options as InboxModuleOptions, at(''));
   const eventTypes = checkList(
     at('eventTypes'),
     options.eventTypes,
