@@ -120,6 +120,7 @@ async function runRound(
   const plan = planRound(rng, o.loadMs);
   system.activeRelays = plan.relays;
   await system.heal();
+  await system.orders.waitHealthy();
   if (plan.poison) await poisonAnOrder(system, load);
   const done: string[] = [];
   const faults = plan.faults.map(async (f) => {

@@ -126,24 +126,29 @@ export class ChaosSystem {
     // The order service runs the migrations (its tables, the outbox, the relay's objects).
     orders.start();
     await orders.waitHealthy(180_000);
-    await system.heal();
+    await system.healAndWait();
     return system;
   }
 
   /**
-   * Every process that should run, running and answering /health (database and broker up).
-   * A relay armed to die between send and mark may die while this waits: it is started again.
+   * Database and broker up, every process that should run started (a round does not wait
+   * for their health: quiescence at its end is what says they work).
    */
   async heal(): Promise<void> {
     if (!this.pg.running()) this.pg.start();
     await this.kafka.healAll();
     for (const p of this.relays.slice(this.activeRelays)) if (p.running) await p.stop();
+    for (const p of [this.orders, this.shipping, ...this.relays.slice(0, this.activeRelays)])
+      p.start();
+  }
+
+  /** `heal()`, then every process answering /health (a relay only has to answer). */
+  async healAndWait(): Promise<void> {
     const relays = this.relays.slice(0, this.activeRelays);
     for (let attempt = 1; ; attempt++) {
-      for (const p of [this.orders, this.shipping, ...relays]) p.start();
+      await this.heal();
       try {
-        // A relay's /health also says "down" while an event is parked (poison): it only
-        // has to answer.
+        // A relay's /health also says "down" while an event is parked (poison).
         await Promise.all([
           this.orders.waitHealthy(),
           this.shipping.waitHealthy(),
@@ -151,6 +156,7 @@ export class ChaosSystem {
         ]);
         return;
       } catch (error) {
+        // A relay armed to die between send and mark may die while this waits: again.
         const dead = [this.orders, this.shipping, ...relays].some((p) => !p.running);
         if (attempt >= 3 || !dead) throw error;
       }
