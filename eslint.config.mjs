@@ -7,6 +7,10 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'libs/*/dist/**',
+      // Consumer apps compile against the packed tarballs in a temporary copy (test/consumers/run-matrix.ts).
+      'test/consumers/nest*/**',
+      'test/consumers/shared*/**',
       'node_modules/**',
       '.cache/**',
       '.stack/**',

@@ -63,8 +63,8 @@ export function inboxBenchModule(schema: string, topic: string, clock: FirstReco
       }),
       InboxModule.forRoot({
         kafka: { brokers: KAFKA_BROKERS },
-        tables: { schema },
-        createSchema: true,
+        schema,
+        installSchema: true,
       }),
     ],
     controllers: [ProjectionController],

@@ -1,40 +1,48 @@
 /**
- * Relay benchmark (issue 3): `npm run bench:relay` on the local stack.
+ * Relay benchmark (issues 3 and 12): `npm run bench:relay` on the local stack.
  *
- * 1. drain BENCH_EVENTS (default 100,000) pre-filled events over BENCH_AGGREGATES (1,000)
- *    into real Kafka with one relay process, then with three relay processes;
- * 2. the same drain into a publisher that does nothing (NullPublisher, in-process), and the
- *    raw SQL ceiling: a plain claim-then-mark loop with batches of 1,000 and no library code;
+ * 1. raw SQL ceiling: a plain claim-then-mark loop with batches of BENCH_BATCH (1,000), no
+ *    library code, no Kafka; the same drain by the relay into a publisher that does nothing
+ *    (NullPublisher, in-process);
+ * 2. Kafka, BENCH_ROUNDS (1) rounds of, in this order: the raw Kafka reference (a plain claim +
+ *    kafkajs sendBatch + mark loop into the same broker, no ordering, no headers, in this
+ *    process), then the relay in one process, then in three processes, each draining
+ *    BENCH_EVENTS (100,000) pre-filled events over BENCH_AGGREGATES (1,000); ratios are per
+ *    round, the JSON gives medians;
  * 3. steady load of BENCH_RATE (500) events/s for BENCH_LATENCY_SECONDS (30 s), written by
- *    @OutboxTransactional() commands, relay in the same app (in-memory wake-up):
- *    commit-to-broker-ack latency p50/p99, from the command's resolution (after COMMIT) to
- *    published_at (set right after the ack); transaction start (created_at) to ack is
- *    printed too;
- * 4. relay RSS while draining BENCH_RSS_ROWS (default 1,000,000) pending rows (null publisher,
- *    child process, VmRSS sampled every 100 ms); the peak over every relay process of the
- *    run (the drains' children) is reported; the latency phase's own process (writer app,
- *    embedded relay and this harness) is printed apart.
- * BENCH_ENCODER=relay|kafkajs (default relay): who encodes the Produce requests of every relay
- * of the run (the relay's own encoder, or kafkajs').
+ *    @OutboxTransactional() commands, relay in the same app: commit-to-broker-ack latency;
+ * 4. relay RSS while draining BENCH_RSS_ROWS (1,000,000) pending rows, one relay process of
+ *    compiled JavaScript (tsc, plain Node, as users run it), null publisher unless
+ *    BENCH_RSS_PUBLISHER=kafka; VmRSS sampled every 100 ms;
+ * 5. scaling rows: the relay (one process) and the raw Kafka loop on payloads of 100 B, 1 KB
+ *    and 10 KB over 1,000 aggregates, and 100 B over 10 and 100,000 aggregates
+ *    (BENCH_SCALE_EVENTS, 50,000 a row, 100 MB of payload at most).
+ * Relay processes run compiled JavaScript (BENCH_RUNTIME=compiled, default) or ts-node.
+ * BENCH_ENCODER=relay|kafkajs: who encodes the relay's Produce requests. BENCH_PHASES: a
+ * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,latency,rss,scale (default all).
+ * Every phase prints the 1-minute load average before and after it (the machine is shared).
  * Last line: one JSON object.
  */
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
-import { logLevel } from 'kafkajs';
-import { inTransaction, OptionChecks } from '@nest-outbox/core';
-import { outboxSchemaSql } from '@nest-outbox/outbox';
+import type { Producer } from 'kafkajs';
+import { OptionChecks } from '@nest-outbox/core';
+import { RelayLoop, type KafkaRecordEncoder, type RelayModuleOptions } from '@nest-outbox/relay';
+import { NullPublisher } from '../libs/relay/src/publisher/null.publisher';
+import { createTopics, testKafka, uniqueTopic } from '@test/support';
+import { BenchOutbox } from './support/bench-outbox';
+import { CompiledBuild } from './support/compiled-build';
+import { load1, loadNote, median } from './support/proc-stats';
+import { steadyLatency } from './support/relay-latency';
 import {
-  NullPublisher,
-  RelayLoop,
-  relaySchemaSql,
-  type KafkaRecordEncoder,
-  type RelayModuleOptions,
-} from '@nest-outbox/relay';
-import { createTopics, spawnTs, uniqueTopic, waitFor, type TsChild } from '@test/support';
-import { BenchCommands, RelayBenchAppModule } from './relay-bench.app';
+  drainWithProcesses,
+  type ProcessDrain,
+  type RelayProcesses,
+} from './support/relay-process-drain';
+import { drainRawKafka, drainRawSql, rawProducer, type RawDrain } from './support/relay-raw-drains';
+import { scalingRows } from './support/relay-scaling';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,96 +52,38 @@ const int = (name: string, fallback: number) => env.integerText(name, process.en
 const EVENTS = int('BENCH_EVENTS', 100_000);
 const AGGREGATES = int('BENCH_AGGREGATES', 1000);
 const BATCH = int('BENCH_BATCH', 1000);
+const ROUNDS = int('BENCH_ROUNDS', 1);
 const RATE = int('BENCH_RATE', 500);
 const LATENCY_SECONDS = int('BENCH_LATENCY_SECONDS', 30);
 const RSS_ROWS = int('BENCH_RSS_ROWS', 1_000_000);
-const ENCODER: KafkaRecordEncoder = env.oneOf(
-  'BENCH_ENCODER',
-  process.env.BENCH_ENCODER || undefined,
-  ['relay', 'kafkajs'],
-  'relay',
-);
-/** Comma-separated subset of raw,null,kafka1,kafka3,latency,rss (default: all, in that order). */
+const SCALE_EVENTS = int('BENCH_SCALE_EVENTS', 50_000);
+const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
+  env.oneOf(name, process.env[name] || undefined, values, fallback);
+const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'], 'relay');
+const RUNTIME = oneOf('BENCH_RUNTIME', ['compiled', 'ts-node'], 'compiled');
+const RSS_PUBLISHER = oneOf('BENCH_RSS_PUBLISHER', ['null', 'kafka'], 'null');
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? 'raw,null,kafka1,kafka3,latency,rss')
+  (process.env.BENCH_PHASES ?? 'raw,null,rawkafka,kafka1,kafka3,latency,rss,scale')
     .split(',')
     .map((p) => p.trim()),
 );
 const SCHEMA = `bench_relay_${randomBytes(3).toString('hex')}`;
 const pool = new Pool({ connectionString: DATABASE_URL, max: 8 });
-/** Peak RSS of the relay processes (the drains' children), the figure the JSON reports. */
-let peakRssMb = 0;
-/** Peak RSS of this process while it ran the writer app with its embedded relay (latency phase). */
-let latencyAppRssMb = 0;
+const outbox = new BenchOutbox(pool, SCHEMA);
+const shape = { events: EVENTS, aggregates: AGGREGATES };
 
 const log = (line: string) => console.log(line);
 
-async function resetTable(): Promise<void> {
-  await pool.query(`DROP TABLE IF EXISTS "${SCHEMA}".outbox CASCADE`);
-  await pool.query(
-    `DROP TABLE IF EXISTS "${SCHEMA}".outbox_relay_audit, "${SCHEMA}".outbox_archive`,
-  );
-  for (const s of [
-    ...outboxSchemaSql({ schema: SCHEMA, table: 'outbox' }),
-    ...relaySchemaSql({ schema: SCHEMA, table: 'outbox' }),
-  ]) {
-    await pool.query(s);
-  }
+/** Runs `phase` when selected, printing the load average before and after it. */
+async function phase<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
+  if (!PHASES.has(name)) return undefined;
+  const before = load1();
+  const result = await run();
+  log(`  [${name}: ${loadNote(before)}]`);
+  return result;
 }
 
-/**
- * One INSERT ... SELECT: `n` events over AGGREGATES keys, versions increasing with id; then
- * VACUUM ANALYZE unless `vacuum` is false. Resolves with the INSERT's duration.
- */
-async function fill(n: number, vacuum = true): Promise<number> {
-  const startedAt = Date.now();
-  await pool.query(
-    `INSERT INTO "${SCHEMA}".outbox (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers)
-     SELECT gen_random_uuid(), 'bench.event', 1, 'bench', 'a' || (g % $2), g / $2 + 1, now(),
-            json_build_object('n', g, 'note', repeat('x', 64)), '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}'::jsonb
-       FROM generate_series(0, $1 - 1) g`,
-    [n, AGGREGATES],
-  );
-  const insertMs = Date.now() - startedAt;
-  if (vacuum) await pool.query(`VACUUM ANALYZE "${SCHEMA}".outbox`);
-  return insertMs;
-}
-
-async function pending(): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM "${SCHEMA}".outbox WHERE published_at IS NULL AND skipped_at IS NULL`,
-  );
-  return rows[0]!.n;
-}
-
-async function drained(startedAt: number, n: number, timeoutMs = 600_000): Promise<number> {
-  await waitFor('drain', async () => (await pending()) === 0, { timeoutMs, intervalMs: 50 });
-  return n / ((Date.now() - startedAt) / 1000);
-}
-
-function rssMb(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** Samples VmRSS of `pids`; `relays`: the peak counts towards the reported relay peak. */
-function sampleRss(pids: () => number[], relays = true): () => number {
-  let peak = 0;
-  const timer = setInterval(() => {
-    for (const pid of pids()) peak = Math.max(peak, rssMb(pid));
-  }, 100);
-  return () => {
-    clearInterval(timer);
-    if (relays) peakRssMb = Math.max(peakRssMb, peak);
-    return peak;
-  };
-}
-
-/** Options of a relay child process (libs/relay/test/relay-child.ts takes them as JSON). */
+/** Options of a relay child process. */
 function relayOptions(topic: string, relayId: string): RelayModuleOptions {
   return {
     connection: DATABASE_URL,
@@ -149,44 +99,8 @@ function relayOptions(topic: string, relayId: string): RelayModuleOptions {
   };
 }
 
-/** Relay processes started on an empty table, then one committed fill, timed from its commit to drained. */
-async function drainWithProcesses(
-  count: number,
-  topic: string,
-  { rows = EVENTS, nullPublisher = false }: { rows?: number; nullPublisher?: boolean } = {},
-): Promise<{ rate: number; rss: number }> {
-  await resetTable();
-  const children: TsChild[] = [];
-  for (let i = 0; i < count; i++) {
-    children.push(
-      spawnTs('libs/relay/test/relay-child.ts', {
-        RELAY_TEST_OPTIONS: JSON.stringify(relayOptions(topic, `bench-${i}`)),
-        ...(nullPublisher ? { RELAY_PUBLISHER: 'null' } : {}),
-      }),
-    );
-  }
-  try {
-    for (const child of children) await child.waitForOutput('RELAY READY', 120_000);
-    const stopRss = sampleRss(() => children.map((c) => c.process.pid ?? 0));
-    const n = rows;
-    // Timed from the fill's commit (the events are there, pre-filled), not from its start:
-    // the relays cannot see rows of a statement that has not committed yet. The VACUUM
-    // ANALYZE that the other variants run before their start runs here during the drain.
-    const insertMs = await fill(n, false);
-    const startedAt = Date.now();
-    await pool.query(`VACUUM ANALYZE "${SCHEMA}".outbox`);
-    const rate = await drained(startedAt, n);
-    log(
-      `  (${count} relay process(es): fill of ${n} rows took ${insertMs} ms before the timed drain; including it: ${(n / ((Date.now() - startedAt + insertMs) / 1000)).toFixed(0)} events/s)`,
-    );
-    return { rate, rss: stopRss() };
-  } finally {
-    for (const child of children) await child.stop(20_000);
-  }
-}
-
 async function drainNullInProcess(): Promise<number> {
-  await resetTable();
+  await outbox.reset();
   const { RelayModule } = await import('@nest-outbox/relay');
   const app = await NestFactory.createApplicationContext(
     RelayModule.forRoot({
@@ -203,192 +117,206 @@ async function drainNullInProcess(): Promise<number> {
   );
   await app.init();
   try {
-    await fill(EVENTS);
+    await outbox.fill(shape);
     const startedAt = Date.now();
     await app.get(RelayLoop).start();
-    return await drained(startedAt, EVENTS);
+    return EVENTS / (((await outbox.drainedAt()) - startedAt) / 1000);
   } finally {
     await app.close();
   }
 }
 
-/** The ceiling: plain claim-then-mark with batches of BATCH, no library code. */
-async function drainRawSql(): Promise<number> {
-  await resetTable();
-  await fill(EVENTS);
-  const T = `"${SCHEMA}".outbox`;
-  const startedAt = Date.now();
-  for (;;) {
-    const rows = await inTransaction(
-      pool,
-      async (client) =>
-        (
-          await client.query<{ id: string }>(
-            `UPDATE ${T} SET lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds'
-              WHERE id IN (SELECT id FROM ${T} WHERE published_at IS NULL AND skipped_at IS NULL
-                            AND (lease_expires_at IS NULL OR lease_expires_at < now())
-                            ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-              RETURNING id, payload::text`,
-            [BATCH],
-          )
-        ).rows,
-    );
-    if (rows.length === 0) break;
-    await pool.query(
-      `UPDATE ${T} SET published_at = now(), lease_expires_at = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = 'raw'`,
-      [rows.map((r) => r.id)],
-    );
+async function rawKafka(producer: Producer, topic: string): Promise<RawDrain> {
+  await outbox.reset();
+  await outbox.fill(shape, false);
+  return drainRawKafka(
+    { table: outbox.table, batch: BATCH },
+    DATABASE_URL,
+    producer,
+    topic,
+    EVENTS,
+    () => outbox.vacuum(),
+  );
+}
+
+interface KafkaRound {
+  raw?: RawDrain;
+  one?: ProcessDrain;
+  three?: ProcessDrain;
+}
+
+async function kafkaRounds(
+  producer: Producer,
+  topic: string,
+  processes: (count: number) => RelayProcesses,
+) {
+  const rounds: KafkaRound[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const round: KafkaRound = {};
+    round.raw = await phase('rawkafka', () => rawKafka(producer, topic));
+    if (round.raw)
+      log(
+        `round ${i + 1}: raw Kafka reference (claim + kafkajs sendBatch + mark, no headers, no ordering): ${round.raw.rate.toFixed(0)} events/s, Node CPU ${round.raw.cpuUsPerEvent.toFixed(1)} us/event`,
+      );
+    round.one = await phase('kafka1', () => drainWithProcesses(outbox, processes(1), shape));
+    if (round.one)
+      log(
+        `round ${i + 1}: Kafka, 1 relay process: ${round.one.rate.toFixed(0)} events/s${round.raw ? ` (${(round.one.rate / round.raw.rate).toFixed(2)} of raw Kafka ${round.raw.rate.toFixed(0)})` : ''}, Node CPU ${round.one.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.one.rssMb.toFixed(0)} MB (fill took ${round.one.fillMs} ms before the timed drain)`,
+      );
+    round.three = await phase('kafka3', () => drainWithProcesses(outbox, processes(3), shape));
+    if (round.three)
+      log(
+        `round ${i + 1}: Kafka, 3 relay processes: ${round.three.rate.toFixed(0)} events/s${round.one ? ` (${(round.three.rate / round.one.rate).toFixed(2)}x one relay ${round.one.rate.toFixed(0)})` : ''}, Node CPU ${round.three.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.three.rssMb.toFixed(0)} MB`,
+      );
+    rounds.push(round);
   }
-  return EVENTS / ((Date.now() - startedAt) / 1000);
+  return rounds;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-interface Latency {
-  /** Commit (the decorated command resolved) to published_at (set right after the ack). */
-  p50: number;
-  p99: number;
-  /** created_at (the writer's transaction start) to published_at, for comparison. */
-  createdP50: number;
-  createdP99: number;
-  n: number;
-}
-
-async function steadyLatency(topic: string): Promise<Latency> {
-  await resetTable();
-  await pool.query(`DROP TABLE IF EXISTS "${SCHEMA}".items`);
-  await pool.query(
-    `CREATE TABLE "${SCHEMA}".items (id int PRIMARY KEY, version bigint NOT NULL DEFAULT 0)`,
-  );
-  await pool.query(
-    `INSERT INTO "${SCHEMA}".items (id) SELECT g FROM generate_series(0, ${AGGREGATES - 1}) g`,
-  );
-  const relay: RelayModuleOptions = {
-    connection: DATABASE_URL,
-    schema: SCHEMA,
-    kafka: { clientId: 'bench-latency', brokers: BROKERS, logLevel: logLevel.NOTHING },
-    routing: { defaultTopic: topic },
-    batchSize: BATCH,
-    polling: { minMs: 10, maxMs: 200 },
-    listen: false,
-    retention: false,
-    recordEncoder: ENCODER,
-  };
-  const app = await NestFactory.createApplicationContext(
-    RelayBenchAppModule.register(DATABASE_URL, SCHEMA, relay),
-    { logger: ['error'] },
-  );
-  await app.init();
-  const commands = app.get(BenchCommands);
-  const stopRss = sampleRss(() => [process.pid], false);
-  try {
-    const total = RATE * LATENCY_SECONDS;
-    const startedAt = Date.now();
-    const inflight = new Set<Promise<void>>();
-    const committedAt = new Map<string, number>();
-    for (let i = 0; i < total; i++) {
-      const due = startedAt + (i * 1000) / RATE;
-      const wait = due - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const p: Promise<void> = commands
-        .touch(SCHEMA, i % AGGREGATES)
-        .then((eventId) => void committedAt.set(eventId, Date.now()))
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-    }
-    await Promise.all(inflight);
-    await drained(startedAt, total, 60_000);
-    const { rows } = await pool.query<{ event_id: string; published: number; created: number }>(
-      `SELECT event_id, extract(epoch FROM published_at) * 1000 AS published,
-              extract(epoch FROM published_at - created_at) * 1000 AS created
-         FROM "${SCHEMA}".outbox`,
-    );
-    const fromCommit = rows
-      .map((r) => Number(r.published) - committedAt.get(r.event_id)!)
-      .sort((a, b) => a - b);
-    const fromCreated = rows.map((r) => Number(r.created)).sort((a, b) => a - b);
-    return {
-      p50: percentile(fromCommit, 50),
-      p99: percentile(fromCommit, 99),
-      createdP50: percentile(fromCreated, 50),
-      createdP99: percentile(fromCreated, 99),
-      n: rows.length,
-    };
-  } finally {
-    latencyAppRssMb = stopRss();
-    await app.close();
-  }
+/** Median of a figure over the rounds that have it. */
+function medianOf(rounds: KafkaRound[], figure: (r: KafkaRound) => number | undefined) {
+  const values = rounds.map(figure).filter((v): v is number => v !== undefined);
+  return values.length > 0 ? median(values) : undefined;
 }
 
 async function main(): Promise<void> {
+  const loadAtStart = load1();
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${SCHEMA}"`);
   const topic = uniqueTopic('bench-relay');
   const latencyTopic = uniqueTopic('bench-relay-latency');
+  const scaleTopic = uniqueTopic('bench-relay-scale');
+  const topics = [topic, latencyTopic, scaleTopic];
   await createTopics(
-    [
-      { topic, numPartitions: 6 },
-      { topic: latencyTopic, numPartitions: 6 },
-    ],
+    topics.map((t) => ({ topic: t, numPartitions: 6 })),
     BROKERS,
   );
+  const compiled = RUNTIME === 'compiled' || PHASES.has('rss') ? compileRelay() : undefined;
+  const producer = await rawProducer(BROKERS);
+  const processes = (count: number, t = topic): RelayProcesses => ({
+    count,
+    options: (id) => relayOptions(t, id),
+    compiled: RUNTIME === 'compiled' ? compiled : undefined,
+  });
   try {
     log(
-      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, schema ${SCHEMA}`,
+      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
     );
-    const ran = <T>(phase: string, run: () => Promise<T>): Promise<T | undefined> =>
-      PHASES.has(phase) ? run() : Promise.resolve(undefined);
-    const raw = await ran('raw', drainRawSql);
+    const raw = await phase('raw', async () => {
+      await outbox.reset();
+      await outbox.fill(shape);
+      return drainRawSql({ pool, table: outbox.table, batch: BATCH }, EVENTS);
+    });
     if (raw !== undefined) log(`raw SQL claim+mark ceiling: ${raw.toFixed(0)} events/s`);
-    const nul = await ran('null', drainNullInProcess);
+    const nul = await phase('null', drainNullInProcess);
     if (nul !== undefined)
       log(
-        `null publisher (RelayModule, in-process): ${nul.toFixed(0)} events/s${raw ? ` (${(nul / raw).toFixed(2)} of raw)` : ''}`,
+        `null publisher (RelayModule, in-process): ${nul.toFixed(0)} events/s${raw ? ` (${(nul / raw).toFixed(2)} of raw SQL ${raw.toFixed(0)})` : ''}`,
       );
-    const one = await ran('kafka1', () => drainWithProcesses(1, topic));
-    if (one)
+    const rounds = await kafkaRounds(producer, topic, processes);
+    const one = medianOf(rounds, (r) => r.one?.rate);
+    const three = medianOf(rounds, (r) => r.three?.rate);
+    const rawK = medianOf(rounds, (r) => r.raw?.rate);
+    const vsRaw = medianOf(rounds, (r) => (r.one && r.raw ? r.one.rate / r.raw.rate : undefined));
+    const threeVsOne = medianOf(rounds, (r) =>
+      r.one && r.three ? r.three.rate / r.one.rate : undefined,
+    );
+    if (ROUNDS > 1)
       log(
-        `Kafka, 1 relay process: ${one.rate.toFixed(0)} events/s (peak RSS ${one.rss.toFixed(0)} MB)`,
+        `medians over ${ROUNDS} rounds: raw Kafka ${rawK?.toFixed(0)}, 1 relay ${one?.toFixed(0)} (per-round ratio to raw ${vsRaw?.toFixed(2)}), 3 relays ${three?.toFixed(0)} (per-round ${threeVsOne?.toFixed(2)}x one)`,
       );
-    const three = await ran('kafka3', () => drainWithProcesses(3, topic));
-    if (three)
-      log(
-        `Kafka, 3 relay processes: ${three.rate.toFixed(0)} events/s${one ? ` (${(three.rate / one.rate).toFixed(2)}x one` : ' ('}; peak RSS ${three.rss.toFixed(0)} MB)`,
-      );
-    const latency = await ran('latency', () => steadyLatency(latencyTopic));
+    const latency = await phase('latency', () =>
+      steadyLatency(outbox, {
+        databaseUrl: DATABASE_URL,
+        brokers: BROKERS,
+        topic: latencyTopic,
+        rate: RATE,
+        seconds: LATENCY_SECONDS,
+        aggregates: AGGREGATES,
+        relay: { batchSize: BATCH, recordEncoder: ENCODER },
+      }),
+    );
     if (latency)
       log(
-        `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events; this process, writer app + embedded relay + harness, peaked at ${latencyAppRssMb.toFixed(0)} MB RSS)`,
+        `steady ${RATE} events/s for ${LATENCY_SECONDS} s by @OutboxTransactional commands: commit-to-ack p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms; transaction-start (created_at) to ack p50 ${latency.createdP50.toFixed(1)} ms, p99 ${latency.createdP99.toFixed(1)} ms (${latency.n} events; this process, writer app + embedded relay + harness, peaked at ${latency.appRssMb.toFixed(0)} MB RSS)`,
       );
-    const rss = await ran('rss', () =>
-      drainWithProcesses(1, topic, { rows: RSS_ROWS, nullPublisher: true }),
+    const rss = await phase('rss', () =>
+      drainWithProcesses(
+        outbox,
+        { ...processes(1), compiled, nullPublisher: RSS_PUBLISHER === 'null' },
+        { events: RSS_ROWS, aggregates: AGGREGATES },
+      ),
     );
     if (rss)
       log(
-        `RSS: ${RSS_ROWS} pending rows drained by one relay process (null publisher) at ${rss.rate.toFixed(0)} events/s, peak RSS ${rss.rss.toFixed(0)} MB`,
+        `RSS: ${RSS_ROWS} pending rows drained by one relay process of compiled JavaScript (${RSS_PUBLISHER} publisher) at ${rss.rate.toFixed(0)} events/s, peak RSS ${rss.rssMb.toFixed(0)} MB`,
       );
+    const scaling = await phase('scale', () =>
+      scalingRows(
+        {
+          outbox,
+          relays: processes(1, scaleTopic),
+          databaseUrl: DATABASE_URL,
+          producer,
+          topic: scaleTopic,
+          batch: BATCH,
+          events: SCALE_EVENTS,
+          maxBytes: 100_000_000,
+        },
+        log,
+      ),
+    );
+    const drains = rounds.flatMap((r) => [r.one, r.three]).filter((d) => d !== undefined);
+    const peakRss = Math.max(0, ...drains.map((d) => d.rssMb));
     const round = (v: number | undefined, digits = 0) =>
       v === undefined ? null : Number(v.toFixed(digits));
     console.log(
       JSON.stringify({
         bench: 'relay',
         encoder: ENCODER,
-        kafka_events_per_s: round(one?.rate),
-        kafka_events_per_s_3_relays: round(three?.rate),
+        relay_runtime: RUNTIME,
+        rounds: ROUNDS,
+        kafka_events_per_s: round(one),
+        kafka_events_per_s_3_relays: round(three),
+        kafka3_vs_kafka1: round(threeVsOne, 3),
+        raw_kafka_events_per_s: round(rawK),
+        kafka_vs_raw_kafka: round(vsRaw, 3),
+        relay_cpu_us_per_event: round(
+          medianOf(rounds, (r) => r.one?.cpuUsPerEvent),
+          1,
+        ),
+        raw_kafka_cpu_us_per_event: round(
+          medianOf(rounds, (r) => r.raw?.cpuUsPerEvent),
+          1,
+        ),
         null_events_per_s: round(nul),
         raw_sql_events_per_s: round(raw),
         null_vs_raw: nul !== undefined && raw ? round(nul / raw, 3) : null,
         latency_p50_ms: round(latency?.p50, 1),
         latency_p99_ms: round(latency?.p99, 1),
-        peak_rss_mb: peakRssMb > 0 ? Math.round(peakRssMb) : null,
+        peak_rss_mb: peakRss > 0 ? Math.round(peakRss) : null,
+        rss_compiled_mb: round(rss?.rssMb),
+        scaling: scaling ?? null,
+        load_start: round(loadAtStart, 2),
+        load_end: round(load1(), 2),
       }),
     );
   } finally {
+    await producer.disconnect();
+    compiled?.remove();
     await pool.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
     await pool.end();
+    const admin = testKafka().admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics }).catch(() => undefined);
+    await admin.disconnect();
   }
+}
+
+function compileRelay(): CompiledBuild {
+  const startedAt = Date.now();
+  const build = CompiledBuild.compile(['libs/relay/test/relay-child.ts']);
+  log(`compiled the relay child and the libraries with tsc in ${Date.now() - startedAt} ms`);
+  return build;
 }
 
 main().catch((error: unknown) => {

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { createTopics, DATABASE_URL, freePort, KAFKA_BROKERS, testKafka } from '@test/support';
+import { DATABASE_URL, KAFKA_BROKERS } from '../../test/support/env';
+import { freePort } from '../../test/support/free-port';
+import { createTopics, testKafka } from '../../test/support/kafka';
 import { AppProcess } from './app-process';
 import { SampleHttpClient } from './sample-http.client';
 
-/** Entry points of the three sample apps. */
+/** Entry points of the three sample apps, compiled by `npm run build` (tsc -b) into dist/. */
 export const ENTRIES = {
-  orders: 'apps/order-service/src/main.ts',
-  shipping: 'apps/shipping-service/src/main.ts',
-  relay: 'apps/relay/src/main.ts',
+  orders: 'dist/apps/order-service/src/main.js',
+  shipping: 'dist/apps/shipping-service/src/main.js',
+  relay: 'dist/apps/relay/src/main.js',
   /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
-  faultRelay: 'scripts/sample-system/fault-relay.entry.ts',
+  faultRelay: 'dist/scripts/sample-system/fault-relay.entry.js',
 } as const;
 
 /** How to run one sample system. */
@@ -35,6 +37,11 @@ export interface SampleSystemOptions {
   readonly relayEnv?: Record<string, string>;
   /** Run the standalone relay from the fault-seam entry (see `ENTRIES.faultRelay`). */
   readonly faultRelay?: boolean;
+  /**
+   * A .ts entry each app is started through instead of its own, which loads the app's entry
+   * from `SAMPLE_ENTRY` after its own set-up (the trace test's OpenTelemetry preload).
+   */
+  readonly entryWrapper?: string;
 }
 
 /** Names one system uses, unique per instance so test files (and a demo) run in parallel. */
@@ -98,7 +105,23 @@ export class SampleSystem {
       NO_COLOR: '1',
     };
     const mode = options.relay ?? 'embedded';
-    const orders = new AppProcess('order-service', ENTRIES.orders, ordersPort, {
+    const app = (
+      name: string,
+      entry: string,
+      port: number,
+      env: Record<string, string>,
+      portVariable?: string,
+    ) =>
+      options.entryWrapper
+        ? new AppProcess(
+            name,
+            options.entryWrapper,
+            port,
+            { ...env, SAMPLE_ENTRY: entry, OTEL_SERVICE_NAME: name },
+            portVariable,
+          )
+        : new AppProcess(name, entry, port, env, portVariable);
+    const orders = app('order-service', ENTRIES.orders, ordersPort, {
       ...common,
       ORDERS_SCHEMA: names.ordersSchema,
       ORDER_EVENTS_TOPIC: names.orderTopic,
@@ -107,7 +130,7 @@ export class SampleSystem {
       RECONCILE_INTERVAL_MS: '0',
       ...options.ordersEnv,
     });
-    const shipping = new AppProcess('shipping-service', ENTRIES.shipping, shippingPort, {
+    const shipping = app('shipping-service', ENTRIES.shipping, shippingPort, {
       ...common,
       SHIPPING_SCHEMA: names.shippingSchema,
       ORDER_EVENTS_TOPIC: names.orderTopic,
@@ -131,7 +154,7 @@ export class SampleSystem {
     const relay =
       mode === 'embedded'
         ? undefined
-        : new AppProcess('relay', relayEntry, relayPort, relayEnv, 'RELAY_HTTP_PORT');
+        : app('relay', relayEntry, relayPort, relayEnv, 'RELAY_HTTP_PORT');
     return new SampleSystem(names, orders, shipping, relay, brokers);
   }
 

@@ -25,25 +25,32 @@ export function spawnTs(
   env: Record<string, string> = {},
   args: string[] = [],
 ): TsChild {
+  const preload = ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register'];
+  return spawnNode(entry, [...preload, entry, ...args], {
+    TS_NODE_PROJECT: `${REPO_ROOT}/tsconfig.json`,
+    ...env,
+  });
+}
+
+/**
+ * Runs compiled JavaScript (`entry`, an absolute path or relative to the repo root) with plain
+ * Node, as users run it; CHILD_NODE_ARGS as for `spawnTs`.
+ */
+export function spawnJs(
+  entry: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): TsChild {
+  return spawnNode(entry, [entry, ...args], env);
+}
+
+function spawnNode(entry: string, nodeArgs: string[], env: Record<string, string>): TsChild {
   const child = spawn(
     process.execPath,
-    [
-      ...(process.env.CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      '-r',
-      'ts-node/register',
-      '-r',
-      'tsconfig-paths/register',
-      entry,
-      ...args,
-    ],
+    [...(process.env.CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...nodeArgs],
     {
       cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        TS_NODE_PROJECT: `${REPO_ROOT}/tsconfig.json`,
-        KAFKAJS_NO_PARTITIONER_WARNING: '1',
-        ...env,
-      },
+      env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -3,9 +3,11 @@ export { waitFor } from './poll';
 export { createTestSchema, type TestSchema } from './postgres';
 export { consumeUntil, createTopics, testKafka, uniqueTopic, type ConsumedRecord } from './kafka';
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
-export { portOpen } from './kafka-node';
-export { spawnTs, type TsChild } from './child-process';
+export { spawnJs, spawnTs, type TsChild } from './child-process';
 export { freePort } from './free-port';
+export { startTestTracing, type TestTracing } from './otel';
+export { barrelExports } from './barrel-exports';
+export { portOpen } from './kafka-node';
 export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './private-postgres';
 export { PgFaultProxy } from './pg-fault-proxy';
 export {

@@ -1,11 +1,7 @@
 import { Controller, Get, Header, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
-import {
-  RELAY_METRICS_REGISTRY,
-  RelayHealthIndicator,
-  RelayModule,
-  type RelayModuleOptions,
-} from '@nest-outbox/relay';
+import { RELAY_METRICS_REGISTRY, RelayModule, type RelayModuleOptions } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { Registry } from 'prom-client';
 
 /** `/health` (terminus) and `/metrics` (prom-client) of the standalone relay. */
@@ -38,6 +34,7 @@ export class RelayAppModule {
       module: RelayAppModule,
       imports: [TerminusModule, RelayModule.forRoot(options)],
       controllers: [RelayHttpController],
+      providers: [RelayHealthIndicator],
     };
   }
 }

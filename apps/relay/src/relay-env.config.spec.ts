@@ -27,7 +27,7 @@ describe('relayOptionsFromEnv', () => {
       routing: { defaultTopic: 'events', routes: 'order=orders' },
       batchSize: 250,
       leaseMs: 20_000,
-      backoff: { baseMs: 100, capMs: undefined },
+      retry: { baseDelayMs: 100, maxDelayMs: undefined },
       retention: { publishedMs: 3_600_000, mode: 'archive' },
       recordEncoder: 'kafkajs',
       installSchema: true,

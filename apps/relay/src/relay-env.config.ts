@@ -31,9 +31,12 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
     runLimit: int('RELAY_RUN_LIMIT'),
     leaseMs: int('RELAY_LEASE_MS'),
     publishTimeoutMs: int('RELAY_PUBLISH_TIMEOUT_MS'),
-    maxAttempts: int('RELAY_MAX_ATTEMPTS'),
     shutdownTimeoutMs: int('RELAY_SHUTDOWN_TIMEOUT_MS'),
-    backoff: { baseMs: int('RELAY_BACKOFF_BASE_MS'), capMs: int('RELAY_BACKOFF_CAP_MS') },
+    retry: {
+      maxAttempts: int('RELAY_MAX_ATTEMPTS'),
+      baseDelayMs: int('RELAY_BACKOFF_BASE_MS'),
+      maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
+    },
     polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
     retention:
       retentionMs === 0

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { InboxHealthIndicator, InboxModule } from '@nest-outbox/inbox';
+import { InboxModule } from '@nest-outbox/inbox';
+import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
 import { OutboxModule } from '@nest-outbox/outbox';
 import {
   embeddedRelayModule,
@@ -48,7 +49,7 @@ export class ShippingServiceModule {
         OutboxModule.forRoot({ schema: config.schema, table: SHIPPING_OUTBOX_TABLE }),
         InboxModule.forRoot({
           kafka: { clientId: 'shipping-service-inbox', brokers: config.kafkaBrokers },
-          tables: { schema: config.schema },
+          schema: config.schema,
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -1,4 +1,18 @@
 export { NestOutboxError, InvalidOptionsError } from './nest-outbox.error';
+export { RenamedOptionError } from './renamed-option.error';
+export { OptionalPeerMissingError } from './optional-peer-missing.error';
+export { loadOptionalPeer } from './optional-peer';
+export {
+  createModuleMetrics,
+  noopMetricFactory,
+  promMetricFactory,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricFactory,
+  type ModuleMetrics,
+  type PromClient,
+} from './metric.factory';
 export { sqlIdentifier, qualifiedTable } from './sql-identifier';
 export { uuidv7, isUuid } from './uuid-v7';
 export {
@@ -19,7 +33,12 @@ export {
 export { Backoff, backoffDelayMs, type BackoffPolicy } from './backoff';
 export { inTransaction, type TransactionClient, type TransactionPool } from './in-transaction';
 export { PeriodicTask, type PeriodicTaskOptions } from './periodic-task';
-export { OptionChecks, type IntegerRange } from './option-checks';
+export {
+  OptionChecks,
+  type IntegerRange,
+  type MetricsOptions,
+  type ResolvedMetricsOptions,
+} from './option-checks';
 export {
   CliUsageError,
   parseCliArgs,
@@ -40,3 +59,11 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
+export { otelApi, type OtelApi } from './tracing/otel-api';
+export { runInSpan } from './tracing/run-in-span';
+export {
+  activeTraceHeaders,
+  formatTraceHeaders,
+  parseTraceHeaders,
+  type TraceHeaders,
+} from './tracing/w3c-trace-context';

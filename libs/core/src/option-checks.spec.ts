@@ -1,5 +1,6 @@
 import { InvalidOptionsError } from './nest-outbox.error';
 import { OptionChecks } from './option-checks';
+import { RenamedOptionError } from './renamed-option.error';
 
 const check = new OptionChecks('RelayModule');
 
@@ -63,5 +64,41 @@ describe('OptionChecks', () => {
       ),
     ).toThrow(/option "backoff.capMs" \(10\) must be >= backoff.baseMs \(1000\)/);
     expect(() => check.ordered({ option: 'a', value: 1 }, { option: 'b', value: 1 })).not.toThrow();
+  });
+});
+
+describe('OptionChecks.renamed and OptionChecks.metrics', () => {
+  it('refuses an option under its old name with a RenamedOptionError naming the new one and how its value changes', () => {
+    const refuse = () =>
+      check.renamed({ backoff: { baseMs: 1 } }, { backoff: ['retry', 'baseMs -> baseDelayMs'] });
+    expect(refuse).toThrow(RenamedOptionError);
+    expect(refuse).toThrow(
+      'RelayModule: option "backoff" was renamed to "retry" (baseMs -> baseDelayMs): rename it',
+    );
+    expect(() =>
+      check.renamed({ maxAttempts: undefined }, { maxAttempts: 'retry.maxAttempts' }),
+    ).not.toThrow();
+  });
+
+  it('accepts metrics false, omitted, or a registry-like object with a valid prefix', () => {
+    const registry = { registerMetric: () => undefined };
+    expect(check.metrics('metrics', false, 'p_')).toBe(false);
+    expect(check.metrics('metrics', undefined, 'p_')).toEqual({
+      registry: undefined,
+      prefix: 'p_',
+    });
+    expect(check.metrics('metrics', { registry, prefix: 'app:' }, 'p_')).toEqual({
+      registry,
+      prefix: 'app:',
+    });
+    expect(() => check.metrics('metrics', { prefix: '1x' }, 'p_')).toThrow(
+      /"metrics.prefix" must match/,
+    );
+    expect(() => check.metrics('metrics', { registry: 'r' }, 'p_')).toThrow(
+      /"metrics.registry" must be a prom-client Registry/,
+    );
+    expect(() => check.metrics('metrics', true as never, 'p_')).toThrow(
+      /"metrics" must be \{ registry\?, prefix\? \} or false/,
+    );
   });
 });

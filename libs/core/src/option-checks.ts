@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from './nest-outbox.error';
+import { RenamedOptionError } from './renamed-option.error';
 
 /** Bounds of a whole number. @publicApi */
 export interface IntegerRange {
@@ -7,7 +8,19 @@ export interface IntegerRange {
   readonly max?: number;
 }
 
+/** `metrics` of a module's options: a registry and a name prefix, or `false` for none. @publicApi */
+export interface MetricsOptions<TRegistry = unknown> {
+  readonly registry?: TRegistry;
+  readonly prefix?: string;
+}
+
+/** `metrics` after validation: `false` when disabled. @publicApi */
+export type ResolvedMetricsOptions<TRegistry = unknown> =
+  | { readonly registry: TRegistry | undefined; readonly prefix: string }
+  | false;
+
 const INTEGER_TEXT = /^[+-]?\d+$/;
+const METRIC_PREFIX = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 /**
  * The validators of module options, environment variables and CLI flags: each returns the
@@ -134,6 +147,53 @@ export class OptionChecks {
         `(${high.value}) must be >= ${low.option} (${low.value}): raise ${high.option} or lower ${low.option}`,
       );
     }
+  }
+
+  /**
+   * Refuses options given under their old names: `renamed` maps each old name (a key of
+   * `raw`) to the option that replaces it, or to `[replacement, how the value changes]`.
+   * @throws RenamedOptionError naming the new option
+   */
+  renamed(
+    raw: object,
+    renamed: Readonly<Record<string, string | readonly [string, string]>>,
+  ): void {
+    for (const [old, to] of Object.entries(renamed)) {
+      if ((raw as Record<string, unknown>)[old] === undefined) continue;
+      const [replacement, hint] = typeof to === 'string' ? [to, undefined] : to;
+      throw new RenamedOptionError(this.module, old, replacement, hint);
+    }
+  }
+
+  /**
+   * `metrics`: `false` (none), or `{ registry?, prefix? }` where `registry` looks like a
+   * prom-client `Registry` and `prefix` is a valid Prometheus metric name prefix.
+   */
+  metrics<TRegistry>(
+    option: string,
+    value: MetricsOptions<TRegistry> | false | undefined,
+    defaultPrefix: string,
+  ): ResolvedMetricsOptions<TRegistry> {
+    if (value === false) return false;
+    if (value === undefined) return { registry: undefined, prefix: defaultPrefix };
+    if (value === null || typeof value !== 'object') {
+      this.fail(option, `must be { registry?, prefix? } or false (got ${show(value)})`);
+    }
+    const { registry, prefix = defaultPrefix } = value;
+    if (
+      registry !== undefined &&
+      (registry === null ||
+        typeof (registry as { registerMetric?: unknown }).registerMetric !== 'function')
+    ) {
+      this.fail(`${option}.registry`, 'must be a prom-client Registry (new Registry()) or omitted');
+    }
+    if (typeof prefix !== 'string' || (prefix !== '' && !METRIC_PREFIX.test(prefix))) {
+      this.fail(
+        `${option}.prefix`,
+        `must match ${METRIC_PREFIX.source} (got ${show(prefix)}), for example ${JSON.stringify(defaultPrefix)}`,
+      );
+    }
+    return { registry, prefix };
   }
 }
 

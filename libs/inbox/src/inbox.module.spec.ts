@@ -1,22 +1,37 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Controller, Global, Injectable, Module } from '@nestjs/common';
+import { EventPattern } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { InvalidOptionsError } from '@nest-outbox/core';
+import { getTransactionHostToken, TransactionHost } from '@nestjs-cls/transactional';
+import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
 import { Registry } from 'prom-client';
-import { INBOX_METRICS_REGISTRY, INBOX_OPTIONS } from './inbox.constants';
+import { InboxHandler } from './handler/decorators/inbox-handler.decorator';
+import { InboxHandlerPolicies } from './handler/pipeline/inbox-handler.policies';
+import { INBOX_METRICS_REGISTRY, INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from './inbox.constants';
 import { InboxModule } from './inbox.module';
-import type { InboxModuleOptions } from './inbox.options';
-import type { ResolvedInboxOptions } from './inbox-options.resolver';
+import type { InboxModuleOptions } from './options/inbox-options.interface';
+import type { ResolvedInboxOptions } from './options/inbox-options.resolver';
 
-/** Stands in for the application's ClsModule: the module only needs the TransactionHost token here. */
+/** A TransactionHost stand-in whose queries find every table (the start-up check passes). */
+const fakeHost = (name: string) => ({ name, tx: { query: () => Promise.resolve([]) } });
+
+/** Stands in for the application's ClsModule: a default and a named TransactionHost. */
 @Global()
-@Module({ providers: [{ provide: TransactionHost, useValue: {} }], exports: [TransactionHost] })
+@Module({
+  providers: [
+    { provide: TransactionHost, useValue: fakeHost('default') },
+    { provide: getTransactionHostToken('reporting'), useValue: fakeHost('reporting') },
+  ],
+  exports: [TransactionHost, getTransactionHostToken('reporting')],
+})
 class FakeTransactionsModule {}
 
 const options: InboxModuleOptions = {
   kafka: { brokers: ['127.0.0.1:9092'] },
-  tables: { schema: 'shipping', inbox: 'processed' },
-  retry: { maxAttempts: 7 },
+  schema: 'shipping',
+  table: 'processed',
+  rejectedTable: 'refused',
+  versionsTable: 'versions',
+  retry: { maxAttempts: 7, baseDelayMs: 50, maxDelayMs: 500 },
   retention: { prune: false },
 };
 
@@ -30,9 +45,7 @@ class InboxConfig {
 @Module({ providers: [InboxConfig], exports: [InboxConfig] })
 class ConfigModule {}
 
-async function resolved(
-  imports: unknown[],
-): Promise<{ options: ResolvedInboxOptions; registry: Registry }> {
+async function resolved(imports: unknown[]) {
   const moduleRef = await Test.createTestingModule({
     imports: [FakeTransactionsModule, ...(imports as [])],
   }).compile();
@@ -40,6 +53,7 @@ async function resolved(
   const result = {
     options: moduleRef.get<ResolvedInboxOptions>(INBOX_OPTIONS),
     registry: moduleRef.get<Registry>(INBOX_METRICS_REGISTRY),
+    host: moduleRef.get<{ name: string }>(INBOX_TRANSACTION_HOST),
   };
   await moduleRef.close();
   return result;
@@ -47,13 +61,25 @@ async function resolved(
 
 describe('InboxModule registration', () => {
   it('forRoot applies the documented defaults', async () => {
-    const { options: o, registry } = await resolved([
+    const {
+      options: o,
+      registry,
+      host,
+    } = await resolved([
       InboxModule.forRoot({ kafka: { brokers: ['b:9092'] }, retention: { prune: false } }),
     ]);
     expect(o.tables.inbox).toBe('"public"."inbox"');
     expect(o.tables.rejected).toBe('"public"."inbox_rejected"');
+    expect(o.tables.versions).toBe('"public"."inbox_aggregate_versions"');
+    expect(o).toMatchObject({
+      installSchema: false,
+      verifySchema: true,
+      connectionName: undefined,
+    });
     expect(o.defaults).toMatchObject({
       maxAttempts: 5,
+      baseDelayMs: 200,
+      maxDelayMs: 10_000,
       onExhausted: 'dead-letter',
       versionCheck: 'off',
       maxMessageBytes: 1_048_576,
@@ -63,14 +89,19 @@ describe('InboxModule registration', () => {
       replayWindowMs: 86_400_000,
       onTooShort: 'refuse',
     });
+    expect(host.name).toBe('default');
     expect(registry).toBeInstanceOf(Registry);
     expect(await registry.getSingleMetric('inbox_events_applied_total')?.get()).toBeDefined();
   });
 
   it('forRoot reads every option back', async () => {
     const { options: o } = await resolved([InboxModule.forRoot(options)]);
-    expect(o.tables.inbox).toBe('"shipping"."processed"');
-    expect(o.defaults.maxAttempts).toBe(7);
+    expect(o.tables).toMatchObject({
+      inbox: '"shipping"."processed"',
+      rejected: '"shipping"."refused"',
+      versions: '"shipping"."versions"',
+    });
+    expect(o.defaults).toMatchObject({ maxAttempts: 7, baseDelayMs: 50, maxDelayMs: 500 });
   });
 
   it.each([
@@ -83,32 +114,109 @@ describe('InboxModule registration', () => {
     expect(o.defaults.maxAttempts).toBe(7);
   });
 
+  it('writes through the TransactionHost of connectionName, given to forRoot or forRootAsync', async () => {
+    const sync = await resolved([InboxModule.forRoot({ ...options, connectionName: 'reporting' })]);
+    expect(sync.host.name).toBe('reporting');
+    expect(sync.options.connectionName).toBe('reporting');
+    const async = await resolved([
+      InboxModule.forRootAsync({ connectionName: 'reporting', useFactory: () => options }),
+    ]);
+    expect(async.host.name).toBe('reporting');
+  });
+
+  it('refuses a connectionName that names no TransactionHost, saying how to register one', async () => {
+    const attempt = resolved([
+      InboxModule.forRootAsync({ connectionName: 'nowhere', useFactory: () => options }),
+    ]);
+    await expect(attempt).rejects.toThrow(
+      /option "connectionName" \("nowhere"\) names no TransactionHost/,
+    );
+  });
+
+  it('registers its metrics on the registry given, under the prefix given', async () => {
+    const registry = new Registry();
+    const { registry: exposed } = await resolved([
+      InboxModule.forRoot({ ...options, metrics: { registry, prefix: 'shipping_' } }),
+    ]);
+    expect(exposed).toBe(registry);
+    expect(registry.getSingleMetric('shipping_inbox_events_applied_total')).toBeDefined();
+    expect(registry.getSingleMetric('inbox_events_applied_total')).toBeUndefined();
+  });
+
+  it('exports no registry with metrics: false', async () => {
+    const { registry } = await resolved([InboxModule.forRoot({ ...options, metrics: false })]);
+    expect(registry).toBeUndefined();
+  });
+
   it('two applications in one process get separate metric registries', async () => {
     const a = await resolved([InboxModule.forRoot(options)]);
     const b = await resolved([InboxModule.forRoot(options)]);
     expect(a.registry).not.toBe(b.registry);
   });
 
+  it('is global by default, and with isGlobal: false serves only the modules that import it', async () => {
+    @Controller()
+    class Handlers {
+      @EventPattern('orders')
+      @InboxHandler('projection')
+      on(): void {}
+    }
+    @Module({ controllers: [Handlers] })
+    class FeatureModule {}
+    const compile = (inbox: unknown) =>
+      Test.createTestingModule({ imports: [FakeTransactionsModule, inbox as never, FeatureModule] })
+        .compile()
+        .then((ref) => ref.close());
+    await expect(compile(InboxModule.forRoot(options))).resolves.toBeUndefined();
+    await expect(compile(InboxModule.forRoot({ ...options, isGlobal: false }))).rejects.toThrow(
+      /InboxHandlerPolicies/,
+    );
+    const local = await Test.createTestingModule({
+      imports: [FakeTransactionsModule, InboxModule.forRoot({ ...options, isGlobal: false })],
+    }).compile();
+    expect(local.get(InboxHandlerPolicies)).toBeInstanceOf(InboxHandlerPolicies);
+    await local.close();
+  });
+
+  it.each([
+    [
+      { tables: { schema: 'app' } },
+      /option "tables" was renamed to "schema, table, rejectedTable, versionsTable"/,
+    ],
+    [{ createSchema: true }, /option "createSchema" was renamed to "installSchema"/],
+    [
+      { retry: { initialDelayMs: 10 } },
+      /option "retry.initialDelayMs" was renamed to "retry.baseDelayMs"/,
+    ],
+  ])('refuses an option under its old name, naming the new one (%#)', (old, message) => {
+    const attempt = () => InboxModule.forRoot({ ...options, ...(old as object) });
+    expect(attempt).toThrow(RenamedOptionError);
+    expect(attempt).toThrow(message);
+  });
+
   it.each([
     [{ kafka: { brokers: [] } }, /kafka.brokers" is required/],
-    [
-      { ...options, tables: { schema: 'Bad Schema' } },
-      /tables.schema" must be a lower-case SQL identifier/,
-    ],
+    [{ ...options, schema: 'Bad Schema' }, /"schema" must be a lower-case SQL identifier/],
+    [{ ...options, rejectedTable: 'x-y' }, /"rejectedTable" must be a lower-case SQL identifier/],
     [{ ...options, retry: { maxAttempts: 0 } }, /retry.maxAttempts" must be a positive integer/],
-    [{ ...options, onExhausted: 'skip' }, /onExhausted" must be one of 'dead-letter', 'pause'/],
+    [
+      { ...options, retry: { baseDelayMs: 500, maxDelayMs: 100 } },
+      /retry.maxDelayMs" \(100\) must be >= retry.baseDelayMs \(500\)/,
+    ],
+    [{ ...options, onExhausted: 'skip' }, /onExhausted" must be one of "dead-letter", "pause"/],
+    [{ ...options, installSchema: 'yes' }, /installSchema" must be true or false/],
+    [{ ...options, metrics: { prefix: 'bad prefix' } }, /metrics.prefix" must match/],
     [
       { ...options, retention: { inboxRetentionMs: -1 } },
       /retention.inboxRetentionMs" must be a duration/,
     ],
   ])(
-    'refuses invalid options at start-up with a message that says how to fix them (%#)',
+    'refuses invalid options with a message that says how to fix them: at forRoot, and at start-up with forRootAsync (%#)',
     async (bad, message) => {
-      const attempt = resolved([InboxModule.forRoot(bad as InboxModuleOptions)]);
-      await expect(attempt).rejects.toThrow(InvalidOptionsError);
-      await expect(resolved([InboxModule.forRoot(bad as InboxModuleOptions)])).rejects.toThrow(
-        message,
-      );
+      expect(() => InboxModule.forRoot(bad as InboxModuleOptions)).toThrow(InvalidOptionsError);
+      expect(() => InboxModule.forRoot(bad as InboxModuleOptions)).toThrow(message);
+      const attempt = resolved([InboxModule.forRootAsync({ useFactory: () => bad as never })]);
+      await expect(attempt).rejects.toThrow(message);
     },
   );
 });

@@ -1,64 +1,57 @@
-import { Global, Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { Registry } from 'prom-client';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
-import { DeadLetterSink } from './handler/dead-letter.sink';
-import { InboxHandlerPolicies } from './handler/inbox-handler.policies';
-import { InboxExecutor } from './handler/inbox.executor';
-import { InboxGuard } from './handler/inbox.guard';
-import { InboxInterceptor } from './handler/inbox.interceptor';
-import { INBOX_METRICS_REGISTRY, INBOX_OPTIONS } from './inbox.constants';
-import { InboxLifecycle } from './inbox.lifecycle';
-import { InboxConfigurableModule, INBOX_MODULE_OPTIONS } from './inbox.module-definition';
-import type { InboxModuleOptions } from './inbox.options';
-import { resolveInboxOptions } from './inbox-options.resolver';
-import { InboxMetrics } from './metrics/inbox.metrics';
+import { HandlerFailures } from './handler/failure/handler-failures';
+import { DeadLetterSink } from './handler/failure/dead-letter.sink';
+import { ExhaustedEventSettler } from './handler/failure/exhausted-event.settler';
+import { RejectedRecordSettler } from './handler/failure/rejected-record.settler';
+import { InboxHandlerPolicies } from './handler/pipeline/inbox-handler.policies';
+import { InboxExecutor } from './handler/pipeline/inbox.executor';
+import { InboxGuard } from './handler/pipeline/inbox.guard';
+import { InboxInterceptor } from './handler/pipeline/inbox.interceptor';
+import { InboxConfigurableModule, INBOX_OPTIONS_TYPE } from './inbox.module-definition';
+import { InboxHandlerExplorer } from './lifecycle/inbox-handler.explorer';
+import { InboxLifecycle } from './lifecycle/inbox.lifecycle';
+import { resolveInboxOptions } from './options/inbox-options.resolver';
 import { InboxStore } from './store/inbox.store';
 
+/** Everything the `@InboxHandler` pipeline injects (the decorator names guard and interceptor). */
+const PIPELINE = [
+  InboxStore,
+  InboxConsumerRegistry,
+  InboxHandlerPolicies,
+  DeadLetterSink,
+  RejectedRecordSettler,
+  ExhaustedEventSettler,
+  HandlerFailures,
+  InboxExecutor,
+  InboxGuard,
+  InboxInterceptor,
+];
+
 /**
- * The idempotent inbox for `@nestjs/microservices` Kafka consumers. Global: register it
- * once (`forRoot` / `forRootAsync` with `useFactory`, `useClass` or `useExisting`) next to
- * the application's `ClsModule` with the transactional TypeORM plugin (the inbox uses the
- * application's `TransactionHost`; it does not register ClsModule itself), then add
- * `@InboxHandler(consumer)` to `@EventPattern` methods.
+ * The idempotent inbox for `@nestjs/microservices` Kafka consumers. Register it once
+ * (`forRoot` / `forRootAsync` with `useFactory`, `useClass` or `useExisting`; global unless
+ * `isGlobal: false`) next to the application's `ClsModule` with the transactional TypeORM
+ * plugin (the inbox uses the application's `TransactionHost`, the one of `connectionName`;
+ * it does not register ClsModule itself), then add `@InboxHandler(consumer)` to
+ * `@EventPattern` methods.
+ * @example
+ * ```ts
+ * InboxModule.forRoot({ kafka: { brokers: ['localhost:9092'] }, schema: 'shipping' })
+ * ```
  * @publicApi
  */
-@Global()
 @Module({
   imports: [DiscoveryModule],
-  providers: [
-    {
-      provide: INBOX_OPTIONS,
-      useFactory: (options: InboxModuleOptions) => resolveInboxOptions(options),
-      inject: [INBOX_MODULE_OPTIONS],
-    },
-    { provide: INBOX_METRICS_REGISTRY, useFactory: () => new Registry() },
-    {
-      provide: InboxMetrics,
-      useFactory: (registry: Registry) => new InboxMetrics(registry),
-      inject: [INBOX_METRICS_REGISTRY],
-    },
-    InboxStore,
-    InboxConsumerRegistry,
-    InboxHandlerPolicies,
-    DeadLetterSink,
-    InboxExecutor,
-    InboxGuard,
-    InboxInterceptor,
-    InboxLifecycle,
-  ],
-  exports: [
-    INBOX_OPTIONS,
-    INBOX_METRICS_REGISTRY,
-    InboxMetrics,
-    InboxStore,
-    InboxConsumerRegistry,
-    InboxHandlerPolicies,
-    DeadLetterSink,
-    InboxExecutor,
-    InboxGuard,
-    InboxInterceptor,
-    InboxLifecycle,
-  ],
+  providers: [...PIPELINE, InboxHandlerExplorer, InboxLifecycle],
+  exports: [...PIPELINE],
 })
-export class InboxModule extends InboxConfigurableModule {}
+export class InboxModule extends InboxConfigurableModule {
+  /** Registers the inbox with these options (checked at once, before any connection opens). */
+  static override forRoot(options: typeof INBOX_OPTIONS_TYPE): DynamicModule {
+    const { isGlobal: _global, connectionName, ...moduleOptions } = options;
+    resolveInboxOptions(moduleOptions, connectionName);
+    return super.forRoot(options);
+  }
+}

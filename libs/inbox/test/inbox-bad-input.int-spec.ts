@@ -1,5 +1,9 @@
 import { EVENT_HEADERS } from '@nest-outbox/core';
-import { InboxConsumerRegistry, InboxRetentionTooShortError } from '@nest-outbox/inbox';
+import {
+  InboxConsumerRegistry,
+  InboxRetentionTooShortError,
+  InboxSchemaMissingError,
+} from '@nest-outbox/inbox';
 import { consumeUntil, createTopics, uniqueTopic, waitFor } from '@test/support';
 import request from 'supertest';
 import { committedOffsets, send } from './inbox-test.kafka';
@@ -120,5 +124,23 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
       logger: false,
     });
     fx.apps.push(warned);
+  });
+
+  it('refuses to start without its tables (verifySchema), naming them and how to create them', async () => {
+    const topic = uniqueTopic('inbox-noschema');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const attempt = startInboxApp({
+      schema: fx.db.name,
+      topics: [topic],
+      groupId: uniqueTopic('g'),
+      module: { table: 'never_created', installSchema: false },
+      logger: false,
+    });
+    await expect(attempt).rejects.toThrow(InboxSchemaMissingError);
+    await expect(attempt).rejects.toThrow(
+      new RegExp(
+        `"${fx.db.name}"\\."never_created"(, "[^"]+"\\."[a-z_]+")* not found\\. Add createInboxMigration`,
+      ),
+    );
   });
 });

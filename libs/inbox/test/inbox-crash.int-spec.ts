@@ -1,4 +1,4 @@
-import { INBOX_FAULT_ENV } from '@nest-outbox/inbox';
+import { INBOX_FAULT_ENV } from '../src/inbox.constants';
 import {
   createTestSchema,
   createTopics,

@@ -24,8 +24,19 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
     return values.reduce((sum, v) => sum + v.value, 0);
   };
-  const start = async (topic: string, groupId: string, behavior?: HandlerBehavior) => {
-    const app = await startInboxApp({ schema: fx.db.name, topics: [topic], groupId, behavior });
+  const start = async (
+    topic: string,
+    groupId: string,
+    behavior?: HandlerBehavior,
+    more: Partial<Parameters<typeof startInboxApp>[0]> = {},
+  ) => {
+    const app = await startInboxApp({
+      schema: fx.db.name,
+      topics: [topic],
+      groupId,
+      behavior,
+      ...more,
+    });
     fx.apps.push(app);
     return app;
   };
@@ -57,6 +68,28 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(await effects(other.eventId)).toBe(1);
     expect(await metric(second, 'inbox_events_applied_total')).toBe(0);
   });
+
+  it.each(['plain', 'batched'] as const)(
+    'applies an event published twice once through a named connection (connectionName, %s transport)',
+    async (transport) => {
+      const topic = uniqueTopic('inbox-named');
+      await createTopics([{ topic, numPartitions: 1 }]);
+      const event = eventRecord();
+      const others = Array.from({ length: 4 }, () => eventRecord());
+      await send(fx.tools.producer, topic, [event, event, ...others, event]);
+      const groupId = uniqueTopic('g');
+      const app = await start(topic, groupId, undefined, {
+        connectionName: `inbox_named_${transport}`,
+        transport,
+      });
+      await waitFor('every offset committed, the duplicates absorbed', async () => {
+        const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
+        return committed === 7n && (await metric(app, 'inbox_events_duplicate_total')) === 2;
+      });
+      expect(await effects(event.eventId)).toBe(1);
+      for (const other of others) expect(await effects(other.eventId)).toBe(1);
+    },
+  );
 
   it('commits no offset while a handler fails twice, then applies its effect once when it succeeds', async () => {
     const topic = uniqueTopic('inbox-retry');

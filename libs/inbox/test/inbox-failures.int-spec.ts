@@ -43,7 +43,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
       topics: [topic],
       groupId,
       partitionsConsumedConcurrently: 3,
-      handler: { retry: { maxAttempts: 1000, initialDelayMs: 20, maxDelayMs: 100 } },
+      handler: { retry: { maxAttempts: 1000, baseDelayMs: 20, maxDelayMs: 100 } },
       behavior: {
         before: (event: EventEnvelope) => {
           if (failing && event.eventId === poison) throw new Error('downstream unavailable');
@@ -79,7 +79,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
       partitionsConsumedConcurrently: 2,
       handler: {
         onExhausted: 'pause',
-        retry: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 50 },
+        retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 },
       },
       behavior: {
         before: (event: EventEnvelope) => {
@@ -127,7 +127,7 @@ describe('InboxModule handler failures on concurrent partitions (real PostgreSQL
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      handler: { retry: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 20 } },
+      handler: { retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20 } },
       behavior: {
         // Throwing after the effect write proves the rollback of a failed attempt.
         after: (event: EventEnvelope) => {

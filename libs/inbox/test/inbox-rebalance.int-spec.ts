@@ -52,6 +52,7 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
           .rows[0]!.n,
       );
 
+    const first = await start(); // creates the inbox tables; no offset can be committed before
     const violations: string[] = [];
     let watching = true;
     const watcher = (async () => {
@@ -61,7 +62,6 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
       }
     })();
 
-    const first = await start();
     await send(fx.tools.producer, topic, events.slice(0, 250));
     await waitFor('the first consumer to be mid-stream', async () => (await applied()) >= 60);
     const second = await start(); // rebalance: partitions move while records are in flight

@@ -21,8 +21,9 @@ import {
   Transport,
   type MicroserviceOptions,
 } from '@nestjs/microservices';
-import { ClsPluginTransactional, TransactionHost } from '@nestjs-cls/transactional';
+import { ClsPluginTransactional, getTransactionHostToken } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { TransactionHost } from '@nestjs-cls/transactional';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { EventEnvelope } from '@nest-outbox/core';
@@ -30,12 +31,12 @@ import { ClsModule } from 'nestjs-cls';
 import {
   InboxEvent,
   InboxHandler,
-  InboxHealthIndicator,
   InboxKafkaServer,
   InboxModule,
   type InboxHandlerOptions,
   type InboxModuleOptions,
 } from '@nest-outbox/inbox';
+import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
 import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
 
 /** What the test's handler does before and after writing its effect. */
@@ -63,6 +64,11 @@ export interface InboxTestAppOptions {
   readonly globalInterceptors?: NestInterceptor[];
   /** Extra kafkajs consumer config. */
   readonly consumerConfig?: Record<string, unknown>;
+  /**
+   * Run everything on a named data source and TransactionHost (`connectionName` of the
+   * TypeORM module, the transactional plugin, InboxModule and InboxKafkaServer).
+   */
+  readonly connectionName?: string;
 }
 
 /** DDL of the effect table the test handler writes. */
@@ -79,7 +85,7 @@ function buildAppModule(o: InboxTestAppOptions): Type {
   @Controller()
   class EffectController {
     constructor(
-      @Inject(TransactionHost)
+      @Inject(getTransactionHostToken(o.connectionName))
       private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     ) {}
 
@@ -112,6 +118,7 @@ function buildAppModule(o: InboxTestAppOptions): Type {
   @Module({
     imports: [
       TypeOrmModule.forRoot({
+        name: o.connectionName,
         type: 'postgres',
         url: DATABASE_URL,
         extra: { max: 10 },
@@ -121,16 +128,20 @@ function buildAppModule(o: InboxTestAppOptions): Type {
         global: true,
         plugins: [
           new ClsPluginTransactional({
+            connectionName: o.connectionName,
             imports: [TypeOrmModule],
-            adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+            adapter: new TransactionalAdapterTypeOrm({
+              dataSourceToken: getDataSourceToken(o.connectionName),
+            }),
           }),
         ],
       }),
       InboxModule.forRoot({
+        connectionName: o.connectionName,
         kafka: { brokers: o.brokers ?? KAFKA_BROKERS },
-        tables: { schema: o.schema },
-        createSchema: true,
-        retry: { maxAttempts: 5, initialDelayMs: 50, maxDelayMs: 400 },
+        schema: o.schema,
+        installSchema: true,
+        retry: { maxAttempts: 5, baseDelayMs: 50, maxDelayMs: 400 },
         ...o.module,
       }),
       TerminusModule,
@@ -171,6 +182,7 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
       ? {
           strategy: new InboxKafkaServer({
             ...kafkaOptions,
+            connectionName: o.connectionName,
             inboxBatchSize: o.inboxBatchSize ?? 10,
           }),
         }

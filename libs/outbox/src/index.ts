@@ -1,8 +1,6 @@
 export { OutboxModule } from './outbox.module';
 export { OutboxService } from './outbox.service';
 export { OutboxTransactional } from './outbox-transactional.decorator';
-export { OUTBOX_OPTIONS } from './outbox.constants';
-export { MODULE_OPTIONS_TOKEN as OUTBOX_MODULE_OPTIONS } from './outbox.module-definition';
 export type {
   OutboxModuleExtras,
   OutboxModuleOptions,
@@ -25,11 +23,5 @@ export { InvalidEventError } from './errors/invalid-event.error';
 export { OutboxNotInitializedError } from './errors/outbox-not-initialized.error';
 export { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 export { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
-export {
-  outboxSchemaSql,
-  dropOutboxSchemaSql,
-  type OutboxTableName,
-} from './schema/outbox-schema.sql';
+export { outboxSchemaSql, type OutboxTableName } from './schema/outbox-schema.sql';
 export { createOutboxMigration, type OutboxMigrationOptions } from './schema/outbox.migration';
-// Re-exported for convenience: the wake-up is the core contract the relay injects.
-export { OUTBOX_WAKEUP, OutboxWakeup, DEFAULT_NOTIFY_CHANNEL } from '@nest-outbox/core';

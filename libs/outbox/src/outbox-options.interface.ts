@@ -1,3 +1,5 @@
+import type { Registry } from 'prom-client';
+
 /**
  * W3C trace context of the current span, as returned by a `traceContext` hook.
  * @publicApi
@@ -42,16 +44,32 @@ export interface OutboxModuleOptions {
    */
   notifyCoalesceMs?: number;
   /**
-   * Returns the active trace context, if any (for example from OpenTelemetry's
-   * `propagation.inject`). Its `traceparent`/`tracestate` go into the event's headers
-   * unless the caller passed its own.
+   * Returns the active trace context, if any. Its `traceparent`/`tracestate` go into the
+   * event's headers unless the caller passed its own; the relay's publish span links to it
+   * and the consumer's handler span continues it. `false` stores none.
+   * @default the active OpenTelemetry span when `@opentelemetry/api` (an optional peer) is
+   *   installed; none otherwise
    */
-  traceContext?: () => TraceContext | undefined;
+  traceContext?: (() => TraceContext | undefined) | false;
   /**
-   * Check at start-up that the outbox table exists.
+   * Apply the outbox table's idempotent DDL (`outboxSchemaSql`) at start-up, under an
+   * advisory lock so that instances starting together do not race. Prefer a migration
+   * (`createOutboxMigration`) where the application has them.
+   * @default false
+   */
+  installSchema?: boolean;
+  /**
+   * Check at start-up that the outbox table exists; a missing table stops the application
+   * with `OutboxTableNotFoundError`. (Formerly `verifyTableOnStartup`.)
    * @default true
    */
-  verifyTableOnStartup?: boolean;
+  verifySchema?: boolean;
+  /**
+   * prom-client registry and metric name prefix of the outbox's metrics, or `false` for
+   * none. Accepted and validated; the outbox records no metrics yet.
+   * @default { prefix: 'nest_outbox_outbox_' }
+   */
+  metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
 }
 
 /**
@@ -60,6 +78,12 @@ export interface OutboxModuleOptions {
  * @publicApi
  */
 export interface OutboxModuleExtras {
+  /**
+   * Register the module globally. The relay of the same application finds the outbox's
+   * in-process wake-up only when it is global.
+   * @default true
+   */
+  isGlobal?: boolean;
   /**
    * Name of the `ClsPluginTransactional` connection (and so the data source) the outbox
    * writes through; omit for the default, unnamed one.
@@ -77,6 +101,8 @@ export interface ResolvedOutboxOptions {
   readonly notifyChannel: string | false;
   readonly notifyCoalesceMs: number;
   readonly traceContext: (() => TraceContext | undefined) | undefined;
-  readonly verifyTableOnStartup: boolean;
+  readonly installSchema: boolean;
+  readonly verifySchema: boolean;
+  readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
   readonly connectionName: string | undefined;
 }

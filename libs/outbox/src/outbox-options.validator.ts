@@ -5,6 +5,7 @@ import {
   qualifiedTable,
   sqlIdentifier,
 } from '@nest-outbox/core';
+import { otelTraceContext } from './event/otel-trace-context';
 import type { OutboxModuleOptions, ResolvedOutboxOptions } from './outbox-options.interface';
 
 const MODULE = 'OutboxModule';
@@ -30,11 +31,20 @@ export function resolveOutboxOptions(
   if (options === null || typeof options !== 'object') {
     throw new InvalidOptionsError(MODULE, 'options', 'must be an object (or omitted)');
   }
+  check.renamed(options, { verifyTableOnStartup: 'verifySchema' });
   const schema = options.schema ?? 'public';
   const table = options.table ?? 'outbox';
   const quoted = qualifiedTable(MODULE, schema, table);
-  if (options.traceContext !== undefined && typeof options.traceContext !== 'function') {
-    throw new InvalidOptionsError(MODULE, 'traceContext', 'must be a function (or omitted)');
+  if (
+    options.traceContext !== undefined &&
+    options.traceContext !== false &&
+    typeof options.traceContext !== 'function'
+  ) {
+    throw new InvalidOptionsError(
+      MODULE,
+      'traceContext',
+      'must be a function, false (store no trace context) or omitted (OpenTelemetry when installed)',
+    );
   }
   if (connectionName !== undefined && (typeof connectionName !== 'string' || !connectionName)) {
     throw new InvalidOptionsError(MODULE, 'connectionName', 'must be a non-empty string');
@@ -46,8 +56,11 @@ export function resolveOutboxOptions(
     maxPayloadBytes: check.integer('maxPayloadBytes', options.maxPayloadBytes, 1_000_000),
     notifyChannel: notifyChannel(options.notifyChannel),
     notifyCoalesceMs: check.integer('notifyCoalesceMs', options.notifyCoalesceMs, 5, { min: 0 }),
-    traceContext: options.traceContext,
-    verifyTableOnStartup: check.boolean('verifyTableOnStartup', options.verifyTableOnStartup, true),
+    traceContext:
+      options.traceContext === false ? undefined : (options.traceContext ?? otelTraceContext()),
+    installSchema: check.boolean('installSchema', options.installSchema, false),
+    verifySchema: check.boolean('verifySchema', options.verifySchema, true),
+    metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
     connectionName,
   };
 }

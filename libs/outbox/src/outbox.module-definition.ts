@@ -37,8 +37,12 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
   new ConfigurableModuleBuilder<OutboxModuleOptions>({ moduleName: 'Outbox' })
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createOutboxOptions')
-    .setExtras<OutboxModuleExtras>({ connectionName: undefined }, (definition, extras) => ({
-      ...definition,
-      providers: [...(definition.providers ?? []), ...extraProviders(extras)],
-    }))
+    .setExtras<OutboxModuleExtras>(
+      { connectionName: undefined, isGlobal: true },
+      (definition, extras) => ({
+        ...definition,
+        global: extras.isGlobal ?? true,
+        providers: [...(definition.providers ?? []), ...extraProviders(extras)],
+      }),
+    )
     .build();

@@ -7,7 +7,6 @@ import { ClsModule } from 'nestjs-cls';
 import { InvalidOptionsError, OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
 import { createTestSchema, type TestSchema } from '@test/support';
 import {
-  OUTBOX_OPTIONS,
   OutboxModule,
   OutboxService,
   OutboxTableNotFoundError,
@@ -15,6 +14,7 @@ import {
   type ResolvedOutboxOptions,
 } from '@nest-outbox/outbox';
 import { createOutboxApp, createTables, persistenceImports } from '../test/outbox-test-app';
+import { OUTBOX_OPTIONS } from './outbox.constants';
 
 let db: TestSchema;
 
@@ -98,7 +98,9 @@ describe('OutboxModule registration', () => {
       maxPayloadBytes: 1_000_000,
       notifyChannel: 'nest_outbox',
       notifyCoalesceMs: 5,
-      verifyTableOnStartup: true,
+      installSchema: false,
+      verifySchema: true,
+      metrics: { registry: undefined, prefix: 'nest_outbox_outbox_' },
       connectionName: undefined,
     });
   });
@@ -113,7 +115,9 @@ describe('OutboxModule registration', () => {
         notifyChannel: false,
         notifyCoalesceMs: 0,
         traceContext,
-        verifyTableOnStartup: true,
+        installSchema: false,
+        verifySchema: true,
+        metrics: false,
       }),
     );
     expect(options).toEqual({
@@ -124,7 +128,9 @@ describe('OutboxModule registration', () => {
       notifyChannel: false,
       notifyCoalesceMs: 0,
       traceContext,
-      verifyTableOnStartup: true,
+      installSchema: false,
+      verifySchema: true,
+      metrics: false,
       connectionName: undefined,
     });
   });
@@ -204,6 +210,9 @@ describe('OutboxModule start-up validation', () => {
     ['a notify channel with spaces', { notifyChannel: 'my channel' }, /option "notifyChannel"/],
     ['a zero payload limit', { maxPayloadBytes: 0 }, /option "maxPayloadBytes"/],
     ['a negative coalesce interval', { notifyCoalesceMs: -1 }, /option "notifyCoalesceMs"/],
+    ['a metric prefix with a dash', { metrics: { prefix: 'my-app_' } }, /option "metrics.prefix"/],
+    ['a registry that is not one', { metrics: { registry: {} as never } }, /"metrics.registry"/],
+    ['a non-boolean verifySchema', { verifySchema: 'yes' as never }, /option "verifySchema"/],
   ])(
     'Given %s, then the module refuses it with InvalidOptionsError naming the option',
     (_c, options, message) => {

@@ -1,4 +1,5 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
 import { OUTBOX_OPTIONS } from './outbox.constants';
@@ -9,8 +10,9 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
 
 /**
  * The producer side of nest-outbox: `OutboxService`, `@OutboxTransactional()` and the
- * after-commit wake-up (`OUTBOX_WAKEUP`, one per application). Global, so a `RelayModule`
- * in the same application can `@Optional() @Inject(OUTBOX_WAKEUP)` it.
+ * after-commit wake-up (`OUTBOX_WAKEUP`, one per application). Global unless
+ * `isGlobal: false`, so a `RelayModule` in the same application can
+ * `@Optional() @Inject(OUTBOX_WAKEUP)` it.
  *
  * The application registers nestjs-cls with the transactional plugin (the inbox relies on
  * the same `TransactionHost`, so neither library registers it itself).
@@ -41,7 +43,6 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
  * your TypeORM migrations, or print the SQL: `npm run outbox:sql -- --schema app --table outbox`.
  * @publicApi
  */
-@Global()
 @Module({
   imports: [DiscoveryModule],
   providers: [
@@ -55,7 +56,10 @@ export class OutboxModule extends ConfigurableModuleClass {
   /** Registers the outbox with these options (all optional: `forRoot()` uses the defaults). */
   static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
     // Static options are checked at once, before any connection is opened.
-    const { connectionName, ...moduleOptions } = options;
+    const { connectionName, isGlobal, ...moduleOptions } = options;
+    if (isGlobal !== undefined && typeof isGlobal !== 'boolean') {
+      throw new InvalidOptionsError('OutboxModule', 'isGlobal', 'must be true or false');
+    }
     resolveOutboxOptions(moduleOptions, connectionName);
     return super.forRoot(options);
   }

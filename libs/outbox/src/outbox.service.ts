@@ -23,6 +23,7 @@ import { serializeOutboxEvent } from './event/outbox-event.serializer';
 import { createOutboxNotify, type OutboxNotify } from './notify/notify-sender';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
 import type { ResolvedOutboxOptions } from './outbox-options.interface';
+import { installOutboxSchema } from './schema/outbox-schema.installer';
 import { OutboxStore } from './store/outbox.store';
 import { ForeignCommitListener } from './transaction/foreign-commit.listener';
 import type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
@@ -73,7 +74,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     // Outside any CLS context (start-up), `tx` is the data source's own manager.
     const dataSource = this.host.tx.connection;
     this.notify = createOutboxNotify(dataSource, this.options, this.logger);
-    if (!this.options.verifyTableOnStartup) return;
+    if (this.options.installSchema) await installOutboxSchema(dataSource, this.options);
+    if (!this.options.verifySchema) return;
     const rows = await dataSource.query<{ oid: string | null }[]>('SELECT to_regclass($1) AS oid', [
       this.options.qualifiedTable,
     ]);

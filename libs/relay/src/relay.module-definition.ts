@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { RelayModuleOptions } from './options/relay-options.interface';
+import type { RelayModuleExtras, RelayModuleOptions } from './options/relay-options.interface';
 
 /** @internal */
 export const {
@@ -10,4 +10,8 @@ export const {
 } = new ConfigurableModuleBuilder<RelayModuleOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createRelayOptions')
+  .setExtras<RelayModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal ?? false,
+  }))
   .build();

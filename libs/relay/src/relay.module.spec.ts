@@ -30,6 +30,9 @@ describe('RelayModule options', () => {
       listenChannel: 'nest_outbox',
       backoff: { baseMs: 500, capMs: 30_000 },
       retention: { mode: 'delete', batchSize: 1000 },
+      installSchema: false,
+      verifySchema: true,
+      metrics: { registry: undefined, prefix: 'nest_outbox_relay_' },
     });
   });
 
@@ -72,10 +75,15 @@ describe('RelayModule options', () => {
     [{ schema: 'Bad' }, /option "schema"/],
     [{ connection: '' }, /option "connection" is required/],
     [{ batchSize: 0 }, /option "batchSize" must be a positive integer/],
-    [{ backoff: { baseMs: 1000, capMs: 10 } }, /backoff\.capMs/],
+    [
+      { retry: { baseDelayMs: 1000, maxDelayMs: 10 } },
+      /option "retry.maxDelayMs" \(10\) must be >= retry.baseDelayMs/,
+    ],
+    [{ retry: { maxAttempts: 0 } }, /option "retry.maxAttempts" must be a positive integer/],
     [{ kafka: undefined }, /option "kafka" is required/],
     [{ recordEncoder: 'fast' }, /option "recordEncoder" must be one of "relay", "kafkajs"/],
-    [{ backoff: { jitter: 'full' } }, /option "backoff.jitter" is no longer an option.*remove it/],
+    [{ metrics: { prefix: 'relay-' } }, /option "metrics.prefix" must match/],
+    [{ verifySchema: 1 }, /option "verifySchema" must be true or false/],
     [
       { polling: { minMs: 500, maxMs: 100 } },
       /option "polling.maxMs" \(100\) must be >= polling.minMs/,

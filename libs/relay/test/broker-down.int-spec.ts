@@ -38,8 +38,7 @@ describe('Broker stopped for longer than the backoff cap, then restarted (privat
       routing: { defaultTopic: topic },
       leaseMs: 4000,
       publishTimeoutMs: 1500,
-      backoff: { baseMs: 100, capMs: 800 },
-      maxAttempts: 1000,
+      retry: { baseDelayMs: 100, maxDelayMs: 800, maxAttempts: 1000 },
     });
     const health = relay.get(RelayHealthIndicator);
     await waitFor('first drain', async () => (await scene.pending()) === 0);

@@ -15,7 +15,7 @@ describe("The relay's own encoder fails safe (real PostgreSQL + Kafka)", () => {
     let corrupted = 0;
     const relay = await scene.start({
       routing: { defaultTopic: topic },
-      maxAttempts: 2, // a permanent or exhausted failure would park at once
+      retry: { maxAttempts: 2 }, // a permanent or exhausted failure would park at once
       hooks: {
         // One wrong byte at the end of the last record: its batch CRC no longer matches.
         onEncoded(request) {

@@ -62,8 +62,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     const app = await fixture.scene.start({
       routing: { defaultTopic: topic },
       publisher,
-      backoff: { baseMs: 200, capMs: 500 },
-      maxAttempts: 1000,
+      retry: { baseDelayMs: 200, maxDelayMs: 500, maxAttempts: 1000 },
       ...overrides,
     });
     return { app, publisher };

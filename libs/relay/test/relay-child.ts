@@ -10,15 +10,10 @@
 import 'reflect-metadata';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import {
-  KafkaPublisher,
-  NullPublisher,
-  RelayModule,
-  type RelayHooks,
-  type RelayModuleOptions,
-  type RelayPublisher,
-  type RelayStage,
-} from '@nest-outbox/relay';
+import { RelayModule, type RelayModuleOptions, type RelayPublisher } from '@nest-outbox/relay';
+import type { RelayHooks, RelayStage } from '../src/options/relay-options.interface';
+import { KafkaPublisher } from '../src/publisher/kafka.publisher';
+import { NullPublisher } from '../src/publisher/null.publisher';
 import { RecordingPublisher } from './recording.publisher';
 
 function faultHooks(): RelayHooks | undefined {

@@ -35,7 +35,7 @@ export function createShipmentsTableMigration(schema: string): new () => Migrati
 export function shippingServiceMigrations(schema: string): (new () => MigrationInterface)[] {
   return [
     createShipmentsTableMigration(schema),
-    createInboxMigration({ schema }, 1767225600102),
+    createInboxMigration({ schema, timestamp: 1767225600102 }),
     createOutboxMigration({ schema, table: SHIPPING_OUTBOX_TABLE, timestamp: 1767225600103 }),
     createRelayMigration({ schema, table: SHIPPING_OUTBOX_TABLE, timestamp: 1767225600104 }),
   ];

@@ -1,10 +1,11 @@
 /**
- * Prints the inbox DDL: `node -r ts-node/register -r tsconfig-paths/register
- * libs/inbox/src/cli/inbox-sql.cli.ts [schema] [inbox] [rejected] [versions]`.
+ * Prints the inbox DDL as plain SQL for teams that migrate with other tools:
+ *   npm run -s inbox:sql -- --schema shipping [--table inbox] [--rejected-table <name>]
+ *     [--versions-table <name>] [--down]
  */
-import { inboxSchemaSql } from '../schema/inbox-schema.sql';
+import { runCli } from '@nest-outbox/core';
+import { INBOX_SQL_CLI, printInboxSql } from './inbox-sql.command';
 
-const [schema, inbox, rejected, versions] = process.argv.slice(2);
-for (const sql of inboxSchemaSql({ schema, inbox, rejected, versions })) {
-  console.log(`${sql};\n`);
-}
+void runCli(INBOX_SQL_CLI, process.argv.slice(2), ({ values }, io) =>
+  Promise.resolve(printInboxSql(values, io)),
+);

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { ConsumerSession, type ConsumerRecovery, type ConsumerSnapshot } from './consumer.session';
+import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
+import { ConsumerSession } from './consumer.session';
 
 /**
  * The Kafka consumers this application's inbox handlers run on, one session each. A

@@ -1,54 +1,60 @@
 import type { Logger } from '@nestjs/common';
+import { errorLabel, PeriodicTask } from '@nest-outbox/core';
 import type { InboxStore } from '../store/inbox.store';
+
+/** How a pruner runs. @internal */
+export interface InboxPrunerOptions {
+  readonly retentionMs: number;
+  /** Rows per DELETE. */
+  readonly batchSize: number;
+  readonly intervalMs: number;
+  /** DELETE statements per run at most. @default 100 */
+  readonly maxBatches?: number;
+}
 
 /**
  * Deletes processed inbox rows older than the retention in small batches (one short
- * statement each, never one big transaction), at most `maxBatches` per run.
+ * statement each, never one big transaction), at most `maxBatches` per run, every
+ * `intervalMs` (core `PeriodicTask`: runs never overlap).
  * @internal
  */
 export class InboxPruner {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly task: PeriodicTask<number>;
 
   constructor(
     private readonly store: InboxStore,
-    private readonly retentionMs: number,
-    private readonly batchSize: number,
+    private readonly options: InboxPrunerOptions,
     private readonly logger: Logger,
-    private readonly maxBatches = 100,
-  ) {}
-
-  start(intervalMs: number): void {
-    this.timer = setInterval(
-      () =>
-        void this.pruneOnce().catch((e: unknown) =>
-          this.logger.warn(`inbox prune failed: ${(e as Error).message}`),
-        ),
-      intervalMs,
-    );
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask({
+      intervalMs: options.intervalMs,
+      run: () => this.run(),
+      onError: (error) => this.logger.warn(`inbox prune failed stage=prune: ${errorLabel(error)}`),
+    });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.task.start();
   }
 
-  /** One pruning run; returns the rows deleted. */
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One pruning run now (or the one in progress); returns the rows deleted. */
   pruneOnce(): Promise<number> {
-    this.running ??= this.run().finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.runNow();
   }
 
   private async run(): Promise<number> {
+    const { retentionMs, batchSize, maxBatches = 100 } = this.options;
     let total = 0;
-    for (let i = 0; i < this.maxBatches; i++) {
-      const deleted = await this.store.pruneBatch(this.retentionMs, this.batchSize);
+    for (let i = 0; i < maxBatches; i++) {
+      const deleted = await this.store.pruneBatch(retentionMs, batchSize);
       total += deleted;
-      if (deleted < this.batchSize) break;
+      if (deleted < batchSize) break;
     }
-    if (total > 0)
-      this.logger.log(`pruned ${total} inbox row(s) older than ${this.retentionMs} ms`);
+    if (total > 0) this.logger.log(`pruned ${total} inbox row(s) older than ${retentionMs} ms`);
     return total;
   }
 }

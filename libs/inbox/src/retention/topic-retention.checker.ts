@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
-import { InboxRetentionTooShortError } from '../errors/inbox.errors';
-import type { ResolvedInboxOptions } from '../inbox-options.resolver';
+import { InboxRetentionTooShortError } from '../errors/inbox-retention-too-short.error';
+import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 
 /**
  * Reads each topic's `retention.ms` (Kafka admin) and compares it with the inbox

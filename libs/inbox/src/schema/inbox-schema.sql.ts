@@ -1,6 +1,39 @@
 import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
 import { INBOX_MODULE } from '../inbox.constants';
-import type { InboxTableNames } from '../inbox.options';
+
+/**
+ * Where the inbox's three tables live: the names `inboxSchemaSql`, `createInboxMigration`
+ * and `InboxModule.forRoot()` take. Each one a lower-case SQL identifier.
+ * @publicApi
+ */
+export interface InboxTableNames {
+  /** @default 'public' */
+  readonly schema?: string;
+  /** The inbox (one row per consumer and event). @default 'inbox' */
+  readonly table?: string;
+  /** Rejected and dead-lettered records. @default 'inbox_rejected' */
+  readonly rejectedTable?: string;
+  /** Last applied aggregate versions (`versionCheck`). @default 'inbox_aggregate_versions' */
+  readonly versionsTable?: string;
+}
+
+/** Every table name, defaults applied (unquoted). @internal */
+export interface InboxTableNamesResolved {
+  readonly schema: string;
+  readonly inbox: string;
+  readonly rejected: string;
+  readonly versions: string;
+}
+
+/** Applies the default table names. @internal */
+export function inboxTableNames(names: InboxTableNames = {}): InboxTableNamesResolved {
+  return {
+    schema: names.schema ?? 'public',
+    inbox: names.table ?? 'inbox',
+    rejected: names.rejectedTable ?? 'inbox_rejected',
+    versions: names.versionsTable ?? 'inbox_aggregate_versions',
+  };
+}
 
 /**
  * DDL of the inbox tables, version 1, as idempotent statements (safe to run at every
@@ -14,19 +47,14 @@ import type { InboxTableNames } from '../inbox.options';
  * @publicApi
  */
 export function inboxSchemaSql(tables: InboxTableNames = {}): string[] {
-  const n = {
-    schema: tables.schema ?? 'public',
-    inbox: tables.inbox ?? 'inbox',
-    rejected: tables.rejected ?? 'inbox_rejected',
-    versions: tables.versions ?? 'inbox_aggregate_versions',
-  };
+  const n = inboxTableNames(tables);
   const inbox = qualifiedTable(INBOX_MODULE, n.schema, n.inbox);
   const rejected = qualifiedTable(INBOX_MODULE, n.schema, n.rejected);
   const versions = qualifiedTable(INBOX_MODULE, n.schema, n.versions);
   const name = (table: string, suffix: string) =>
     sqlIdentifier(INBOX_MODULE, 'tables', `${table}_${suffix}`);
   return [
-    `CREATE SCHEMA IF NOT EXISTS ${sqlIdentifier(INBOX_MODULE, 'tables.schema', n.schema)}`,
+    `CREATE SCHEMA IF NOT EXISTS ${sqlIdentifier(INBOX_MODULE, 'schema', n.schema)}`,
     `CREATE TABLE IF NOT EXISTS ${inbox} (
   consumer          text        NOT NULL,
   event_id          uuid        NOT NULL,
@@ -73,10 +101,8 @@ export function inboxSchemaSql(tables: InboxTableNames = {}): string[] {
 
 /** Statements that remove the inbox tables (the schema is left alone). @publicApi */
 export function dropInboxSchemaSql(tables: InboxTableNames = {}): string[] {
-  const schema = tables.schema ?? 'public';
-  return [
-    tables.inbox ?? 'inbox',
-    tables.rejected ?? 'inbox_rejected',
-    tables.versions ?? 'inbox_aggregate_versions',
-  ].map((t) => `DROP TABLE IF EXISTS ${qualifiedTable(INBOX_MODULE, schema, t)}`);
+  const n = inboxTableNames(tables);
+  return [n.inbox, n.rejected, n.versions].map(
+    (t) => `DROP TABLE IF EXISTS ${qualifiedTable(INBOX_MODULE, n.schema, t)}`,
+  );
 }

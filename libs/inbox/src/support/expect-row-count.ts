@@ -1,4 +1,4 @@
-import { UnexpectedRowCountError } from '../errors/inbox.errors';
+import { UnexpectedRowCountError } from '../errors/unexpected-row-count.error';
 
 /** Results whose changed-row count `expectRowCount` understands. @publicApi */
 export type RowCountResult =

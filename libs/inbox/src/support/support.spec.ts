@@ -1,4 +1,4 @@
-import { UnexpectedRowCountError } from '../errors/inbox.errors';
+import { UnexpectedRowCountError } from '../errors/unexpected-row-count.error';
 import { expectRowCount } from './expect-row-count';
 import { idempotencyKey } from './idempotency-key';
 

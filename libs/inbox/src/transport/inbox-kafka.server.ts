@@ -2,8 +2,8 @@ import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { registerAhead } from '../handler/chunk-registration';
-import { InboxBatch, runInBatch, type ChunkHandler } from '../handler/inbox-batch.context';
+import { registerAhead } from '../handler/dedup/chunk-registration';
+import { InboxBatch, runInBatch, type ChunkHandler } from './inbox-batch.context';
 import { INBOX_FAULT_ENV } from '../inbox.constants';
 import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
 
@@ -11,6 +11,11 @@ import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
   /** Records of one partition handled in one PostgreSQL transaction. @default 100 */
   readonly inboxBatchSize?: number;
+  /**
+   * The `ClsPluginTransactional` connection of the chunks' transactions: the same as
+   * `InboxModule`'s `connectionName` (default: the unnamed one).
+   */
+  readonly connectionName?: string;
 };
 
 type Position = { readonly topic: string; readonly partition: number };
@@ -36,6 +41,7 @@ type Position = { readonly topic: string; readonly partition: number };
  */
 export class InboxKafkaServer extends ServerKafka {
   private readonly batchSize: number;
+  private readonly connectionName: string | undefined;
   private readonly killAfterCommit = process.env[INBOX_FAULT_ENV] === 'kill-after-pg-commit';
   private readonly aheadParser: ParsedAheadKafkaParser;
   /** Per topic, its inbox handlers seen so far; 'off': registered record by record. */
@@ -59,6 +65,7 @@ export class InboxKafkaServer extends ServerKafka {
       );
     }
     this.batchSize = size;
+    this.connectionName = options.connectionName;
     this.aheadParser = new ParsedAheadKafkaParser(options.parser);
     this.parser = this.aheadParser;
   }
@@ -110,8 +117,8 @@ export class InboxKafkaServer extends ServerKafka {
     chunk: KafkaMessage[],
     each: (m: KafkaMessage) => Promise<unknown>,
   ): Promise<boolean> {
-    const txHost = TransactionHost.getInstance();
-    const inboxBatch = new InboxBatch();
+    const txHost = TransactionHost.getInstance(this.connectionName);
+    const inboxBatch = new InboxBatch(txHost);
     try {
       await txHost.withTransaction(() =>
         runInBatch(inboxBatch, () => this.handleChunk(at, chunk, each, inboxBatch)),
@@ -162,7 +169,7 @@ export class InboxKafkaServer extends ServerKafka {
 
   /** A new inbox row registered ahead whose handler did not run must not commit. */
   private checkClaimed(at: Position, batch: InboxBatch): void {
-    const missed = batch.unclaimed();
+    const missed = batch.ahead.unclaimed();
     if (!missed) return;
     this.topicHandlers.set(at.topic, 'off');
     this.logger.warn(

@@ -9,7 +9,7 @@ export class OutboxTableNotFoundError extends NestOutboxError {
     super(
       `Outbox table ${qualifiedName} does not exist: add createOutboxMigration({ schema, table }) ` +
         'to your TypeORM migrations, or print the SQL with `npm run outbox:sql -- --schema <s> ' +
-        '--table <t>` and apply it; or set verifyTableOnStartup: false if the table is created later',
+        '--table <t>` and apply it; or set installSchema: true to create it at start-up, or verifySchema: false if the table is created later',
     );
   }
 }

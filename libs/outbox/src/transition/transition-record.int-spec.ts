@@ -6,13 +6,12 @@ import { createTestSchema, waitFor, type TestSchema } from '@test/support';
 import {
   InvalidTransitionError,
   NoActiveTransactionError,
-  OUTBOX_WAKEUP,
   PayloadSerializationError,
   OutboxService,
   OutboxTransactional,
-  type OutboxWakeup,
   type RecordedEvent,
 } from '@nest-outbox/outbox';
+import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
 import { CommitGate, latch, type Latch } from '../../test/commit-gate';
 import { createOutboxApp, createTables, dataSourceOf } from '../../test/outbox-test-app';
 

@@ -79,7 +79,7 @@ export class RelayLoop
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.store.ensureSchema(this.options.installSchema);
+    await this.store.ensureSchema(this.options.installSchema, this.options.verifySchema);
     if (this.options.autoStart) await this.start();
   }
 

@@ -45,16 +45,19 @@ export interface TopicRoutingOptions {
 }
 
 /**
- * Exponential backoff of transient failures, per event (and of failed claims), by the rule of
- * `backoffDelayMs` in `@nest-outbox/core`: doubling from `baseMs` up to `capMs`, each delay
- * drawn in [delay/2, delay].
+ * Retries of transient failures, per event (and backoff of failed claims), by the rule of
+ * `backoffDelayMs` in `@nest-outbox/core`: doubling from `baseDelayMs` up to `maxDelayMs`,
+ * each delay drawn in [delay/2, delay]; the event is parked after `maxAttempts` failed
+ * attempts.
  * @publicApi
  */
-export interface BackoffOptions {
+export interface RetryOptions {
+  /** Failed attempts after which an event is parked. @default 10 */
+  readonly maxAttempts?: number;
   /** @default 500 */
-  readonly baseMs?: number;
+  readonly baseDelayMs?: number;
   /** @default 30000 */
-  readonly capMs?: number;
+  readonly maxDelayMs?: number;
 }
 
 /** Idle polling bounds: short while busy, doubling with jitter up to `maxMs` while idle. @publicApi */
@@ -92,6 +95,16 @@ export interface RelayHooks {
    * kafkajs' encoder): the seam that proves a corrupted request falls back instead of parking.
    */
   readonly onEncoded?: (request: Buffer) => Buffer;
+}
+
+/**
+ * Options that shape the module itself (given next to the options in both `forRoot` and
+ * `forRootAsync`).
+ * @publicApi
+ */
+export interface RelayModuleExtras {
+  /** Register the module globally (its exports visible to every module). @default false */
+  readonly isGlobal?: boolean;
 }
 
 /**
@@ -144,9 +157,8 @@ export interface RelayModuleOptions {
   readonly leaseMs?: number;
   /** Publish timeout (must be < leaseMs); cancels the send when it elapses. @default 10000 */
   readonly publishTimeoutMs?: number;
-  readonly backoff?: BackoffOptions;
-  /** Failed attempts after which an event is parked. @default 10 */
-  readonly maxAttempts?: number;
+  /** Retry and backoff of transient failures. (Formerly `backoff` and `maxAttempts`.) */
+  readonly retry?: RetryOptions;
   /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
   readonly crashLoopThreshold?: number;
   readonly polling?: PollingOptions;
@@ -157,8 +169,12 @@ export interface RelayModuleOptions {
   readonly classifyError?: ErrorClassifier;
   /** Health is down when the oldest unpublished event is older than this. @default 60000 */
   readonly maxOldestAgeMs?: number;
-  /** prom-client registry (one is created per module when absent) and metric name prefix. */
-  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string };
+  /**
+   * prom-client registry (one is created per module when absent) and metric name prefix, or
+   * `false` for no metrics.
+   * @default { prefix: 'nest_outbox_relay_' }
+   */
+  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
   /**
    * Bound on the whole graceful shutdown: claiming stops, in-flight work is cancelled a
    * reserve before the deadline, unstarted leases are released and the producer is
@@ -169,6 +185,12 @@ export interface RelayModuleOptions {
   readonly statsIntervalMs?: number;
   /** Apply the relay's idempotent DDL (index, audit and archive tables) at start-up. @default false */
   readonly installSchema?: boolean;
+  /**
+   * Check at start-up that the outbox table and the relay's audit table exist; a missing one
+   * stops the application with `RelaySchemaMissingError`.
+   * @default true
+   */
+  readonly verifySchema?: boolean;
   /** Start the loop at application bootstrap. @default true */
   readonly autoStart?: boolean;
   /** Instance name used in lease tokens and logs. @default `<hostname>-<pid>-<random>` */

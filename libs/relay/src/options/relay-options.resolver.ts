@@ -11,11 +11,8 @@ import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
 import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
-import type {
-  BackoffOptions,
-  RelayModuleOptions,
-  RetentionOptions,
-} from './relay-options.interface';
+import type { Registry } from 'prom-client';
+import type { RelayModuleOptions, RetentionOptions, RetryOptions } from './relay-options.interface';
 
 /** Options after validation, with every default applied. @publicApi */
 export interface ResolvedRelayOptions {
@@ -44,9 +41,10 @@ export interface ResolvedRelayOptions {
   readonly shutdownTimeoutMs: number;
   readonly statsIntervalMs: number;
   readonly installSchema: boolean;
+  readonly verifySchema: boolean;
   readonly autoStart: boolean;
   readonly relayId: string;
-  readonly metricsPrefix: string;
+  readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
 }
 
 const check = new OptionChecks(RELAY_MODULE);
@@ -63,21 +61,24 @@ function resolveRetention(
   };
 }
 
-function resolveBackoff(b: BackoffOptions | undefined): BackoffPolicy {
-  if (b && 'jitter' in b) {
-    check.fail(
-      'backoff.jitter',
-      'is no longer an option: every backoff of nest-outbox draws in [delay/2, delay] ("equal jitter"); remove it',
-    );
+function resolveRetry(r: RetryOptions | undefined): BackoffPolicy & { maxAttempts: number } {
+  if (r !== undefined && (r === null || typeof r !== 'object')) {
+    check.fail('retry', 'must be { maxAttempts?, baseDelayMs?, maxDelayMs? } (or omitted)');
   }
-  const baseMs = check.integer('backoff.baseMs', b?.baseMs, 500);
-  const capMs = check.integer('backoff.capMs', b?.capMs, 30_000);
+  const baseMs = check.integer('retry.baseDelayMs', r?.baseDelayMs, 500);
+  const capMs = check.integer('retry.maxDelayMs', r?.maxDelayMs, 30_000);
   check.ordered(
-    { option: 'backoff.baseMs', value: baseMs },
-    { option: 'backoff.capMs', value: capMs },
+    { option: 'retry.baseDelayMs', value: baseMs },
+    { option: 'retry.maxDelayMs', value: capMs },
   );
-  return { baseMs, capMs };
+  return { baseMs, capMs, maxAttempts: check.integer('retry.maxAttempts', r?.maxAttempts, 10) };
 }
+
+/** Old option names, refused with the name of their replacement. */
+const RENAMED = {
+  backoff: ['retry', 'backoff.baseMs -> retry.baseDelayMs, backoff.capMs -> retry.maxDelayMs'],
+  maxAttempts: 'retry.maxAttempts',
+} as const;
 
 function resolveConnection(c: unknown): PoolConfig {
   if (typeof c === 'string' && c.length > 0) return { connectionString: c, max: 4 };
@@ -109,9 +110,11 @@ function resolveListenChannel(listen: RelayModuleOptions['listen']): string | un
  * @publicApi
  */
 export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptions {
+  check.renamed(raw, RENAMED);
   const schema = raw.schema ?? 'public';
   const table = raw.table ?? 'outbox';
   resolveRequired(raw);
+  const { maxAttempts, ...backoff } = resolveRetry(raw.retry);
   const leaseMs = check.integer('leaseMs', raw.leaseMs, 30_000);
   const publishTimeoutMs = check.integer('publishTimeoutMs', raw.publishTimeoutMs, 10_000);
   if (publishTimeoutMs >= leaseMs) {
@@ -140,8 +143,8 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     synchronousCommit: check.boolean('synchronousCommit', raw.synchronousCommit, false),
     leaseMs,
     publishTimeoutMs,
-    backoff: resolveBackoff(raw.backoff),
-    maxAttempts: check.integer('maxAttempts', raw.maxAttempts, 10),
+    backoff,
+    maxAttempts,
     crashLoopThreshold: check.integer('crashLoopThreshold', raw.crashLoopThreshold, 3),
     pollMinMs,
     pollMaxMs,
@@ -151,8 +154,9 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     shutdownTimeoutMs: check.integer('shutdownTimeoutMs', raw.shutdownTimeoutMs, 10_000),
     statsIntervalMs: check.integer('statsIntervalMs', raw.statsIntervalMs, 5_000),
     installSchema: check.boolean('installSchema', raw.installSchema, false),
+    verifySchema: check.boolean('verifySchema', raw.verifySchema, true),
     autoStart: check.boolean('autoStart', raw.autoStart, true),
     relayId: raw.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
-    metricsPrefix: raw.metrics?.prefix ?? 'nest_outbox_relay_',
+    metrics: check.metrics('metrics', raw.metrics, 'nest_outbox_relay_'),
   };
 }

@@ -12,6 +12,7 @@ import { OutcomeRecorder } from '../outcome/outcome.recorder';
 import type { PublishAck, RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
+import { tracePublish } from '../tracing/publish.tracer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
 import { SendGate } from './send-gate';
@@ -223,9 +224,9 @@ export class BatchProcessor {
     await atStage(this.options.raw.hooks, 'before-send', () => items.map((i) => i.row.eventId));
     const stopTimer = this.metrics.publishSeconds.startTimer();
     try {
-      const acks = await this.publisher.publish(
-        items.map((i) => i.record),
-        AbortSignal.any([timeout.signal, shutdown]),
+      const records = items.map((i) => i.record);
+      const acks = await tracePublish(records, () =>
+        this.publisher.publish(records, AbortSignal.any([timeout.signal, shutdown])),
       );
       this.metrics.brokerUp.set(1);
       return acks;

@@ -18,6 +18,7 @@ import {
   publishAcks,
   rejectOnAbort,
 } from './kafka-client.support';
+import { partitionOf, recordingPartitioner } from './key-partitioner';
 import { SocketTracker } from './socket.tracker';
 import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
 
@@ -42,8 +43,6 @@ export class KafkaPublisher implements RelayPublisher {
   /** The producer being connected, so that an abort can cancel the connect too. */
   private pending: Producer | undefined;
   private admin: Admin | undefined;
-  /** Partition each message went to, recorded by the partitioner (offsets are per partition). */
-  private readonly partitions = new WeakMap<object, number>();
 
   /**
    * @param encoder `relay`: the relay's own Produce request encoder (same bytes as kafkajs',
@@ -95,11 +94,8 @@ export class KafkaPublisher implements RelayPublisher {
         ...this.producerConfig,
         idempotent: true,
         maxInFlightRequests: 1,
-        createPartitioner: () => (args) => {
-          const partition = inner(args);
-          this.partitions.set(args.message, partition);
-          return partition;
-        },
+        // Records each message's partition (offsets are per partition).
+        createPartitioner: () => recordingPartitioner(inner),
       });
       this.trackers.set(producer, tracker);
       this.pending = producer;
@@ -166,7 +162,7 @@ export class KafkaPublisher implements RelayPublisher {
         if (signal.aborted || isConnectionError(error)) this.reset(producer);
         throw error;
       }
-      return publishAcks(records, (i) => this.partitions.get(messages[i]!) ?? -1, metadata);
+      return publishAcks(records, (i) => partitionOf(messages[i]!), metadata);
     } catch (error) {
       if (signal.aborted && this.pending) {
         const connecting = this.pending;

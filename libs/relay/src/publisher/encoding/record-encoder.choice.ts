@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Message } from 'kafkajs';
 import { hasKafkaErrorType } from '../../errors/error-classifier';
+import { guardTraceHeaders } from '../../tracing/trace-headers.guard';
 import type { PublishRecord } from '../relay-publisher.interface';
 import {
   installFastProduceEncoding,
@@ -60,7 +61,8 @@ export class RecordEncoderChoice {
 
   /** The kafkajs message of a record, marked for the relay's encoder while it is active. */
   message(record: PublishRecord): Message {
-    const message: Message = { key: record.key, value: record.value, headers: record.headers };
+    const headers = guardTraceHeaders(record.headers);
+    const message: Message = { key: record.key, value: record.value, headers };
     return this.active ? markFastRecord(message, this.encode) : message;
   }
 

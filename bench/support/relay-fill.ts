@@ -1,0 +1,47 @@
+import type { Pool } from 'pg';
+
+/** What one fill writes. */
+export interface FillShape {
+  readonly events: number;
+  readonly aggregates: number;
+  /**
+   * Approximate payload size in bytes, of hex text that PostgreSQL cannot compress; by
+   * default the bench's classic payload (`{"n": g, "note": "x" * 64}`, about 85 bytes).
+   */
+  readonly payloadBytes?: number;
+}
+
+/** JSON object framing around the note: `{"n" : 123456, "note" : "..."}`. */
+const FRAMING_BYTES = 28;
+
+function payloadSql(payloadBytes: number | undefined): string {
+  if (payloadBytes === undefined) return `json_build_object('n', g, 'note', repeat('x', 64))`;
+  const note = Math.max(1, payloadBytes - FRAMING_BYTES);
+  return `json_build_object('n', g, 'note', left((SELECT string_agg(md5((g::bigint * 100000 + i)::text), '')
+            FROM generate_series(1, ${Math.ceil(note / 32)}) i), ${note}))`;
+}
+
+/**
+ * One INSERT ... SELECT of pending events into `table` (qualified, validated by the caller):
+ * `events` over `aggregates` keys, versions increasing with id, a traceparent header each;
+ * then VACUUM ANALYZE unless `vacuum` is false. Resolves with the INSERT's duration in ms.
+ */
+export async function fillOutbox(
+  pool: Pool,
+  table: string,
+  shape: FillShape,
+  vacuum = true,
+): Promise<number> {
+  const startedAt = Date.now();
+  await pool.query(
+    `INSERT INTO ${table} (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers)
+     SELECT gen_random_uuid(), 'bench.event', 1, 'bench', 'a' || (g % $2), g / $2 + 1, now(),
+            ${payloadSql(shape.payloadBytes)},
+            '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}'::jsonb
+       FROM generate_series(0, $1 - 1) g`,
+    [shape.events, shape.aggregates],
+  );
+  const insertMs = Date.now() - startedAt;
+  if (vacuum) await pool.query(`VACUUM ANALYZE ${table}`);
+  return insertMs;
+}

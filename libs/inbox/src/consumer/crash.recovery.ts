@@ -1,0 +1,52 @@
+import type { Logger } from '@nestjs/common';
+import type { Consumer } from 'kafkajs';
+import { Backoff, errorLabel } from '@nest-outbox/core';
+import type { ConsumerRecovery } from './consumer-snapshot';
+
+/**
+ * Runs a consumer again after a crash kafkajs does not restart (it restarts only after
+ * retriable errors): connect, then the recovery the application gave (subscribe + run),
+ * backing off from 1 s to 30 s (core `Backoff`) until it works or the session closes.
+ * @internal
+ */
+export class CrashRecovery {
+  private running = false;
+  private closed = false;
+
+  constructor(
+    private readonly consumer: Consumer,
+    private readonly logger: Logger,
+    private readonly groupId: () => string,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Starts the recovery loop unless one runs already. */
+  start(recover: ConsumerRecovery): void {
+    if (this.running || this.closed) return;
+    this.running = true;
+    void this.loop(recover).finally(() => (this.running = false));
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private async loop(recover: ConsumerRecovery): Promise<void> {
+    const backoff = new Backoff({ baseMs: 1000, capMs: 30_000 }, this.random);
+    for (let delay = backoff.next(); !this.closed; delay = backoff.next()) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (this.closed) return;
+      try {
+        await this.consumer.connect();
+        await recover();
+        this.logger.log(`consumer group=${this.groupId()} runs again after its crash`);
+        return;
+      } catch (error) {
+        this.logger.error(
+          `consumer group=${this.groupId()} stage=recover failed (${errorLabel(error)}); attempt ${backoff.attempts}, trying again with backoff`,
+        );
+        await this.consumer.disconnect().catch(() => undefined);
+      }
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { applyDecorators, SetMetadata, UseGuards, UseInterceptors } from '@nestjs/common';
+import { InboxMisuseError } from '../../errors/inbox-misuse.error';
+import { INBOX_HANDLER_METADATA } from '../../inbox.constants';
+import type { InboxHandlerOptions } from '../../options/inbox-options.interface';
+import type { InboxHandlerMetadata } from '../pipeline/inbox-handler.policies';
+import { InboxGuard } from '../pipeline/inbox.guard';
+import { InboxInterceptor } from '../pipeline/inbox.interceptor';
+
+/**
+ * Makes an `@EventPattern` Kafka handler idempotent: the envelope is validated first (bad
+ * records are recorded and skipped), then the handler runs at most once per
+ * (`consumer`, `event_id`), in one PostgreSQL transaction with the inbox row; the offset is
+ * committed after that transaction. Write through `TransactionHost.tx` in the handler.
+ * Needs `InboxModule.forRoot()` and `run: { autoCommit: false }` on the Kafka transport.
+ *
+ * @param consumer the name of this projection / effect; the dedup key is (consumer, event_id)
+ * @example
+ * ```ts
+ * @EventPattern('orders')
+ * @InboxHandler('shipping-projection', { eventTypes: ['order.confirmed'] })
+ * async onOrder(@InboxEvent() event: EventEnvelope<OrderConfirmed>) {
+ *   await this.txHost.tx.query('INSERT INTO shipments ...', [event.aggregateId]);
+ * }
+ * ```
+ * @publicApi
+ */
+export function InboxHandler(consumer: string, options: InboxHandlerOptions = {}): MethodDecorator {
+  if (typeof consumer !== 'string' || consumer.trim() === '' || consumer.length > 200) {
+    throw new InboxMisuseError(
+      `@InboxHandler(consumer): consumer must be a non-empty name of at most 200 characters (got ${JSON.stringify(consumer)}), for example 'shipping-projection'`,
+    );
+  }
+  const metadata: InboxHandlerMetadata = { consumer, options };
+  return applyDecorators(
+    SetMetadata(INBOX_HANDLER_METADATA, metadata),
+    UseGuards(InboxGuard),
+    UseInterceptors(InboxInterceptor),
+  );
+}

@@ -1,0 +1,45 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EventEnvelope } from '@nest-outbox/core';
+import type { InboxOutcome } from '../pipeline/inbox-outcome';
+import { describeDelivery } from '../pipeline/delivery-log';
+import type { InboxDelivery } from '../pipeline/inbox-delivery';
+import { DeadLetterSink } from './dead-letter.sink';
+
+/**
+ * Applies the exhausted policy to an event whose handler failed for good (its attempts
+ * used up, or a permanent error): dead-letter it and move on, or pause its partition at it.
+ * @internal
+ */
+@Injectable()
+export class ExhaustedEventSettler {
+  private readonly logger = new Logger('InboxModule');
+
+  constructor(@Inject(DeadLetterSink) private readonly deadLetters: DeadLetterSink) {}
+
+  async settle(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    attempts: number,
+    summary: string,
+  ): Promise<Extract<InboxOutcome, 'dead-lettered' | 'paused'>> {
+    const reason = `handler failed after ${attempts} attempt(s): ${summary}`;
+    if (delivery.policy.onExhausted === 'pause') {
+      delivery.session.pausePoisoned({
+        ...delivery.position,
+        consumer: delivery.consumer,
+        eventId: event.eventId,
+        reason,
+        since: new Date(),
+      });
+      this.logger.error(
+        `partition paused by a poison event ${describeDelivery(delivery, event)} stage=pause: ${reason}`,
+      );
+      return 'paused';
+    }
+    await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
+    this.logger.error(
+      `event dead-lettered ${describeDelivery(delivery, event)} stage=dead-letter: ${reason}`,
+    );
+    return 'dead-lettered';
+  }
+}

@@ -1,0 +1,66 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { backoffDelayMs, type EventEnvelope } from '@nest-outbox/core';
+import { InboxPermanentError } from '../../errors/inbox-permanent.error';
+import { InboxRetryAbandoned } from '../../errors/inbox-retry-abandoned.error';
+import { INBOX_OPTIONS } from '../../inbox.constants';
+import { InboxMetrics } from '../../metrics/inbox.metrics';
+import type { ResolvedInboxOptions } from '../../options/inbox-options.resolver';
+import { describeDelivery } from '../pipeline/delivery-log';
+import type { InboxDelivery } from '../pipeline/inbox-delivery';
+import type { InboxOutcome } from '../pipeline/inbox-outcome';
+import { ExhaustedEventSettler } from './exhausted-event.settler';
+import { describeFailure } from './failure-summary';
+import { waitWithHeartbeat } from './heartbeat-wait';
+
+/**
+ * What follows a failed attempt (rolled back, inbox row included): count and log it; retry
+ * after a backoff (core `backoffDelayMs` from `retry.baseDelayMs` to `retry.maxDelayMs`),
+ * heartbeating while waiting and giving up when the partition is revoked; or, once the
+ * attempts are used up or the error is permanent, apply the exhausted policy.
+ * @internal
+ */
+@Injectable()
+export class HandlerFailures {
+  private readonly logger = new Logger('InboxModule');
+
+  constructor(
+    @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
+    @Inject(ExhaustedEventSettler) private readonly exhausted: ExhaustedEventSettler,
+    @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
+  ) {}
+
+  /** 'retry' once the backoff has passed, or the final outcome of the event. */
+  async afterFailure(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    attempt: number,
+    error: unknown,
+  ): Promise<'retry' | InboxOutcome> {
+    const { policy } = delivery;
+    this.metrics.failed.inc({ consumer: delivery.consumer, topic: delivery.position.topic });
+    const permanent = error instanceof InboxPermanentError || this.options.isPermanentError(error);
+    const summary = describeFailure(error);
+    this.logger.warn(
+      `handler failed ${describeDelivery(delivery, event)} attempt=${attempt}/${policy.maxAttempts} ` +
+        `stage=handle${permanent ? ' permanent' : ''}: ${summary}`,
+    );
+    if (permanent || attempt >= policy.maxAttempts)
+      return this.exhausted.settle(delivery, event, attempt, summary);
+    const delay = backoffDelayMs(attempt, {
+      baseMs: policy.baseDelayMs,
+      capMs: policy.maxDelayMs,
+    });
+    await this.heartbeat(delivery);
+    await waitWithHeartbeat(delay, () => this.heartbeat(delivery));
+    return 'retry';
+  }
+
+  private async heartbeat(delivery: InboxDelivery): Promise<void> {
+    await delivery.context.getHeartbeat()();
+    if (delivery.tracker && !delivery.session.isAssigned(delivery.tracker)) {
+      throw new InboxRetryAbandoned(
+        `retry of event ${delivery.envelope?.eventId ?? '-'} abandoned: partition ${delivery.position.topic}/${delivery.position.partition} revoked or consumer stopping`,
+      );
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { EventEnvelope } from '@nest-outbox/core';
+import type { KafkaContext } from '@nestjs/microservices';
+import type { ConsumerSession } from '../../consumer/consumer.session';
+import type { PartitionOffsetTracker } from '../../consumer/partition-offset.tracker';
+import type { RejectionCode } from '../../envelope/envelope.decoder';
+import type { ResolvedHandlerPolicy } from '../../options/inbox-options.resolver';
+import type { RecordPosition } from '../../store/inbox.store';
+
+const DELIVERY = Symbol('nest-outbox:inbox-delivery');
+
+/** Why the guard refused a record. @internal */
+export interface Rejection {
+  readonly code: RejectionCode;
+  readonly reason: string;
+}
+
+/**
+ * One record on its way through the guard and the interceptor, attached to its
+ * KafkaContext (a per-record object, so nothing is shared between records or apps).
+ * @internal
+ */
+export interface InboxDelivery {
+  readonly consumer: string;
+  readonly policy: ResolvedHandlerPolicy;
+  readonly session: ConsumerSession;
+  readonly context: KafkaContext;
+  readonly position: RecordPosition;
+  readonly offset: bigint;
+  readonly headers: Record<string, string>;
+  /** Set when the guard accepted the record. */
+  readonly envelope: EventEnvelope | undefined;
+  /** Set when the guard refused the record: the interceptor records it and moves on. */
+  readonly rejection: Rejection | undefined;
+  /** The partition tracker the record was begun on (set by the interceptor). */
+  readonly tracker?: PartitionOffsetTracker;
+}
+
+/** @internal */
+export function attachDelivery(context: KafkaContext, delivery: InboxDelivery): void {
+  (context as unknown as Record<symbol, InboxDelivery>)[DELIVERY] = delivery;
+}
+
+/** @internal */
+export function deliveryOf(context: unknown): InboxDelivery | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  return (context as Record<symbol, InboxDelivery | undefined>)[DELIVERY];
+}

@@ -1,0 +1,134 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { EventEnvelope } from '@nest-outbox/core';
+import { InboxMisuseError } from '../../errors/inbox-misuse.error';
+import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
+import { INBOX_FAULT_ENV, INBOX_TRANSACTION_HOST } from '../../inbox.constants';
+import { InboxMetrics } from '../../metrics/inbox.metrics';
+import { InboxStore } from '../../store/inbox.store';
+import type { InboxBatch } from '../../transport/inbox-batch.context';
+import { registerOnce } from '../dedup/inbox-registration';
+import { HandlerFailures } from '../failure/handler-failures';
+import { describeDelivery } from './delivery-log';
+import type { InboxDelivery } from './inbox-delivery';
+import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
+
+type Labels = { consumer: string; topic: string };
+
+/**
+ * Runs one accepted record: in one transaction, registers (consumer, event_id) and, when
+ * the row is new, checks the aggregate version and runs the handler; any error rolls back
+ * everything, the inbox row included. A failed attempt goes to `HandlerFailures` (retry
+ * with backoff, or the exhausted policy).
+ * @internal
+ */
+@Injectable()
+export class InboxExecutor {
+  private readonly logger = new Logger('InboxModule');
+  /** Test-only fault seam, read once: SIGKILL after the PostgreSQL commit, before the offset commit. */
+  private readonly killAfterCommit = process.env[INBOX_FAULT_ENV] === 'kill-after-pg-commit';
+  private warnedForeign = false;
+
+  constructor(
+    @Inject(INBOX_TRANSACTION_HOST)
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    @Inject(InboxStore) private readonly store: InboxStore,
+    @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
+    @Inject(HandlerFailures) private readonly failures: HandlerFailures,
+  ) {}
+
+  /** Outside a batch: attempts in transactions of their own until a final outcome. */
+  async run(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    handle: () => Promise<unknown>,
+  ): Promise<InboxOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await this.txHost.withTransaction(() =>
+          this.attempt(delivery, event, handle),
+        );
+        if (outcome === 'applied' && this.killAfterCommit) process.kill(process.pid, 'SIGKILL');
+        this.count(outcome, labelsOf(delivery));
+        return outcome;
+      } catch (error) {
+        const next = await this.failures.afterFailure(delivery, event, attempt, error);
+        if (next !== 'retry') return next;
+      }
+    }
+  }
+
+  /**
+   * Inside an `InboxKafkaServer` batch: one attempt in the batch's transaction; its metrics
+   * count when the batch commits. An error aborts the batch (replayed record by record).
+   */
+  async runBatched(
+    batch: InboxBatch,
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    handle: () => Promise<unknown>,
+  ): Promise<BatchedOutcome> {
+    if (batch.transactionHost !== undefined && batch.transactionHost !== this.txHost) {
+      batch.abort(this.foreignTransaction());
+      return 'aborted';
+    }
+    batch.noteHandler({ consumer: delivery.consumer, policy: delivery.policy, store: this.store });
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await this.attempt(delivery, event, handle, batch);
+    } catch (error) {
+      batch.abort(error);
+      return 'aborted';
+    }
+    if (outcome === 'applied') batch.applied += 1;
+    const labels = labelsOf(delivery);
+    batch.onCommit(() => this.count(outcome, labels));
+    return outcome;
+  }
+
+  /** A chunk in another connection's transaction: replayed record by record, said once. */
+  private foreignTransaction(): InboxMisuseError {
+    const error = new InboxMisuseError(
+      "InboxKafkaServer runs its chunks on another connection than InboxModule's: give both the " +
+        'same connectionName. Until then every chunk is replayed record by record.',
+    );
+    if (!this.warnedForeign) this.logger.error(error.message);
+    this.warnedForeign = true;
+    return error;
+  }
+
+  private async attempt(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    handle: () => Promise<unknown>,
+    batch?: InboxBatch,
+  ): Promise<AttemptOutcome> {
+    if (!(await registerOnce(this.store, delivery, event, batch))) return 'duplicate';
+    if (delivery.policy.versionCheck !== 'off') {
+      const check = await this.store.checkVersion(delivery.consumer, event);
+      if (check.kind === 'stale') return 'stale';
+      if (check.kind === 'gap') {
+        this.metrics.versionGaps.inc(labelsOf(delivery));
+        this.logger.warn(
+          `aggregate version gap ${describeDelivery(delivery, event)} last=${check.last} stage=version`,
+        );
+        if (delivery.policy.versionCheck === 'hold') {
+          throw new InboxVersionGapError(event.aggregateId, check.last + 1, event.aggregateVersion);
+        }
+      }
+    }
+    await handle();
+    return 'applied';
+  }
+
+  private count(outcome: AttemptOutcome, labels: Labels): void {
+    if (outcome === 'applied') this.metrics.applied.inc(labels);
+    else if (outcome === 'duplicate') this.metrics.duplicates.inc(labels);
+    else this.metrics.stale.inc(labels);
+  }
+}
+
+function labelsOf(delivery: InboxDelivery): Labels {
+  return { consumer: delivery.consumer, topic: delivery.position.topic };
+}

@@ -1,0 +1,42 @@
+import type { ResolvedTables } from '../options/inbox-options.resolver';
+
+/**
+ * Every statement of the inbox store, built once for the configured (quoted) tables.
+ * @internal
+ */
+export function inboxStatements(tables: ResolvedTables) {
+  return {
+    register: `INSERT INTO ${tables.inbox} (consumer, event_id, event_type, schema_version, aggregate_type,
+  aggregate_id, aggregate_version, topic, kafka_partition, kafka_offset)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (consumer, event_id) DO NOTHING
+RETURNING 1 AS inserted`,
+    registerMany: `INSERT INTO ${tables.inbox} (consumer, event_id, event_type, schema_version, aggregate_type,
+  aggregate_id, aggregate_version, topic, kafka_partition, kafka_offset)
+SELECT $1, r.event_id, r.event_type, r.schema_version, r.aggregate_type, r.aggregate_id,
+  r.aggregate_version, $2, $3, r.kafka_offset
+FROM unnest($4::uuid[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
+  WITH ORDINALITY AS r(event_id, event_type, schema_version, aggregate_type, aggregate_id,
+    aggregate_version, kafka_offset, ord)
+ORDER BY r.ord
+ON CONFLICT (consumer, event_id) DO NOTHING
+RETURNING event_id::text AS event_id`,
+    // The row lock of prev serialises concurrent deliveries of one aggregate.
+    version: `WITH prev AS (
+  SELECT last_version FROM ${tables.versions}
+  WHERE consumer = $1 AND aggregate_type = $2 AND aggregate_id = $3 FOR UPDATE)
+INSERT INTO ${tables.versions} AS v (consumer, aggregate_type, aggregate_id, last_version)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (consumer, aggregate_type, aggregate_id)
+  DO UPDATE SET last_version = GREATEST(v.last_version, EXCLUDED.last_version), updated_at = now()
+RETURNING (SELECT last_version FROM prev) AS previous`,
+    reject: `INSERT INTO ${tables.rejected} (consumer, topic, kafka_partition, kafka_offset, reason_code, reason,
+  event_id, event_type, aggregate_id, attempts, headers, dead_letter_topic)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)
+ON CONFLICT (consumer, topic, kafka_partition, kafka_offset) DO NOTHING`,
+    prune: `DELETE FROM ${tables.inbox} WHERE ctid = ANY(ARRAY(
+  SELECT ctid FROM ${tables.inbox}
+  WHERE processed_at < now() - $1::double precision * interval '1 millisecond'
+  LIMIT $2))`,
+  };
+}

@@ -1,0 +1,59 @@
+import { EVENT_HEADERS, otelApi, parseTraceHeaders, runInSpan } from '@nest-outbox/core';
+import type { EventEnvelope } from '@nest-outbox/core';
+
+/** Instrumentation scope of the inbox's spans. */
+const TRACER_NAME = '@nest-outbox/inbox';
+
+/** Where the record came from, for the span's attributes. @internal */
+export interface TracedRecord {
+  readonly consumer: string;
+  readonly position: {
+    readonly topic: string;
+    readonly partition: number;
+    readonly offset: string;
+  };
+}
+
+/**
+ * Runs one attempt of an inbox handler in a CONSUMER span that continues the producing
+ * trace: its parent is the span context the event was recorded in (the `traceparent` /
+ * `tracestate` headers the relay carried), so a request's trace reaches the consumer's
+ * effect. Without those headers the span continues whatever is active (for example a
+ * kafkajs instrumentation span). A no-op without `@opentelemetry/api`.
+ * @internal
+ */
+export async function traceInboxHandler<T>(
+  record: TracedRecord,
+  event: EventEnvelope,
+  handle: () => Promise<T>,
+): Promise<T> {
+  const api = otelApi();
+  if (!api) return handle();
+  const producing = parseTraceHeaders(
+    event.headers[EVENT_HEADERS.traceparent],
+    event.headers[EVENT_HEADERS.tracestate],
+  );
+  const parent = producing
+    ? api.trace.setSpanContext(api.context.active(), producing)
+    : api.context.active();
+  const { topic, partition, offset } = record.position;
+  const span = api.trace.getTracer(TRACER_NAME).startSpan(
+    `process ${topic}`,
+    {
+      kind: api.SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': topic,
+        'messaging.destination.partition.id': String(partition),
+        'messaging.kafka.offset': Number(offset),
+        'messaging.consumer.group.name': record.consumer,
+        'messaging.message.id': event.eventId,
+        'nest_outbox.event_type': event.eventType,
+      },
+    },
+    parent,
+  );
+  return runInSpan(api, span, parent, handle);
+}

@@ -1,0 +1,72 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { AheadRegistrations } from '../handler/dedup/ahead-registrations';
+import type { ResolvedHandlerPolicy } from '../options/inbox-options.resolver';
+import type { InboxStore } from '../store/inbox.store';
+
+/**
+ * An `@InboxHandler` seen on a topic inside a batch: what `InboxKafkaServer` needs to
+ * register the inbox rows of its next chunks ahead, in one statement.
+ * @internal
+ */
+export interface ChunkHandler {
+  readonly consumer: string;
+  readonly policy: ResolvedHandlerPolicy;
+  readonly store: InboxStore;
+}
+
+/**
+ * A chunk of records of one partition handled in one PostgreSQL transaction by
+ * `InboxKafkaServer`. Records register what to do once the chunk commits (count, make the
+ * offset committable) or rolls back (release the offset for redelivery); the first handler
+ * error aborts the chunk, which is then replayed record by record on the normal path. The
+ * inbox rows of the chunk's accepted records may be registered ahead (`ahead`).
+ * @internal
+ */
+export class InboxBatch {
+  private readonly committed: (() => void)[] = [];
+  private readonly rolledBack: (() => void)[] = [];
+  readonly ahead = new AheadRegistrations();
+  /** The inbox handlers that ran in this chunk (distinct consumer and policy). */
+  readonly handlers: ChunkHandler[] = [];
+  aborted: unknown = undefined;
+  applied = 0;
+
+  /** @param transactionHost the host whose transaction the chunk runs in */
+  constructor(readonly transactionHost?: unknown) {}
+
+  onCommit(fn: () => void): void {
+    this.committed.push(fn);
+  }
+
+  onRollback(fn: () => void): void {
+    this.rolledBack.push(fn);
+  }
+
+  abort(error: unknown): void {
+    this.aborted ??= error ?? new Error('inbox batch aborted');
+  }
+
+  settle(committed: boolean): void {
+    for (const fn of committed ? this.committed : this.rolledBack) fn();
+  }
+
+  /** Notes a handler that ran here (see `handlers`). */
+  noteHandler(handler: ChunkHandler): void {
+    const seen = this.handlers.some(
+      (h) => h.consumer === handler.consumer && h.policy === handler.policy,
+    );
+    if (!seen) this.handlers.push(handler);
+  }
+}
+
+const storage = new AsyncLocalStorage<InboxBatch>();
+
+/** Runs `fn` with `batch` as the ambient inbox batch. @internal */
+export function runInBatch<T>(batch: InboxBatch, fn: () => Promise<T>): Promise<T> {
+  return storage.run(batch, fn);
+}
+
+/** The ambient inbox batch, if the record is handled inside one. @internal */
+export function currentInboxBatch(): InboxBatch | undefined {
+  return storage.getStore();
+}

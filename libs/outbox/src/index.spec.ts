@@ -1,0 +1,35 @@
+import { barrelExports } from '@test/support';
+
+describe('@nest-outbox/outbox public barrel', () => {
+  it('exports exactly this list (any change to the public API shows here as a diff)', () => {
+    expect(barrelExports('libs/outbox/src/index.ts')).toMatchInlineSnapshot(`
+     [
+       "function createOutboxMigration",
+       "class InvalidEventError",
+       "class InvalidTransitionError",
+       "class NoActiveTransactionError",
+       "class OutboxDatabaseUnavailableError",
+       "interface OutboxEventInput",
+       "function outboxLockKey",
+       "type OutboxMigrationOptions",
+       "class OutboxModule",
+       "interface OutboxModuleExtras",
+       "interface OutboxModuleOptions",
+       "class OutboxNotInitializedError",
+       "function outboxSchemaSql",
+       "class OutboxService",
+       "interface OutboxTableName",
+       "class OutboxTableNotFoundError",
+       "function OutboxTransactional",
+       "interface OutboxTransactionOptions",
+       "class PayloadSerializationError",
+       "class PayloadTooLargeError",
+       "interface RecordedEvent",
+       "interface ResolvedOutboxOptions",
+       "interface TraceContext",
+       "type TransitionEventInput",
+       "interface TransitionSpec",
+     ]
+    `);
+  });
+});

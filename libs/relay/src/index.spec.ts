@@ -1,0 +1,43 @@
+import { barrelExports } from '@test/support';
+
+describe('@nest-outbox/relay public barrel', () => {
+  it('exports exactly this list (any change to the public API shows here as a diff)', () => {
+    expect(barrelExports('libs/relay/src/index.ts')).toMatchInlineSnapshot(`
+     [
+       "interface ClassifiedEvent",
+       "function createRelayMigration",
+       "type ErrorClassifier",
+       "type ErrorKind",
+       "class HousekeepingService",
+       "type KafkaRecordEncoder",
+       "class NoTopicError",
+       "interface OperatorActor",
+       "interface ParkedEvent",
+       "interface PollingOptions",
+       "interface PublishAck",
+       "interface PublishRecord",
+       "class PublishTimeoutError",
+       "const RELAY_METRICS_REGISTRY",
+       "class RelayLoop",
+       "type RelayMigrationOptions",
+       "class RelayModule",
+       "interface RelayModuleExtras",
+       "interface RelayModuleOptions",
+       "class RelayOperatorService",
+       "interface RelayPublisher",
+       "class RelaySchemaMissingError",
+       "function relaySchemaSql",
+       "interface RelayTableName",
+       "interface RelayTotals",
+       "interface RepublishOutcome",
+       "type RepublishRange",
+       "interface RetentionOptions",
+       "interface RetryOptions",
+       "type RetryOutcome",
+       "type SkipOutcome",
+       "interface TopicRoutingOptions",
+       "class UnacknowledgedPartitionError",
+     ]
+    `);
+  });
+});

@@ -1,0 +1,28 @@
+import { EVENT_HEADERS, otelApi } from '@nest-outbox/core';
+
+/**
+ * The headers handed to kafkajs for one record. When the event carries a `traceparent`
+ * (the context it was recorded in) and OpenTelemetry is installed, a copy whose
+ * `traceparent` and `tracestate` ignore writes: `@opentelemetry/instrumentation-kafkajs`
+ * injects its own send span into every message's headers, which would replace the
+ * producing trace the consumer must continue. Other headers stay writable.
+ * @internal
+ */
+export function guardTraceHeaders(
+  headers: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const traceparent = headers[EVENT_HEADERS.traceparent];
+  if (traceparent === undefined || !otelApi()) return headers as Record<string, string>;
+  const guarded = { ...headers };
+  for (const name of [EVENT_HEADERS.traceparent, EVENT_HEADERS.tracestate]) {
+    const value = headers[name];
+    Object.defineProperty(guarded, name, {
+      get: () => value,
+      set: () => undefined,
+      // An absent tracestate stays absent (no header with an undefined value).
+      enumerable: value !== undefined,
+      configurable: false,
+    });
+  }
+  return guarded;
+}

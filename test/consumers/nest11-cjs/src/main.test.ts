@@ -1,0 +1,6 @@
+import 'reflect-metadata';
+import { AppModule } from './shared/app.module.js';
+import { healthParts } from './shared-health/health.parts.js';
+import { userPath } from './shared/user-path.js';
+
+userPath(AppModule.register(healthParts), { health: true });
