@@ -100,8 +100,7 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
     const scene = await newScene('faults_isr');
     // maxAttempts 3: an outage would exhaust it within seconds; it must park nothing.
     const { recording, health } = await startClusterRelay(scene, cluster, topic, {
-      maxAttempts: 3,
-      backoff: { baseMs: 100, capMs: 1000 },
+      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
       publishTimeoutMs: 3000,
       leaseMs: 10_000,
     });

@@ -9,7 +9,8 @@ import {
   waitFor,
   type PrivatePostgres,
 } from '@test/support';
-import { KafkaPublisher, RelayLoop } from '@nest-outbox/relay';
+import { RelayLoop } from '@nest-outbox/relay';
+import { KafkaPublisher } from '../../libs/relay/src/publisher/kafka.publisher';
 import { logLevel } from 'kafkajs';
 import { checkDelivery, type RelayScene } from '../../libs/relay/test/relay-test.fixture';
 import { RecordingPublisher } from '../../libs/relay/test/recording.publisher';
@@ -68,7 +69,7 @@ describe('PostgreSQL crashes under the relay, the inbox and the writers (private
       publisher: recording,
       routing: { defaultTopic: topic },
       batchSize: 200,
-      backoff: { baseMs: 100, capMs: 1000 },
+      retry: { baseDelayMs: 100, maxDelayMs: 1000 },
     });
     await claimCrash;
     await waitFor(

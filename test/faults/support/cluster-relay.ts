@@ -1,7 +1,9 @@
 import type { TestingModule } from '@nestjs/testing';
 import { consumeUntil, type ConsumedRecord, type KafkaCluster } from '@test/support';
 import { logLevel, type KafkaConfig } from 'kafkajs';
-import { KafkaPublisher, RelayHealthIndicator, type RelayModuleOptions } from '@nest-outbox/relay';
+import type { RelayModuleOptions } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '../../../libs/relay/src/health/relay.health-indicator';
+import { KafkaPublisher } from '../../../libs/relay/src/publisher/kafka.publisher';
 import { checkDelivery, type RelayScene } from '../../../libs/relay/test/relay-test.fixture';
 import { RecordingPublisher } from '../../../libs/relay/test/recording.publisher';
 import { HealthLog } from './health-log';
@@ -28,7 +30,7 @@ export async function startClusterRelay(
     batchSize: 500,
     leaseMs: 20_000,
     publishTimeoutMs: 8000,
-    backoff: { baseMs: 200, capMs: 2000 },
+    retry: { baseDelayMs: 200, maxDelayMs: 2000 },
     maxOldestAgeMs: 2000,
     statsIntervalMs: 250,
     ...overrides,
