@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { Pool } from 'pg';
-import { freePort, startPrivatePostgres, type PrivatePostgres } from '@test/support';
+import { freePorts, startPrivatePostgres, type PrivatePostgres } from '@test/support';
 import { ENTRIES } from '../sample-system';
 import { startChaosKafka, type ChaosKafka } from './chaos-kafka';
 import { ChaosProcess } from './chaos-process';
@@ -68,7 +68,9 @@ export class ChaosSystem {
       KAFKA_CREATE_TOPICS: 'false',
       RELAY_LEASE_MS: '4000',
     };
-    const [ordersPort, shippingPort] = [await freePort(), await freePort()];
+    // Distinct ports, all chosen at once (two separate free ports may be the same number).
+    const ports = await freePorts(2 + RELAY_SLOTS);
+    const [ordersPort, shippingPort] = [ports[0]!, ports[1]!];
     const orders = new ChaosProcess(
       'order-service',
       ENTRIES.orders,
@@ -101,7 +103,7 @@ export class ChaosSystem {
     );
     const relays: ChaosProcess[] = [];
     for (let i = 1; i <= RELAY_SLOTS; i++) {
-      const port = await freePort();
+      const port = ports[1 + i]!;
       relays.push(
         new ChaosProcess(
           `relay-${i}`,
