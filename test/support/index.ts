@@ -4,7 +4,7 @@ export { createTestSchema, type TestSchema } from './postgres';
 export { consumeUntil, createTopics, testKafka, uniqueTopic, type ConsumedRecord } from './kafka';
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
 export { spawnJs, spawnTs, type TsChild } from './child-process';
-export { freePort } from './free-port';
+export { freePort, freePorts } from './free-port';
 export { startTestTracing, type TestTracing } from './otel';
 export { barrelExports, internalExports } from './barrel-exports';
 export { portOpen } from './kafka-node';
