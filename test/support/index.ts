@@ -6,7 +6,7 @@ export { startPrivateKafka, type PrivateKafka } from './private-kafka';
 export { spawnJs, spawnTs, type TsChild } from './child-process';
 export { freePort, freePorts } from './free-port';
 export { startTestTracing, type TestTracing } from './otel';
-export { barrelExports } from './barrel-exports';
+export { barrelExports, internalExports } from './barrel-exports';
 export { portOpen } from './kafka-node';
 export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './private-postgres';
 export { PgFaultProxy } from './pg-fault-proxy';
