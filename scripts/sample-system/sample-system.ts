@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { createTopics, DATABASE_URL, freePort, KAFKA_BROKERS, testKafka } from '@test/support';
+import { DATABASE_URL, KAFKA_BROKERS } from '../../test/support/env';
+import { freePort } from '../../test/support/free-port';
+import { createTopics, testKafka } from '../../test/support/kafka';
 import { AppProcess } from './app-process';
 import { SampleHttpClient } from './sample-http.client';
 
-/** Entry points of the three sample apps. */
+/** Entry points of the three sample apps, compiled by `npm run build` (tsc -b) into dist/. */
 export const ENTRIES = {
-  orders: 'apps/order-service/src/main.ts',
-  shipping: 'apps/shipping-service/src/main.ts',
-  relay: 'apps/relay/src/main.ts',
+  orders: 'dist/apps/order-service/src/main.js',
+  shipping: 'dist/apps/shipping-service/src/main.js',
+  relay: 'dist/apps/relay/src/main.js',
   /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
-  faultRelay: 'scripts/sample-system/fault-relay.entry.ts',
+  faultRelay: 'dist/scripts/sample-system/fault-relay.entry.js',
 } as const;
 
 /** How to run one sample system. */
@@ -65,6 +67,8 @@ export class SampleSystem {
     readonly shipping: AppProcess,
     readonly relay: AppProcess | undefined,
     brokers: string[],
+    /** Bearer token of `sample-operator` on the standalone relay's operator console. */
+    readonly consoleToken: string,
   ) {
     this.brokers = brokers;
     this.http = new SampleHttpClient(orders.url, shipping.url);
@@ -95,6 +99,7 @@ export class SampleSystem {
       await freePort(),
     ];
     const leaseMs = String(options.leaseMs ?? 4000);
+    const consoleToken = randomBytes(24).toString('hex');
     const common = {
       DATABASE_URL,
       KAFKA_BROKERS: brokers.join(','),
@@ -146,6 +151,8 @@ export class SampleSystem {
       RELAY_PUBLISH_TIMEOUT_MS: String(Math.floor(Number(leaseMs) / 2)),
       RELAY_BACKOFF_BASE_MS: '200',
       RELAY_BACKOFF_CAP_MS: '5000',
+      // The standalone relay serves its operator console only behind a token.
+      RELAY_CONSOLE_TOKENS: `sample-operator:${consoleToken}`,
       ...options.relayEnv,
     };
     const relayEntry = options.faultRelay ? ENTRIES.faultRelay : ENTRIES.relay;
@@ -153,7 +160,7 @@ export class SampleSystem {
       mode === 'embedded'
         ? undefined
         : app('relay', relayEntry, relayPort, relayEnv, 'RELAY_HTTP_PORT');
-    return new SampleSystem(names, orders, shipping, relay, brokers);
+    return new SampleSystem(names, orders, shipping, relay, brokers, consoleToken);
   }
 
   /**

@@ -2,10 +2,12 @@ import { Controller, Get, Header, Inject, Module, type DynamicModule } from '@ne
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import {
   RELAY_METRICS_REGISTRY,
-  RelayHealthIndicator,
+  RelayConsoleModule,
   RelayModule,
+  type RelayConsoleAuth,
   type RelayModuleOptions,
 } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { Registry } from 'prom-client';
 
 /** `/health` (terminus) and `/metrics` (prom-client) of the standalone relay. */
@@ -30,14 +32,28 @@ export class RelayHttpController {
   }
 }
 
-/** The standalone relay process: the RelayModule plus health and metrics endpoints. */
+/**
+ * The standalone relay process: the RelayModule plus health and metrics endpoints, and the
+ * operator console (`RelayConsoleModule`) unless `operatorConsole` is false.
+ */
 @Module({})
 export class RelayAppModule {
-  static register(options: RelayModuleOptions): DynamicModule {
+  static register(
+    options: RelayModuleOptions,
+    operatorConsole: { auth: RelayConsoleAuth | undefined } | false = false,
+  ): DynamicModule {
+    const relay = RelayModule.forRoot(options);
     return {
       module: RelayAppModule,
-      imports: [TerminusModule, RelayModule.forRoot(options)],
+      imports: [
+        TerminusModule,
+        relay,
+        ...(operatorConsole
+          ? [RelayConsoleModule.register({ relay, auth: operatorConsole.auth })]
+          : []),
+      ],
       controllers: [RelayHttpController],
+      providers: [RelayHealthIndicator],
     };
   }
 }

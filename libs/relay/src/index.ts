@@ -25,7 +25,6 @@ export type {
 export type { KafkaRecordEncoder } from './publisher/kafka.publisher';
 export { relaySchemaSql, type RelayTableName } from './schema/relay-schema.sql';
 export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
-export { RelayHealthIndicator } from './health/relay.health-indicator';
 export { RelayOperatorService } from './operator/relay-operator.service';
 export type {
   OperatorActor,
@@ -36,3 +35,11 @@ export type {
   SkipOutcome,
 } from './operator/relay-operator.types';
 export { HousekeepingService } from './housekeeping/housekeeping.service';
+export { RelayConsoleModule } from './console/relay-console.module';
+export { ConsoleAccessError } from './console/console-access.error';
+export {
+  parseConsoleTokens,
+  type ConsolePressure,
+  type RelayConsoleAuth,
+  type RelayConsoleOptions,
+} from './console/relay-console.options';

@@ -54,7 +54,7 @@ export class AppModule {
         }),
         InboxModule.forRoot({
           kafka: { clientId: `${schema}-inbox`, brokers },
-          tables: { schema },
+          schema,
         }),
         ...(extras.imports ?? []),
       ],
