@@ -26,6 +26,7 @@ const project = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@nest-outbox/(core|outbox|relay|inbox)$': '<rootDir>/libs/$1/src',
+    '^@nest-outbox/(relay|inbox)/health$': '<rootDir>/libs/$1/src/health',
     '^@test/support$': '<rootDir>/test/support',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

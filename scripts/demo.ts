@@ -9,7 +9,9 @@
  * exits non-zero when reconciliation fails. DEMO_KEEP=1 keeps the schemas and topics.
  */
 import { execFileSync } from 'node:child_process';
-import { testKafka, waitFor, REPO_ROOT } from '@test/support';
+import { REPO_ROOT } from '../test/support/env';
+import { testKafka } from '../test/support/kafka';
+import { waitFor } from '../test/support/poll';
 import {
   metricSum,
   outboxFigures,

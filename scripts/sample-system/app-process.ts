@@ -1,4 +1,8 @@
-import { spawnTs, waitFor, type TsChild } from '@test/support';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnJs, spawnTs, type TsChild } from '../../test/support/child-process';
+import { REPO_ROOT } from '../../test/support/env';
+import { waitFor } from '../../test/support/poll';
 
 /** The answer of an app's `/health`. */
 export interface HealthAnswer {
@@ -7,7 +11,8 @@ export interface HealthAnswer {
 }
 
 /**
- * One sample app run as a real child process (ts-node), restartable: `kill()` is a
+ * One sample app run as a real child process from its compiled JavaScript (`npm run build`
+ * writes it to dist/; the Jest global setup and `npm run demo` build first), restartable: `kill()` is a
  * SIGKILL (no shutdown hook runs), `start()` spawns a new incarnation on the same port.
  */
 export class AppProcess {
@@ -37,7 +42,12 @@ export class AppProcess {
   async start(extraEnv: Record<string, string> = {}, timeoutMs = 90_000): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     if (this.child) this.previousOutput.push(this.child.output());
-    this.child = spawnTs(this.entry, {
+    if (!existsSync(join(REPO_ROOT, this.entry))) {
+      throw new Error(`${this.name}: ${this.entry} does not exist; run npm run build`);
+    }
+    // A .ts entry (a test's wrapper, which then loads the compiled app) runs through ts-node.
+    const spawn = this.entry.endsWith('.ts') ? spawnTs : spawnJs;
+    this.child = spawn(this.entry, {
       ...this.env,
       ...extraEnv,
       [this.portVariable]: String(this.port),

@@ -3,10 +3,12 @@
  * processes (own schemas, topics, consumer group and free ports), an HTTP client of their
  * APIs, the order workload, and figures read straight from PostgreSQL. Shared by
  * `npm run demo` (scripts/demo.ts) and the end-to-end tests (test/*.e2e-spec.ts); built on
- * the repo's real-stack helpers (`@test/support`: spawnTs, waitFor, createTopics).
+ * the repo's real-stack helpers (test/support: spawnJs, waitFor, createTopics). Imported by
+ * relative paths, not `@test/support`, so that `npm run build` compiles the demo to plain
+ * JavaScript (dist/scripts) that node runs without a path mapper.
  */
 export { AppProcess, type HealthAnswer } from './app-process';
-export { freePort } from '@test/support';
+export { freePort } from '../../test/support/free-port';
 export {
   metricSum,
   SampleHttpClient,

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { createTopics, DATABASE_URL, freePort, KAFKA_BROKERS, testKafka } from '@test/support';
+import { DATABASE_URL, KAFKA_BROKERS } from '../../test/support/env';
+import { freePort } from '../../test/support/free-port';
+import { createTopics, testKafka } from '../../test/support/kafka';
 import { AppProcess } from './app-process';
 import { SampleHttpClient } from './sample-http.client';
 
-/** Entry points of the three sample apps. */
+/** Entry points of the three sample apps, compiled by `npm run build` (tsc -b) into dist/. */
 export const ENTRIES = {
-  orders: 'apps/order-service/src/main.ts',
-  shipping: 'apps/shipping-service/src/main.ts',
-  relay: 'apps/relay/src/main.ts',
+  orders: 'dist/apps/order-service/src/main.js',
+  shipping: 'dist/apps/shipping-service/src/main.js',
+  relay: 'dist/apps/relay/src/main.js',
   /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
-  faultRelay: 'scripts/sample-system/fault-relay.entry.ts',
+  faultRelay: 'dist/scripts/sample-system/fault-relay.entry.js',
 } as const;
 
 /** How to run one sample system. */

@@ -108,9 +108,16 @@ function installedVersions(dir: string): string {
   }).join(', ');
 }
 
-/** Assembles, installs, compiles and runs one consumer app in `work`. */
-async function runApp(app: string, work: string, tarballs: string[]): Promise<AppResult> {
-  const started = Date.now();
+/** One app's temporary copy and the names of its run. */
+interface AppRun {
+  readonly app: string;
+  readonly dir: string;
+  readonly env: Record<string, string>;
+  readonly started: number;
+}
+
+/** Copies the app and the shared sources it takes into `work`. */
+function assemble(app: string, work: string): AppRun {
   const dir = join(work, app);
   cpSync(join(HERE, app), dir, {
     recursive: true,
@@ -133,7 +140,24 @@ async function runApp(app: string, work: string, tarballs: string[]): Promise<Ap
     CONSUMER_GROUP: `pkg-consumer-${app}-${RUN}`,
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
   };
-  const steps: [string, string, string[], number][] = [
+  return { app, dir, env, started: Date.now() };
+}
+
+type StepSpec = [name: string, command: string, args: string[], timeoutMs: number];
+
+/** Runs `steps` in order; returns the name of the first that failed. */
+async function runSteps(target: AppRun, steps: StepSpec[]): Promise<string | undefined> {
+  for (const [name, command, args, timeoutMs] of steps) {
+    log(target.app, `--- ${name}`);
+    const step = await run(target.app, command, args, target.dir, timeoutMs, target.env);
+    if (step.code !== 0) return name;
+  }
+  return undefined;
+}
+
+/** Installs (the lockfile, then the tarballs) and compiles one app. */
+function prepare(target: AppRun, tarballs: string[]): Promise<string | undefined> {
+  return runSteps(target, [
     ['npm ci', 'npm', ['ci', '--no-audit', '--no-fund'], 900_000],
     [
       'npm install (packed libraries)',
@@ -141,33 +165,44 @@ async function runApp(app: string, work: string, tarballs: string[]): Promise<Ap
       ['install', '--no-save', '--no-audit', '--no-fund', ...tarballs],
       900_000,
     ],
-    ['tsc', join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], 300_000],
+    ['tsc', join(target.dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], 300_000],
+  ]);
+}
+
+/** Runs the user path of a prepared app against the real stack. */
+function userPath(target: AppRun): Promise<string | undefined> {
+  return runSteps(target, [
     [
       'node --test',
       process.execPath,
       ['--test', '--test-reporter=spec', 'dist/main.test.js'],
       300_000,
     ],
-  ];
-  for (const [name, command, args, timeoutMs] of steps) {
-    log(app, `--- ${name}`);
-    const step = await run(app, command, args, dir, timeoutMs, env);
-    if (step.code !== 0) {
-      return {
-        app,
-        passed: false,
-        failedStep: name,
-        versions: installedVersions(dir),
-        seconds: (Date.now() - started) / 1000,
-      };
-    }
-  }
+  ]);
+}
+
+function result(target: AppRun, failedStep: string | undefined): AppResult {
   return {
-    app,
-    passed: true,
-    versions: installedVersions(dir),
-    seconds: (Date.now() - started) / 1000,
+    app: target.app,
+    passed: failedStep === undefined,
+    failedStep,
+    versions: installedVersions(target.dir),
+    seconds: (Date.now() - target.started) / 1000,
   };
+}
+
+/**
+ * Installs and compiles the apps side by side (network and disk), then runs their user paths
+ * one after the other (the shared stack and the machine's two cores).
+ */
+async function runApps(apps: string[], work: string, tarballs: string[]): Promise<AppResult[]> {
+  const targets = apps.map((app) => assemble(app, work));
+  const prepared = await Promise.all(targets.map((t) => prepare(t, tarballs)));
+  const results: AppResult[] = [];
+  for (const [i, target] of targets.entries()) {
+    results.push(result(target, prepared[i] ?? (await userPath(target))));
+  }
+  return results;
 }
 
 async function main(): Promise<number> {
@@ -182,7 +217,7 @@ async function main(): Promise<number> {
   try {
     const packs = join(work, 'packs');
     const tarballs = await packLibraries(packs);
-    for (const app of apps) results.push(await runApp(app, work, tarballs));
+    results.push(...(await runApps(apps, work, tarballs)));
   } catch (error) {
     process.stdout.write(`consumer matrix could not run: ${(error as Error).message}\n`);
   } finally {

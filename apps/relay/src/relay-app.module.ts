@@ -3,11 +3,11 @@ import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminu
 import {
   RELAY_METRICS_REGISTRY,
   RelayConsoleModule,
-  RelayHealthIndicator,
   RelayModule,
   type RelayConsoleAuth,
   type RelayModuleOptions,
 } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { Registry } from 'prom-client';
 
 /** `/health` (terminus) and `/metrics` (prom-client) of the standalone relay. */
@@ -53,6 +53,7 @@ export class RelayAppModule {
           : []),
       ],
       controllers: [RelayHttpController],
+      providers: [RelayHealthIndicator],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { InboxHealthIndicator, InboxModule } from '@nest-outbox/inbox';
+import { InboxModule } from '@nest-outbox/inbox';
+import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
 import { OutboxModule } from '@nest-outbox/outbox';
 import {
   embeddedRelayModule,

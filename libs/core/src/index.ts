@@ -1,5 +1,18 @@
 export { NestOutboxError, InvalidOptionsError } from './nest-outbox.error';
 export { RenamedOptionError } from './renamed-option.error';
+export { OptionalPeerMissingError } from './optional-peer-missing.error';
+export { loadOptionalPeer } from './optional-peer';
+export {
+  createModuleMetrics,
+  noopMetricFactory,
+  promMetricFactory,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricFactory,
+  type ModuleMetrics,
+  type PromClient,
+} from './metric.factory';
 export { sqlIdentifier, qualifiedTable } from './sql-identifier';
 export { uuidv7, isUuid } from './uuid-v7';
 export {

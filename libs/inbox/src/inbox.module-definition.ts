@@ -1,13 +1,13 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import { getTransactionHostToken } from '@nestjs-cls/transactional';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { Registry } from 'prom-client';
 import {
   INBOX_METRICS_REGISTRY,
   INBOX_MODULE,
   INBOX_OPTIONS,
   INBOX_TRANSACTION_HOST,
 } from './inbox.constants';
+import { inboxModuleMetrics } from './metrics/inbox-metrics.factory';
 import { InboxMetrics } from './metrics/inbox.metrics';
 import type { InboxModuleExtras, InboxModuleOptions } from './options/inbox-options.interface';
 import { resolveInboxOptions, type ResolvedInboxOptions } from './options/inbox-options.resolver';
@@ -37,19 +37,23 @@ function extraProviders(extras: InboxModuleExtras): Provider[] {
       inject: [{ token: getTransactionHostToken(extras.connectionName), optional: true }],
     },
     {
-      provide: INBOX_METRICS_REGISTRY,
-      useFactory: (options: ResolvedInboxOptions) =>
-        (options.metrics !== false && options.metrics.registry) || new Registry(),
+      provide: InboxMetrics,
+      // prom-client is loaded here, only when metrics are on (an optional peer).
+      useFactory: (options: ResolvedInboxOptions) => {
+        const { make, registry } = inboxModuleMetrics(options.metrics);
+        return new InboxMetrics(
+          registry,
+          options.metrics === false ? '' : options.metrics.prefix,
+          make,
+        );
+      },
       inject: [INBOX_OPTIONS],
     },
     {
-      provide: InboxMetrics,
-      useFactory: (options: ResolvedInboxOptions, registry: Registry) =>
-        // metrics: false: counted on a registry nobody sees.
-        options.metrics === false
-          ? new InboxMetrics(new Registry())
-          : new InboxMetrics(registry, options.metrics.prefix),
-      inject: [INBOX_OPTIONS, INBOX_METRICS_REGISTRY],
+      provide: INBOX_METRICS_REGISTRY,
+      // `undefined` with `metrics: false` or without prom-client: no registry to scrape.
+      useFactory: (metrics: InboxMetrics) => metrics.registry,
+      inject: [InboxMetrics],
     },
   ];
 }

@@ -49,7 +49,6 @@ describe('@nest-outbox/inbox public barrel', () => {
        "const InboxEvent",
        "function InboxHandler",
        "interface InboxHandlerOptions",
-       "class InboxHealthIndicator",
        "class InboxKafkaServer",
        "type InboxKafkaServerOptions",
        "interface InboxMetricsOptions",

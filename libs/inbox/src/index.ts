@@ -17,7 +17,6 @@ export type { InboxOutcome } from './handler/pipeline/inbox-outcome';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 export type { ConsumerRecovery, ConsumerSnapshot, PoisonPause } from './consumer/consumer-snapshot';
-export { InboxHealthIndicator } from './health/inbox.health-indicator';
 export { InboxMisuseError } from './errors/inbox-misuse.error';
 export { InboxPermanentError } from './errors/inbox-permanent.error';
 export { InboxRetentionTooShortError } from './errors/inbox-retention-too-short.error';

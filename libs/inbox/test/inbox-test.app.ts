@@ -31,12 +31,12 @@ import { ClsModule } from 'nestjs-cls';
 import {
   InboxEvent,
   InboxHandler,
-  InboxHealthIndicator,
   InboxKafkaServer,
   InboxModule,
   type InboxHandlerOptions,
   type InboxModuleOptions,
 } from '@nest-outbox/inbox';
+import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
 import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
 
 /** What the test's handler does before and after writing its effect. */

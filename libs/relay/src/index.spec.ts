@@ -24,7 +24,6 @@ describe('@nest-outbox/relay public barrel', () => {
        "type RelayConsoleAuth",
        "class RelayConsoleModule",
        "interface RelayConsoleOptions",
-       "class RelayHealthIndicator",
        "class RelayLoop",
        "type RelayMigrationOptions",
        "class RelayModule",

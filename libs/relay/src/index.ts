@@ -25,7 +25,6 @@ export type {
 export type { KafkaRecordEncoder } from './publisher/kafka.publisher';
 export { relaySchemaSql, type RelayTableName } from './schema/relay-schema.sql';
 export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
-export { RelayHealthIndicator } from './health/relay.health-indicator';
 export { RelayOperatorService } from './operator/relay-operator.service';
 export type {
   OperatorActor,

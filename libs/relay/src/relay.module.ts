@@ -1,11 +1,9 @@
 import { Module, type Provider } from '@nestjs/common';
-import { TerminusModule } from '@nestjs/terminus';
-import { Registry } from 'prom-client';
 import { RelayClaimer } from './claim/relay.claimer';
-import { RelayHealthIndicator } from './health/relay.health-indicator';
 import { RelayStatsService } from './health/relay-stats.service';
 import { HousekeepingService } from './housekeeping/housekeeping.service';
 import { RelayLoop } from './loop/relay.loop';
+import { createRelayMetrics } from './metrics/relay-metrics.factory';
 import { RelayMetrics } from './metrics/relay.metrics';
 import { RelayOperatorService } from './operator/relay-operator.service';
 import { OutcomeRecorder } from './outcome/outcome.recorder';
@@ -35,17 +33,15 @@ const providers: Provider[] = [
     inject: [RELAY_OPTIONS],
   },
   {
-    provide: RELAY_METRICS_REGISTRY,
-    // `undefined` with `metrics: false`: no registry to scrape.
-    useFactory: (o: ResolvedRelayOptions) =>
-      o.metrics === false ? undefined : (o.metrics.registry ?? new Registry()),
+    provide: RelayMetrics,
+    useFactory: (o: ResolvedRelayOptions) => createRelayMetrics(o),
     inject: [RELAY_OPTIONS],
   },
   {
-    provide: RelayMetrics,
-    useFactory: (o: ResolvedRelayOptions, registry: Registry | undefined) =>
-      new RelayMetrics(registry ?? new Registry(), o.metrics ? o.metrics.prefix : ''),
-    inject: [RELAY_OPTIONS, RELAY_METRICS_REGISTRY],
+    provide: RELAY_METRICS_REGISTRY,
+    // `undefined` with `metrics: false` or without prom-client: no registry to scrape.
+    useFactory: (metrics: RelayMetrics) => metrics.registry,
+    inject: [RelayMetrics],
   },
   {
     provide: RELAY_PUBLISHER,
@@ -61,7 +57,6 @@ const providers: Provider[] = [
   BatchProcessor,
   RelayLoop,
   RelayStatsService,
-  RelayHealthIndicator,
   RelayOperatorService,
   HousekeepingService,
 ];
@@ -77,17 +72,19 @@ const providers: Provider[] = [
  *   routing: { defaultTopic: 'events', routes: { order: 'orders' } },
  * })
  * ```
+ * Neither `@nestjs/terminus` nor `prom-client` is needed: the health indicator lives in
+ * `@nest-outbox/relay/health`, and prom-client is loaded only when metrics are on (without
+ * it the metrics are no-ops, with one warning).
  * @publicApi
  */
 @Module({
-  imports: [TerminusModule],
   providers,
   exports: [
     RELAY_OPTIONS,
+    RELAY_PUBLISHER,
     RELAY_METRICS_REGISTRY,
     RelayMetrics,
     RelayLoop,
-    RelayHealthIndicator,
     RelayOperatorService,
     HousekeepingService,
     RelayStatsService,

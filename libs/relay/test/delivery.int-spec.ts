@@ -1,6 +1,7 @@
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
 import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import { RelayLoop } from '../src/loop/relay.loop';
+import type { Histogram } from 'prom-client';
 import { RelayMetrics } from '../src/metrics/relay.metrics';
 import { checkDelivery, useRelayFixture } from './relay-test.fixture';
 
@@ -94,7 +95,7 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
     );
     const loop = relay.get(RelayLoop);
     const claims = async () =>
-      (await relay.get(RelayMetrics).claimSeconds.get()).values.find((v) =>
+      (await (relay.get(RelayMetrics).claimSeconds as Histogram).get()).values.find((v) =>
         v.metricName?.endsWith('_count'),
       )?.value ?? 0;
     // Its first claim found nothing: from now on it waits for its next poll or a wake-up.

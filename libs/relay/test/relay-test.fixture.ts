@@ -13,6 +13,8 @@ import {
 import { logLevel, type ITopicConfig } from 'kafkajs';
 import type { RelayModuleOptions } from '../src/options/relay-options.interface';
 import { RelayModule } from '../src/relay.module';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
+import { TerminusModule } from '@nestjs/terminus';
 import { relaySchemaSql } from '../src/schema/relay-schema.sql';
 import { TestProducer } from './test-producer';
 
@@ -26,6 +28,8 @@ export interface RelayChildEnv {
   RELAY_FAULT_EVENT?: string;
   RELAY_PUBLISHER?: 'null';
   RELAY_PUBLISH_DELAY_MS?: string;
+  /** Packages the child cannot resolve (runs `relay-child.without-peers.ts`). */
+  BLOCK_MODULES?: string;
 }
 
 /**
@@ -94,7 +98,8 @@ export class RelayScene {
       publishTimeoutMs: 1000,
       ...overrides,
     });
-    const child = spawnTs('libs/relay/test/relay-child.ts', {
+    const entry = env.BLOCK_MODULES ? 'relay-child.without-peers.ts' : 'relay-child.ts';
+    const child = spawnTs(`libs/relay/test/${entry}`, {
       RELAY_TEST_OPTIONS: JSON.stringify(options),
       ...env,
     });
@@ -174,7 +179,11 @@ export function useRelayFixture(
   };
 }
 
-/** Boots a RelayModule with `options` in a Nest testing module (bootstrap hooks run). */
+/**
+ * Boots a RelayModule with `options` in a Nest testing module (bootstrap hooks run), wired
+ * with its health indicator as an application does (`TerminusModule` + `RelayHealthIndicator`
+ * from `@nest-outbox/relay/health` next to the relay).
+ */
 export async function startRelay(
   options: RelayModuleOptions,
   providers: Provider[] = [],
@@ -183,7 +192,8 @@ export async function startRelay(
   @Module({ providers, exports: providers.map((p) => ('provide' in p ? p.provide : p)) })
   class ExtrasModule {}
   const moduleRef = await Test.createTestingModule({
-    imports: [ExtrasModule, RelayModule.forRoot(options)],
+    imports: [ExtrasModule, TerminusModule, RelayModule.forRoot(options)],
+    providers: [RelayHealthIndicator],
   }).compile();
   moduleRef.useLogger(false);
   await moduleRef.init();

@@ -52,10 +52,7 @@ export class AppModule {
           kafka: { clientId: `${schema}-relay`, brokers },
           routing: { routes: { order: topic } },
         }),
-        InboxModule.forRoot({
-          kafka: { clientId: `${schema}-inbox`, brokers },
-          tables: { schema },
-        }),
+        InboxModule.forRoot({ kafka: { clientId: `${schema}-inbox`, brokers }, schema }),
         ...(extras.imports ?? []),
       ],
       controllers: [OrderEventsController, ...(extras.controllers ?? [])],

@@ -25,5 +25,5 @@ export const migrations = [
   CreateOrders1767225600001,
   createOutboxMigration({ schema, table: 'outbox', timestamp: 1767225600002 }),
   createRelayMigration({ schema, table: 'outbox', timestamp: 1767225600003 }),
-  createInboxMigration({ schema }, 1767225600004),
+  createInboxMigration({ schema, timestamp: 1767225600004 }),
 ];

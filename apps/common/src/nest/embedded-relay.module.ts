@@ -1,5 +1,7 @@
-import type { DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { RelayModule } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { SampleServiceConfig } from '../config/sample-service.config';
 
 /** What differs between the services' embedded relays. */
@@ -12,15 +14,20 @@ export interface EmbeddedRelayOptions {
   readonly routes: Record<string, string>;
 }
 
+/** Holds the embedded relay and its health indicator (`@nest-outbox/relay/health`). */
+@Module({})
+class EmbeddedRelayModule {}
+
 /**
  * The relay publishing the service's own outbox from inside the service (woken in memory
- * after each commit), with its own small pool and the service's lease.
+ * after each commit), with its own small pool and the service's lease; exports the relay's
+ * providers and its terminus indicator.
  */
 export function embeddedRelayModule(
   config: SampleServiceConfig,
   options: EmbeddedRelayOptions,
 ): DynamicModule {
-  return RelayModule.forRoot({
+  const relay = RelayModule.forRoot({
     connection: { connectionString: config.databaseUrl, max: 3 },
     schema: config.schema,
     table: options.table,
@@ -31,4 +38,10 @@ export function embeddedRelayModule(
     retry: { baseDelayMs: 200, maxDelayMs: 5000 },
     statsIntervalMs: 1000,
   });
+  return {
+    module: EmbeddedRelayModule,
+    imports: [TerminusModule, relay],
+    providers: [RelayHealthIndicator],
+    exports: [relay, RelayHealthIndicator],
+  };
 }

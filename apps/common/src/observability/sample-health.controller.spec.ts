@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { RelayHealthIndicator } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import { SampleHealthController, SERVICE_HEALTH_CHECKS } from './sample-health.controller';
 
 const up = (key: string) => Promise.resolve({ [key]: { status: 'up' } });

@@ -6,7 +6,7 @@ import {
   type HealthCheckResult,
   type HealthIndicatorFunction,
 } from '@nestjs/terminus';
-import { RelayHealthIndicator } from '@nest-outbox/relay';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 
 /**
  * DI token of a service's own health checks (a `HealthIndicatorFunction[]`), run by

@@ -4,7 +4,8 @@ import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
 
 /**
  * Terminus indicator of the inbox: up when at least one Kafka consumer is attached, none
- * is crashed or stopped, and no partition is paused by a poison event. Register it next to
+ * is crashed or stopped, and no partition is paused by a poison event. Import it from
+ * `@nest-outbox/inbox/health` (the main entry point does not load terminus) and register it next to
  * `TerminusModule` in your health module (`providers: [InboxHealthIndicator]`).
  * @example
  * check() { return this.health.check([() => this.inbox.isHealthy('inbox')]); }

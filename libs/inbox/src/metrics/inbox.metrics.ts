@@ -1,38 +1,52 @@
+import {
+  noopMetricFactory,
+  type CounterMetric,
+  type GaugeMetric,
+  type MetricFactory,
+} from '@nest-outbox/core';
 import type { Registry } from 'prom-client';
-import { Counter, Gauge } from 'prom-client';
+import { inboxModuleMetrics } from './inbox-metrics.factory';
 
 /**
  * The inbox's Prometheus metrics, registered on `metrics.registry` or the module's own
- * `Registry` (token `INBOX_METRICS_REGISTRY`), never on prom-client's global one.
+ * `Registry` (token `INBOX_METRICS_REGISTRY`), never on prom-client's global one. prom-client
+ * is loaded only when metrics are on; without it every metric is a no-op (one warning).
  * @publicApi
  */
 export class InboxMetrics {
   /** Events whose effect committed. */
-  readonly applied: Counter<'consumer' | 'topic'>;
+  readonly applied: CounterMetric<'consumer' | 'topic'>;
   /** Deliveries absorbed because the (consumer, event_id) row already existed. */
-  readonly duplicates: Counter<'consumer' | 'topic'>;
+  readonly duplicates: CounterMetric<'consumer' | 'topic'>;
   /** Records refused by the guard, by reason code. */
-  readonly rejected: Counter<'consumer' | 'topic' | 'reason'>;
+  readonly rejected: CounterMetric<'consumer' | 'topic' | 'reason'>;
   /** Failed handler attempts (each one rolled back). */
-  readonly failed: Counter<'consumer' | 'topic'>;
+  readonly failed: CounterMetric<'consumer' | 'topic'>;
   /** Events given up after their attempts (or a permanent error) and dead-lettered. */
-  readonly deadLettered: Counter<'consumer' | 'topic'>;
+  readonly deadLettered: CounterMetric<'consumer' | 'topic'>;
   /** Events whose aggregate_version was not last + 1. */
-  readonly versionGaps: Counter<'consumer' | 'topic'>;
+  readonly versionGaps: CounterMetric<'consumer' | 'topic'>;
   /** Events skipped because their aggregate_version was already applied. */
-  readonly stale: Counter<'consumer' | 'topic'>;
+  readonly stale: CounterMetric<'consumer' | 'topic'>;
   /** Offset lag per partition after the last processed batch. */
-  readonly lag: Gauge<'group' | 'topic' | 'partition'>;
+  readonly lag: GaugeMetric<'group' | 'topic' | 'partition'>;
   /** 1 while a partition is paused by a poison event. */
-  readonly paused: Gauge<'topic' | 'partition'>;
+  readonly paused: GaugeMetric<'topic' | 'partition'>;
 
-  /** @param prefix put before every metric name (`metrics.prefix`) */
+  /**
+   * @param registry where the metrics live; undefined when they are no-ops
+   * @param prefix put before every metric name (`metrics.prefix`)
+   * @param make creates each metric (default: prom-client metrics in `registry`, or no-ops)
+   */
   constructor(
-    readonly registry: Registry,
+    readonly registry: Registry | undefined,
     readonly prefix = '',
+    make: MetricFactory = registry
+      ? inboxModuleMetrics({ registry, prefix }).make
+      : noopMetricFactory,
   ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
-      new Counter<L>({ name: prefix + name, help, labelNames, registers: [registry] });
+      make.counter<L>(name, help, labelNames);
     this.applied = counter('inbox_events_applied_total', 'Events whose effect committed', [
       'consumer',
       'topic',
@@ -66,17 +80,15 @@ export class InboxMetrics {
       'Events whose aggregate_version was already applied',
       ['consumer', 'topic'],
     );
-    this.lag = new Gauge({
-      name: `${prefix}inbox_consumer_lag`,
-      help: 'Offset lag per partition',
-      labelNames: ['group', 'topic', 'partition'],
-      registers: [registry],
-    });
-    this.paused = new Gauge({
-      name: `${prefix}inbox_partition_paused`,
-      help: '1 while a partition is paused by a poison event',
-      labelNames: ['topic', 'partition'],
-      registers: [registry],
-    });
+    this.lag = make.gauge('inbox_consumer_lag', 'Offset lag per partition', [
+      'group',
+      'topic',
+      'partition',
+    ]);
+    this.paused = make.gauge(
+      'inbox_partition_paused',
+      '1 while a partition is paused by a poison event',
+      ['topic', 'partition'],
+    );
   }
 }

@@ -10,9 +10,21 @@ import { RelayStatsService } from './relay-stats.service';
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
  * answer, or the oldest unpublished event is older than `maxOldestAgeMs`. Reports pending
- * count, oldest age and parked count either way.
+ * count, oldest age and parked count either way. Imported from `@nest-outbox/relay/health`
+ * (the main entry point does not load `@nestjs/terminus`); list it in the providers of the
+ * module that imports `RelayModule.forRoot()` and `TerminusModule`.
  * @example
  * ```ts
+ * import { RelayHealthIndicator } from '@nest-outbox/relay/health';
+ *
+ * @Module({
+ *   imports: [TerminusModule, RelayModule.forRoot({ ... })],
+ *   controllers: [HealthController],
+ *   providers: [RelayHealthIndicator],
+ * })
+ * export class AppModule {}
+ *
+ * // in HealthController:
  * @Get('health') @HealthCheck()
  * check() { return this.health.check([() => this.relay.isHealthy('relay')]); }
  * ```

@@ -1,0 +1,92 @@
+import type * as PromClientModule from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { OptionalPeerMissingError } from './optional-peer-missing.error';
+import { loadOptionalPeer } from './optional-peer';
+import type { ResolvedMetricsOptions } from './option-checks';
+
+/** prom-client as loaded at run time (never imported statically: it is an optional peer). @publicApi */
+export type PromClient = typeof PromClientModule;
+
+/** What the relay calls on a counter. @publicApi */
+export type CounterMetric<L extends string = string> = Pick<Counter<L>, 'inc'>;
+/** What the relay calls on a gauge. @publicApi */
+export type GaugeMetric<L extends string = string> = Pick<Gauge<L>, 'set'>;
+/** What the relay calls on a histogram. @publicApi */
+export type HistogramMetric<L extends string = string> = Pick<
+  Histogram<L>,
+  'observe' | 'startTimer'
+>;
+
+/** Creates the metrics of one module: real ones in a registry, or no-ops. @publicApi */
+export interface MetricFactory {
+  counter<L extends string = never>(name: string, help: string, labelNames?: L[]): CounterMetric<L>;
+  gauge<L extends string = never>(name: string, help: string, labelNames?: L[]): GaugeMetric<L>;
+  histogram(name: string, help: string, buckets: number[]): HistogramMetric;
+}
+
+const noop = {
+  inc: () => undefined,
+  set: () => undefined,
+  observe: () => undefined,
+  startTimer: () => () => 0,
+};
+
+/** Metrics that record nothing (`metrics: false`, or prom-client not installed). @publicApi */
+export const noopMetricFactory: MetricFactory = {
+  counter: () => noop,
+  gauge: () => noop,
+  histogram: () => noop,
+};
+
+/** prom-client metrics named `<prefix><name>` in `registry` (never the global one). @publicApi */
+export function promMetricFactory(
+  client: PromClient,
+  registry: Registry,
+  prefix: string,
+): MetricFactory {
+  const registers = [registry];
+  return {
+    counter: <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new client.Counter<L>({ name: `${prefix}${name}`, help, labelNames, registers }),
+    gauge: <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new client.Gauge<L>({ name: `${prefix}${name}`, help, labelNames, registers }),
+    histogram: (name, help, buckets) =>
+      new client.Histogram({ name: `${prefix}${name}`, help, buckets, registers }),
+  };
+}
+
+/** The metrics of one module and the registry they live in (undefined for no-ops). @publicApi */
+export interface ModuleMetrics {
+  readonly make: MetricFactory;
+  readonly registry: Registry | undefined;
+}
+
+/**
+ * The metrics a module's resolved `metrics` option asks for: no-ops with `false`;
+ * prom-client metrics in the given registry (or a new one) when prom-client is installed;
+ * no-ops and one `warn` when it is not.
+ * @param load the calling package's `() => require('prom-client')`, so that the peer is
+ *   resolved from that package
+ * @throws OptionalPeerMissingError when a registry was given and prom-client is not installed
+ * @publicApi
+ */
+export function createModuleMetrics(
+  module: string,
+  metrics: ResolvedMetricsOptions<Registry>,
+  load: () => PromClient,
+  warn: (message: string) => void,
+): ModuleMetrics {
+  if (metrics === false) return { make: noopMetricFactory, registry: undefined };
+  const client = loadOptionalPeer('prom-client', load);
+  if (!client) {
+    if (metrics.registry) {
+      throw new OptionalPeerMissingError(module, 'prom-client', 'metrics.registry');
+    }
+    warn(
+      `prom-client is not installed: ${module} records no metrics (npm i prom-client to get them, or set metrics: false to silence this warning)`,
+    );
+    return { make: noopMetricFactory, registry: undefined };
+  }
+  const registry = metrics.registry ?? new client.Registry();
+  return { make: promMetricFactory(client, registry, metrics.prefix), registry };
+}
