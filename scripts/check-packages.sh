@@ -31,7 +31,7 @@ for dir in libs/*/; do
     failed+=("$name: packs sources or tests")
   fi
   for required in package.json README.md LICENSE dist/index.js dist/index.d.ts; do
-    printf '%s\n' "$files" | grep -qx "$required" || failed+=("$name: does not pack $required")
+    grep -qx "$required" <<<"$files" || failed+=("$name: does not pack $required")
   done
 done
 

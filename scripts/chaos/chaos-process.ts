@@ -42,21 +42,21 @@ export class ChaosProcess {
     this.expected = false;
     this.starts += 1;
     this.log.write(`\n===== start ${this.starts} at ${new Date().toISOString()} =====\n`);
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', this.entry],
-      {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          TS_NODE_PROJECT: `${REPO_ROOT}/tsconfig.json`,
-          KAFKAJS_NO_PARTITIONER_WARNING: '1',
-          NO_COLOR: '1',
-          ...this.env,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    // The apps run compiled (dist/, built by `npm run build`); a .ts entry through ts-node.
+    const args = this.entry.endsWith('.ts')
+      ? ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', this.entry]
+      : [this.entry];
+    const child = spawn(process.execPath, args, {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        TS_NODE_PROJECT: `${REPO_ROOT}/tsconfig.json`,
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        NO_COLOR: '1',
+        ...this.env,
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const onData = (d: Buffer) => {
       this.log.write(d);
       this.tail = (this.tail + d.toString()).slice(-6000);

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { Pool } from 'pg';
-import { freePort, startPrivatePostgres, type PrivatePostgres } from '@test/support';
+import { freePorts, startPrivatePostgres, type PrivatePostgres } from '@test/support';
 import { ENTRIES } from '../sample-system';
 import { startChaosKafka, type ChaosKafka } from './chaos-kafka';
 import { ChaosProcess } from './chaos-process';
@@ -68,7 +68,9 @@ export class ChaosSystem {
       KAFKA_CREATE_TOPICS: 'false',
       RELAY_LEASE_MS: '4000',
     };
-    const [ordersPort, shippingPort] = [await freePort(), await freePort()];
+    // Distinct ports, all chosen at once (two separate free ports may be the same number).
+    const ports = await freePorts(2 + RELAY_SLOTS);
+    const [ordersPort, shippingPort] = [ports[0]!, ports[1]!];
     const orders = new ChaosProcess(
       'order-service',
       ENTRIES.orders,
@@ -101,7 +103,7 @@ export class ChaosSystem {
     );
     const relays: ChaosProcess[] = [];
     for (let i = 1; i <= RELAY_SLOTS; i++) {
-      const port = await freePort();
+      const port = ports[1 + i]!;
       relays.push(
         new ChaosProcess(
           `relay-${i}`,
@@ -126,24 +128,29 @@ export class ChaosSystem {
     // The order service runs the migrations (its tables, the outbox, the relay's objects).
     orders.start();
     await orders.waitHealthy(180_000);
-    await system.heal();
+    await system.healAndWait();
     return system;
   }
 
   /**
-   * Every process that should run, running and answering /health (database and broker up).
-   * A relay armed to die between send and mark may die while this waits: it is started again.
+   * Database and broker up, every process that should run started (a round does not wait
+   * for their health: quiescence at its end is what says they work).
    */
   async heal(): Promise<void> {
     if (!this.pg.running()) this.pg.start();
     await this.kafka.healAll();
     for (const p of this.relays.slice(this.activeRelays)) if (p.running) await p.stop();
+    for (const p of [this.orders, this.shipping, ...this.relays.slice(0, this.activeRelays)])
+      p.start();
+  }
+
+  /** `heal()`, then every process answering /health (a relay only has to answer). */
+  async healAndWait(): Promise<void> {
     const relays = this.relays.slice(0, this.activeRelays);
     for (let attempt = 1; ; attempt++) {
-      for (const p of [this.orders, this.shipping, ...relays]) p.start();
+      await this.heal();
       try {
-        // A relay's /health also says "down" while an event is parked (poison): it only
-        // has to answer.
+        // A relay's /health also says "down" while an event is parked (poison).
         await Promise.all([
           this.orders.waitHealthy(),
           this.shipping.waitHealthy(),
@@ -151,6 +158,7 @@ export class ChaosSystem {
         ]);
         return;
       } catch (error) {
+        // A relay armed to die between send and mark may die while this waits: again.
         const dead = [this.orders, this.shipping, ...relays].some((p) => !p.running);
         if (attempt >= 3 || !dead) throw error;
       }

@@ -59,6 +59,10 @@ describe('PostgreSQL crashes under the relay, the inbox and the writers (private
     scenes.push(scene);
     const kafka = { clientId: 'faults-pg', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING };
     const recording = new RecordingPublisher(new KafkaPublisher(kafka));
+    // Mid-claim: the relay's first claim sends its advisory lock, the database dies before
+    // answering (the events are written first: the crash must hit the claim, not the writer).
+    await scene.producer.writeMany(2000, 100, 200, 'claim');
+    const claimCrash = crashAt('pg_advisory_xact_lock(1852796276');
     const relay = await scene.start({
       connection: { connectionString: proxy.url(), max: 4 },
       kafka,
@@ -67,17 +71,11 @@ describe('PostgreSQL crashes under the relay, the inbox and the writers (private
       batchSize: 200,
       retry: { baseDelayMs: 100, maxDelayMs: 1000 },
     });
-
-    // Mid-claim: the claim's advisory lock is sent, the database dies before answering.
-    const claimCrash = crashAt('pg_advisory_xact_lock(1852796276');
-    await scene.producer.writeMany(2000, 100, 200, 'claim');
     await claimCrash;
     await waitFor(
       'drained after the claim crash',
       async () => (await retrying(() => scene.pending())) === 0,
-      {
-        timeoutMs: 120_000,
-      },
+      { timeoutMs: 120_000 },
     );
 
     // Mid-mark, right after earlier marks that only reached the WAL buffers (no writer in

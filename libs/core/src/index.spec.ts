@@ -1,4 +1,4 @@
-import { barrelExports } from '@test/support';
+import { barrelExports, internalExports } from '@test/support';
 
 describe('@nest-outbox/core public barrel', () => {
   it('exports exactly this list (any change to the public API shows here as a diff)', () => {
@@ -70,5 +70,11 @@ describe('@nest-outbox/core public barrel', () => {
        "type WakeupListener",
      ]
     `);
+  });
+
+  it('exports nothing tagged @internal', () => {
+    // The tracing helpers (libs/core/src/tracing) are public: the relay, outbox and inbox
+    // import them across package boundaries.
+    expect(internalExports('libs/core/src/index.ts')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { barrelExports } from '@test/support';
+import { barrelExports, internalExports } from '@test/support';
 
 describe('@nest-outbox/relay public barrel', () => {
   it('exports exactly this list (any change to the public API shows here as a diff)', () => {
@@ -45,5 +45,9 @@ describe('@nest-outbox/relay public barrel', () => {
        "class UnacknowledgedPartitionError",
      ]
     `);
+  });
+
+  it('exports nothing tagged @internal', () => {
+    expect(internalExports('libs/relay/src/index.ts')).toEqual([]);
   });
 });

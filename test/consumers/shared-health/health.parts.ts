@@ -6,8 +6,8 @@ import {
   TypeOrmHealthIndicator,
   type HealthCheckResult,
 } from '@nestjs/terminus';
-import { InboxHealthIndicator } from '@nest-outbox/inbox';
-import { RelayHealthIndicator } from '@nest-outbox/relay';
+import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
+import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { AppExtras } from '../shared/app.module.js';
 
 /** `GET /health` through terminus: the database, the embedded relay and the inbox consumer. */
@@ -35,5 +35,5 @@ export class HealthController {
 export const healthParts: AppExtras = {
   imports: [TerminusModule],
   controllers: [HealthController],
-  providers: [InboxHealthIndicator],
+  providers: [RelayHealthIndicator, InboxHealthIndicator],
 };

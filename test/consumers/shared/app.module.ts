@@ -52,7 +52,10 @@ export class AppModule {
           kafka: { clientId: `${schema}-relay`, brokers },
           routing: { routes: { order: topic } },
         }),
-        InboxModule.forRoot({ kafka: { clientId: `${schema}-inbox`, brokers }, schema }),
+        InboxModule.forRoot({
+          kafka: { clientId: `${schema}-inbox`, brokers },
+          schema,
+        }),
         ...(extras.imports ?? []),
       ],
       controllers: [OrderEventsController, ...(extras.controllers ?? [])],

@@ -2,7 +2,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { consumeUntil, type ConsumedRecord, type KafkaCluster } from '@test/support';
 import { logLevel, type KafkaConfig } from 'kafkajs';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
-import { RelayHealthIndicator } from '@nest-outbox/relay/health';
+import { RelayHealthIndicator } from '../../../libs/relay/src/health/relay.health-indicator';
 import { KafkaPublisher } from '../../../libs/relay/src/publisher/kafka.publisher';
 import { checkDelivery, type RelayScene } from '../../../libs/relay/test/relay-test.fixture';
 import { RecordingPublisher } from '../../../libs/relay/test/recording.publisher';

@@ -96,11 +96,14 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();
+    // FAULTS_LONG=1: each restarted consumer is waited for before the next fault.
+    const long = process.env.FAULTS_LONG === '1';
     const killed: number[] = [];
     for (let round = 0; round < 3; round++) {
       await children[round]!.kill();
       report.faults.push(`consumer ${round + 1} SIGKILL`);
-      await startConsumer(round);
+      if (long) await startConsumer(round);
+      else children[round] = spawnTs(ENTRY, env);
       if (round === 2) break;
       const leader = await busiestLeader(cluster, topic, killed);
       killed.push(leader);
@@ -108,6 +111,7 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
       report.faults.push(`leader node ${leader} SIGKILL`);
       await new Promise((resolve) => setTimeout(resolve, 3000));
       await cluster.node(leader).start();
+      // Back in sync before the next fault: two nodes out would leave too few replicas.
       await cluster.waitInSync(topic, 3);
     }
     await produce;

@@ -20,7 +20,6 @@ import { atStage } from './stage-hooks';
 
 /** How one send attempt ended: acknowledged, handed back unsent, or failed with `error`. */
 type Sent = 'acked' | 'released' | { readonly error: unknown };
-
 const rowsOf = (items: readonly PlannedItem[]) => items.map((i) => i.row);
 
 /**
