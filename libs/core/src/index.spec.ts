@@ -72,9 +72,7 @@ describe('@nest-outbox/core public barrel', () => {
     `);
   });
 
-  it('exports nothing tagged @internal', () => {
-    // The tracing helpers (libs/core/src/tracing) are public: the relay, outbox and inbox
-    // import them across package boundaries.
+  it('exports nothing tagged @internal (the tracing helpers the other packages share are public)', () => {
     expect(internalExports('libs/core/src/index.ts')).toEqual([]);
   });
 });
