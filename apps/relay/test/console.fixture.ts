@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { HttpsOptions } from '@nestjs/common/interfaces/external/https-options.interface';
 import { Test } from '@nestjs/testing';
 import { uuidv7 } from '@nest-outbox/core';
 import { outboxSchemaSql } from '@nest-outbox/outbox';
@@ -43,6 +44,7 @@ export class ConsoleFixture {
    */
   async start(
     auth: RelayConsoleAuth | null = { bearer: { tokens: { alice: ALICE_TOKEN } } },
+    httpsOptions?: HttpsOptions,
   ): Promise<string> {
     const options = relayOptionsFromEnv({
       DATABASE_URL,
@@ -63,7 +65,7 @@ export class ConsoleFixture {
       ],
     }).compile();
     moduleRef.useLogger(false);
-    this.app = moduleRef.createNestApplication();
+    this.app = moduleRef.createNestApplication({ httpsOptions });
     await this.app.listen(0, '127.0.0.1');
     return this.app.getUrl();
   }
