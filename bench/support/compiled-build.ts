@@ -29,6 +29,7 @@ export class CompiledBuild {
           rootDir: root,
           declaration: false,
           sourceMap: false,
+          inlineSources: false,
           noEmit: false,
           types: ['node'],
         },

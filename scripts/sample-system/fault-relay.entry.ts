@@ -8,6 +8,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { startSampleApp } from '../../apps/common/src';
 import { RelayAppModule } from '../../apps/relay/src/relay-app.module';
 import { relayHttpPortFromEnv, relayOptionsFromEnv } from '../../apps/relay/src/relay-env.config';
 
@@ -29,13 +30,20 @@ async function main(): Promise<void> {
       },
     },
   };
-  const app = await NestFactory.create(RelayAppModule.register(options), {
-    logger: ['log', 'warn', 'error'],
-  });
-  // Not SIGUSR2 (Nest's default list has it): that one arms the fault seam.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   const port = relayHttpPortFromEnv();
-  await app.listen(port, '127.0.0.1');
+  // Retried for about a minute while PostgreSQL or Kafka does not answer (as apps/relay).
+  await startSampleApp(
+    () =>
+      NestFactory.create(RelayAppModule.register(options), {
+        logger: ['log', 'warn', 'error'],
+        abortOnError: false,
+      }),
+    async (app) => {
+      // Not SIGUSR2 (Nest's default list has it): that one arms the fault seam.
+      app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+      await app.listen(port, '127.0.0.1');
+    },
+  );
   new Logger('FaultRelay').log(
     `relay ready on :${port} (kill after send batch ${killAfter || 'never'})`,
   );

@@ -67,6 +67,8 @@ export class SampleSystem {
     readonly shipping: AppProcess,
     readonly relay: AppProcess | undefined,
     brokers: string[],
+    /** Bearer token of `sample-operator` on the standalone relay's operator console. */
+    readonly consoleToken: string,
   ) {
     this.brokers = brokers;
     this.http = new SampleHttpClient(orders.url, shipping.url);
@@ -97,6 +99,7 @@ export class SampleSystem {
       await freePort(),
     ];
     const leaseMs = String(options.leaseMs ?? 4000);
+    const consoleToken = randomBytes(24).toString('hex');
     const common = {
       DATABASE_URL,
       KAFKA_BROKERS: brokers.join(','),
@@ -148,6 +151,8 @@ export class SampleSystem {
       RELAY_PUBLISH_TIMEOUT_MS: String(Math.floor(Number(leaseMs) / 2)),
       RELAY_BACKOFF_BASE_MS: '200',
       RELAY_BACKOFF_CAP_MS: '5000',
+      // The standalone relay serves its operator console only behind a token.
+      RELAY_CONSOLE_TOKENS: `sample-operator:${consoleToken}`,
       ...options.relayEnv,
     };
     const relayEntry = options.faultRelay ? ENTRIES.faultRelay : ENTRIES.relay;
@@ -155,7 +160,7 @@ export class SampleSystem {
       mode === 'embedded'
         ? undefined
         : app('relay', relayEntry, relayPort, relayEnv, 'RELAY_HTTP_PORT');
-    return new SampleSystem(names, orders, shipping, relay, brokers);
+    return new SampleSystem(names, orders, shipping, relay, brokers, consoleToken);
   }
 
   /**

@@ -13,11 +13,7 @@ function kindOf(symbol: ts.Symbol): string {
   return 'other';
 }
 
-/**
- * The public surface of a library barrel as `"<kind> <name>"` lines, sorted: values and types
- * alike (a type-only export is API too), read with the TypeScript checker from the sources.
- */
-export function barrelExports(barrel: string): string[] {
+function barrelSymbols(barrel: string): { checker: ts.TypeChecker; symbols: ts.Symbol[] } {
   const configPath = join(REPO_ROOT, 'tsconfig.json');
   const { config } = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO_ROOT);
@@ -27,12 +23,34 @@ export function barrelExports(barrel: string): string[] {
   const source = program.getSourceFile(file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
   if (!moduleSymbol) throw new Error(`${barrel} is not a module`);
-  return checker
+  const symbols = checker
     .getExportsOfModule(moduleSymbol)
-    .map((symbol) => {
-      const target =
-        symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      return `${kindOf(target)} ${symbol.getName()}`;
-    })
+    .map((symbol) =>
+      symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol,
+    );
+  return { checker, symbols };
+}
+
+/**
+ * The public surface of a library barrel as `"<kind> <name>"` lines, sorted by name: values
+ * and types alike (a type-only export is API too), read with the TypeScript checker.
+ */
+export function barrelExports(barrel: string): string[] {
+  return barrelSymbols(barrel)
+    .symbols.map((symbol) => `${kindOf(symbol)} ${symbol.getName()}`)
     .sort((a, b) => a.split(' ')[1]!.localeCompare(b.split(' ')[1]!));
+}
+
+/** The names a barrel exports whose declaration is tagged `@internal` (sorted). */
+export function internalExports(barrel: string): string[] {
+  const { symbols } = barrelSymbols(barrel);
+  const internal = (symbol: ts.Symbol) =>
+    (symbol.declarations ?? []).some((d) => {
+      const node = ts.isVariableDeclaration(d) ? d.parent.parent : d;
+      return ts.getJSDocTags(node).some((tag) => tag.tagName.text === 'internal');
+    });
+  return symbols
+    .filter(internal)
+    .map((s) => s.getName())
+    .sort();
 }

@@ -88,7 +88,7 @@ export class KafkaNodeProcess {
   }
 
   /** Spawns the JVM; with `wait`, resolves once it says it started and its port accepts. */
-  async start(wait = true, timeoutMs = 120_000): Promise<void> {
+  async start(wait = true, timeoutMs = 180_000): Promise<void> {
     if (this.running) return;
     this.out = '';
     const child = spawn('java', [...this.jvm, 'kafka.Kafka', this.propsFile], {
@@ -101,7 +101,7 @@ export class KafkaNodeProcess {
   }
 
   /** Resolves once the JVM said "Kafka Server started" and its port accepts connections. */
-  async waitStarted(timeoutMs = 120_000): Promise<void> {
+  async waitStarted(timeoutMs = 180_000): Promise<void> {
     await waitFor(
       `Kafka on port ${this.port}`,
       async () => {
@@ -110,7 +110,11 @@ export class KafkaNodeProcess {
         return this.out.includes('Kafka Server started') && (await portOpen(this.port));
       },
       { timeoutMs, intervalMs: 200 },
-    );
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${(error as Error).message}\n--- Kafka output ---\n${this.out.slice(-3000)}`,
+      );
+    });
   }
 
   /** SIGTERM (a clean shutdown), SIGKILL after `graceMs`; resolves once the port closed. */

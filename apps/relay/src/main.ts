@@ -3,30 +3,43 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { runSampleService, startSampleApp } from '../../common/src';
 import { RelayAppModule } from './relay-app.module';
+import { relayConsoleFromEnv } from './relay-console.config';
 import { relayHttpPortFromEnv, relayOptionsFromEnv } from './relay-env.config';
 
 /**
  * Standalone relay: `node -r ts-node/register -r tsconfig-paths/register apps/relay/src/main.ts`.
  * Configured by environment (see relay-env.config.ts); RELAY_HTTP_PORT (default 3100,
- * 0 = no HTTP) serves /health and /metrics. SIGTERM/SIGINT shut down gracefully.
+ * 0 = no HTTP) serves /health, /metrics and the operator console at /operator (see
+ * relay-console.config.ts: it needs RELAY_CONSOLE_TOKENS or mTLS, or RELAY_CONSOLE=off).
+ * SIGTERM/SIGINT shut down gracefully.
  */
 async function bootstrap(): Promise<void> {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
   const port = relayHttpPortFromEnv();
+  // Without HTTP there is no console to guard.
+  const operatorConsole = port > 0 ? relayConsoleFromEnv() : ({ enabled: false } as const);
   // Retried for about a minute while PostgreSQL (the schema check) or Kafka does not answer.
   await startSampleApp(
     () =>
-      NestFactory.create(RelayAppModule.register(relayOptionsFromEnv()), {
-        logger: ['log', 'warn', 'error'],
-        abortOnError: false,
-      }),
+      NestFactory.create(
+        RelayAppModule.register(
+          relayOptionsFromEnv(),
+          operatorConsole.enabled && { auth: operatorConsole.auth },
+        ),
+        {
+          logger: ['log', 'warn', 'error'],
+          abortOnError: false,
+          httpsOptions: operatorConsole.enabled ? operatorConsole.https : undefined,
+        },
+      ),
     async (app) => {
       app.enableShutdownHooks();
       if (port > 0) await app.listen(port, '127.0.0.1');
       else await app.init();
     },
   );
-  Logger.log(`relay ready${port > 0 ? ` on http://127.0.0.1:${port}` : ''}`, 'RelayMain');
+  const scheme = operatorConsole.enabled && operatorConsole.https ? 'https' : 'http';
+  Logger.log(`relay ready${port > 0 ? ` on ${scheme}://127.0.0.1:${port}` : ''}`, 'RelayMain');
 }
 
 runSampleService('RelayMain', bootstrap);

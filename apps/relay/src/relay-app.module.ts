@@ -1,6 +1,12 @@
 import { Controller, Get, Header, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
-import { RELAY_METRICS_REGISTRY, RelayModule, type RelayModuleOptions } from '@nest-outbox/relay';
+import {
+  RELAY_METRICS_REGISTRY,
+  RelayConsoleModule,
+  RelayModule,
+  type RelayConsoleAuth,
+  type RelayModuleOptions,
+} from '@nest-outbox/relay';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { Registry } from 'prom-client';
 
@@ -26,13 +32,26 @@ export class RelayHttpController {
   }
 }
 
-/** The standalone relay process: the RelayModule plus health and metrics endpoints. */
+/**
+ * The standalone relay process: the RelayModule plus health and metrics endpoints, and the
+ * operator console (`RelayConsoleModule`) unless `operatorConsole` is false.
+ */
 @Module({})
 export class RelayAppModule {
-  static register(options: RelayModuleOptions): DynamicModule {
+  static register(
+    options: RelayModuleOptions,
+    operatorConsole: { auth: RelayConsoleAuth | undefined } | false = false,
+  ): DynamicModule {
+    const relay = RelayModule.forRoot(options);
     return {
       module: RelayAppModule,
-      imports: [TerminusModule, RelayModule.forRoot(options)],
+      imports: [
+        TerminusModule,
+        relay,
+        ...(operatorConsole
+          ? [RelayConsoleModule.register({ relay, auth: operatorConsole.auth })]
+          : []),
+      ],
       controllers: [RelayHttpController],
       providers: [RelayHealthIndicator],
     };

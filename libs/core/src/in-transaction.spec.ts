@@ -38,6 +38,21 @@ describe('inTransaction', () => {
     expect(released).toEqual([undefined]);
   });
 
+  it('opens the transaction with the given statement instead of a bare BEGIN', async () => {
+    const { pool, statements } = fakePool();
+    await inTransaction(pool, (c) => c.query('UPDATE t'), 'BEGIN; SELECT pg_advisory_xact_lock(1)');
+    expect(statements).toEqual(['BEGIN; SELECT pg_advisory_xact_lock(1)', 'UPDATE t', 'COMMIT']);
+  });
+
+  it('rolls back when the opening statement fails part-way', async () => {
+    const { pool, statements, released } = fakePool(['BEGIN; SELECT 1/0']);
+    await expect(inTransaction(pool, () => Promise.resolve(), 'BEGIN; SELECT 1/0')).rejects.toThrow(
+      'failed',
+    );
+    expect(statements).toEqual(['BEGIN; SELECT 1/0', 'ROLLBACK']);
+    expect(released).toEqual([undefined]);
+  });
+
   it('destroys the connection when even the rollback fails', async () => {
     const { pool, released } = fakePool(['COMMIT', 'ROLLBACK']);
     await expect(inTransaction(pool, () => Promise.resolve())).rejects.toThrow('COMMIT failed');

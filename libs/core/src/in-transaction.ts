@@ -17,7 +17,10 @@ export interface TransactionPool<C extends TransactionClient> {
 
 /**
  * Runs `work` in one transaction on a connection of its own: BEGIN, `work`, COMMIT; on any
- * error ROLLBACK and rethrow. The connection goes back to the pool afterwards, or is
+ * error ROLLBACK and rethrow. `begin` replaces the opening statement, so that what every such
+ * transaction starts with (a lock, a `set_config`) rides on the same round trip as its BEGIN:
+ * it is sent as one simple query, so it must hold no values (only constants and validated
+ * identifiers). The connection goes back to the pool afterwards, or is
  * destroyed when even the ROLLBACK failed (its state is unknown). For code on a plain `pg`
  * pool; code running in a nestjs-cls `TransactionHost` uses that instead.
  * @example
@@ -32,10 +35,11 @@ export interface TransactionPool<C extends TransactionClient> {
 export async function inTransaction<C extends TransactionClient, T>(
   pool: TransactionPool<C>,
   work: (client: C) => Promise<T>,
+  begin = 'BEGIN',
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     client.release();

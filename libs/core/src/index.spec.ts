@@ -1,4 +1,4 @@
-import { barrelExports } from '@test/support';
+import { barrelExports, internalExports } from '@test/support';
 
 describe('@nest-outbox/core public barrel', () => {
   it('exports exactly this list (any change to the public API shows here as a diff)', () => {
@@ -70,5 +70,9 @@ describe('@nest-outbox/core public barrel', () => {
        "type WakeupListener",
      ]
     `);
+  });
+
+  it('exports nothing tagged @internal (the tracing helpers the other packages share are public)', () => {
+    expect(internalExports('libs/core/src/index.ts')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { barrelExports } from '@test/support';
+import { barrelExports, internalExports } from '@test/support';
 
 describe('@nest-outbox/outbox public barrel', () => {
   it('exports exactly this list (any change to the public API shows here as a diff)', () => {
@@ -31,5 +31,9 @@ describe('@nest-outbox/outbox public barrel', () => {
        "interface TransitionSpec",
      ]
     `);
+  });
+
+  it('exports nothing tagged @internal', () => {
+    expect(internalExports('libs/outbox/src/index.ts')).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
-import { barrelExports } from '@test/support';
+import { barrelExports, internalExports } from '@test/support';
 
 describe('@nest-outbox/relay public barrel', () => {
   it('exports exactly this list (any change to the public API shows here as a diff)', () => {
     expect(barrelExports('libs/relay/src/index.ts')).toMatchInlineSnapshot(`
      [
        "interface ClassifiedEvent",
+       "class ConsoleAccessError",
+       "interface ConsolePressure",
        "function createRelayMigration",
        "type ErrorClassifier",
        "type ErrorKind",
@@ -13,11 +15,15 @@ describe('@nest-outbox/relay public barrel', () => {
        "class NoTopicError",
        "interface OperatorActor",
        "interface ParkedEvent",
+       "function parseConsoleTokens",
        "interface PollingOptions",
        "interface PublishAck",
        "interface PublishRecord",
        "class PublishTimeoutError",
        "const RELAY_METRICS_REGISTRY",
+       "type RelayConsoleAuth",
+       "class RelayConsoleModule",
+       "interface RelayConsoleOptions",
        "class RelayLoop",
        "type RelayMigrationOptions",
        "class RelayModule",
@@ -39,5 +45,9 @@ describe('@nest-outbox/relay public barrel', () => {
        "class UnacknowledgedPartitionError",
      ]
     `);
+  });
+
+  it('exports nothing tagged @internal', () => {
+    expect(internalExports('libs/relay/src/index.ts')).toEqual([]);
   });
 });

@@ -35,3 +35,11 @@ export type {
   SkipOutcome,
 } from './operator/relay-operator.types';
 export { HousekeepingService } from './housekeeping/housekeeping.service';
+export { RelayConsoleModule } from './console/relay-console.module';
+export { ConsoleAccessError } from './console/console-access.error';
+export {
+  parseConsoleTokens,
+  type ConsolePressure,
+  type RelayConsoleAuth,
+  type RelayConsoleOptions,
+} from './console/relay-console.options';

@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { TestSchema } from '@test/support';
 import { RelayClaimer } from '../src/claim/relay.claimer';
 import type { ClaimedBatch, ClaimSettings } from '../src/claim/claimed-batch';
@@ -196,14 +196,12 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
 
   it('Given the default bookkeeping mode, when a relay claims and marks, then both transactions commit with synchronous_commit off, and with synchronousCommit true they wait for the flush', async () => {
     await fillInterleaved(schema, 2, 2);
-    /** The synchronous_commit each relay transaction ran with, read back inside it. */
-    const modes = async ({ claimer, store }: TestRelay) => {
+    /** The synchronous_commit the claim's transaction ran with, read back inside it. */
+    const claimMode = async ({ claimer }: TestRelay) => {
       const seen: string[] = [];
-      const wrappedClients = new WeakSet<object>();
       const connect = schema.pool.connect.bind(schema.pool);
-      const wrap = (client: PoolClient): PoolClient => {
-        if (wrappedClients.has(client)) return client;
-        wrappedClients.add(client);
+      const spy = jest.spyOn(schema.pool, 'connect').mockImplementation((async () => {
+        const client = await connect();
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
         const recording = async (...args: unknown[]) => {
           const result = await query(...args);
@@ -216,34 +214,47 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
           return result;
         };
         return Object.assign(client, { query: recording });
-      };
-      // pg's pool.query() connects with a callback, the store's transactions with a promise.
-      const spy = jest.spyOn(schema.pool, 'connect').mockImplementation(((
-        callback?: (error: Error | undefined, client?: PoolClient, done?: () => void) => void,
-      ) => {
-        const connected = connect().then(wrap);
-        if (!callback) return connected;
-        connected.then(
-          (client) => callback(undefined, client, () => client.release()),
-          (error: Error) => callback(error),
-        );
-        return undefined;
       }) as never);
       try {
-        const batch = await claimer.claim(settings(2, 2));
-        await store.mark(
-          batch.leaseToken,
-          batch.rows.map((r, i) => ({ id: r.id, partition: 0, offset: String(i) })),
-        );
+        return { batch: await claimer.claim(settings(2, 2)), seen };
       } finally {
         spy.mockRestore();
       }
-      return seen;
     };
-    const relaxed = relay('r', false);
-    const durable = relay('d', true);
+    /**
+     * The mark is one statement that commits on its own: run here inside a transaction of the
+     * test, it shows the synchronous_commit it sets for the transaction it runs in.
+     */
+    const markMode = async (batch: ClaimedBatch, synchronousCommit: boolean) => {
+      const client = await schema.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const store = new RelayStore(client as unknown as Pool, {
+          schema: schema.name,
+          table: 'outbox',
+          synchronousCommit,
+        });
+        const notMarked = await store.mark(
+          batch.leaseToken,
+          batch.rows.map((r, i) => ({ id: r.id, partition: 0, offset: String(i) })),
+        );
+        expect(notMarked.size).toBe(0);
+        const { rows } = await client.query<{ m: string }>(
+          `SELECT current_setting('synchronous_commit') AS m`,
+        );
+        await client.query('COMMIT');
+        return rows[0]!.m;
+      } finally {
+        client.release();
+      }
+    };
+    const modes = async (relayId: string, synchronousCommit: boolean) => {
+      const { batch, seen } = await claimMode(relay(relayId, synchronousCommit));
+      expect(batch.rows).toHaveLength(2);
+      return [...seen, await markMode(batch, synchronousCommit)];
+    };
 
-    expect(await modes(relaxed)).toEqual(['off', 'off']);
-    expect(await modes(durable)).toEqual(['on']);
+    expect(await modes('r', false)).toEqual(['off', 'off']);
+    expect(await modes('d', true)).toEqual(['on', 'on']);
   });
 });

@@ -23,6 +23,13 @@ export interface SampleServiceConfig {
   readonly relayEmbedded: boolean;
   /** Lease of the embedded relay. `RELAY_LEASE_MS`, default 10000. */
   readonly relayLeaseMs: number;
+  /**
+   * Serve the embedded relay's operator console at /operator. `OPERATOR_CONSOLE`, default
+   * false; when true, `RELAY_CONSOLE_TOKENS` (`name:token,...`) is required at start-up.
+   */
+  readonly operatorConsole: boolean;
+  /** `RELAY_CONSOLE_TOKENS` as given (parsed by the console). */
+  readonly operatorConsoleTokens: string | undefined;
 }
 
 /** Where one service departs from the shared variables. */
@@ -55,5 +62,7 @@ export function readSampleServiceConfig(
     createTopics: read.bool('KAFKA_CREATE_TOPICS', true),
     relayEmbedded: read.bool('RELAY_EMBEDDED', true),
     relayLeaseMs: read.int('RELAY_LEASE_MS', 10_000, 1000),
+    operatorConsole: read.bool('OPERATOR_CONSOLE', false),
+    operatorConsoleTokens: read.text('RELAY_CONSOLE_TOKENS', '') || undefined,
   };
 }

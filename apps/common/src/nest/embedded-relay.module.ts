@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { RelayModule } from '@nest-outbox/relay';
+import { parseConsoleTokens, RelayConsoleModule, RelayModule } from '@nest-outbox/relay';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { SampleServiceConfig } from '../config/sample-service.config';
 
@@ -38,9 +38,18 @@ export function embeddedRelayModule(
     retry: { baseDelayMs: 200, maxDelayMs: 5000 },
     statsIntervalMs: 1000,
   });
+  // The operator console, by option; it refuses to start without tokens (ConsoleAccessError).
+  const operatorConsole = config.operatorConsole
+    ? [
+        RelayConsoleModule.register({
+          relay,
+          auth: { bearer: { tokens: parseConsoleTokens(config.operatorConsoleTokens) } },
+        }),
+      ]
+    : [];
   return {
     module: EmbeddedRelayModule,
-    imports: [TerminusModule, relay],
+    imports: [TerminusModule, relay, ...operatorConsole],
     providers: [RelayHealthIndicator],
     exports: [relay, RelayHealthIndicator],
   };

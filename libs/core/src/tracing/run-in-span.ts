@@ -6,7 +6,7 @@ import type { OtelApi } from './otel-api';
  * Runs `work` with `span` active (as a child of `parent`) and ends the span: OK when the work
  * resolves; ERROR with the error's class and code only when it rejects (driver and handler
  * messages may echo values), and the error is rethrown.
- * @internal
+ * @publicApi
  */
 export async function runInSpan<T>(
   api: OtelApi,

@@ -14,7 +14,7 @@ const ZERO_SPAN = '0'.repeat(16);
 /**
  * The `traceparent` (version 00) and `tracestate` of a span context; undefined for an
  * invalid one (all-zero ids).
- * @internal
+ * @publicApi
  */
 export function formatTraceHeaders(span: SpanContext): TraceHeaders | undefined {
   const { traceId, spanId, traceFlags } = span;
@@ -28,7 +28,7 @@ export function formatTraceHeaders(span: SpanContext): TraceHeaders | undefined 
 /**
  * The remote span context a `traceparent` (and `tracestate`) header names; undefined when
  * the header is missing or malformed (never throws: headers come from other processes).
- * @internal
+ * @publicApi
  */
 export function parseTraceHeaders(
   traceparent: string | undefined,
@@ -51,7 +51,7 @@ export function parseTraceHeaders(
 /**
  * The active span's trace headers, when `@opentelemetry/api` is installed and a valid span
  * is active; the default of the outbox's `traceContext` option.
- * @internal
+ * @publicApi
  */
 export function activeTraceHeaders(): TraceHeaders | undefined {
   const span = otelApi()?.trace.getActiveSpan();

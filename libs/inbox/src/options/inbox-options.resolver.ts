@@ -1,13 +1,6 @@
-import {
-  OptionChecks,
-  type ResolvedMetricsOptions,
-  qualifiedTable,
-  RenamedOptionError,
-  sqlIdentifier,
-} from '@nest-outbox/core';
+import { OptionChecks, qualifiedTable, RenamedOptionError, sqlIdentifier } from '@nest-outbox/core';
 import { INBOX_MODULE } from '../inbox.constants';
-import { inboxTableNames, type InboxTableNames } from '../schema/inbox-schema.sql';
-import type { Registry } from 'prom-client';
+import { inboxTableNames } from '../schema/inbox-schema.sql';
 import type {
   ExhaustedPolicy,
   InboxHandlerOptions,
@@ -15,50 +8,13 @@ import type {
   VersionCheckMode,
 } from './inbox-options.interface';
 
-/** Quoted, validated table names. @internal */
-export interface ResolvedTables {
-  readonly schema: string;
-  readonly inbox: string;
-  readonly rejected: string;
-  readonly versions: string;
-  /** The unquoted names, as the DDL functions take them. */
-  readonly names: Required<InboxTableNames>;
-}
+import type {
+  ResolvedHandlerPolicy,
+  ResolvedInboxOptions,
+  ResolvedTables,
+} from './resolved-inbox-options';
 
-/** Everything a handler needs, defaults applied. @internal */
-export interface ResolvedHandlerPolicy {
-  readonly eventTypes: ReadonlySet<string> | undefined;
-  readonly schemaVersions: ReadonlySet<number> | undefined;
-  readonly maxMessageBytes: number;
-  readonly maxAttempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  readonly onExhausted: ExhaustedPolicy;
-  readonly deadLetterTopic: string | undefined;
-  readonly versionCheck: VersionCheckMode;
-}
-
-/** Module options after validation. @internal */
-export interface ResolvedInboxOptions {
-  readonly raw: InboxModuleOptions;
-  readonly tables: ResolvedTables;
-  readonly installSchema: boolean;
-  readonly verifySchema: boolean;
-  /** `false`: no metrics are exported. */
-  readonly metrics: ResolvedMetricsOptions<Registry>;
-  readonly connectionName: string | undefined;
-  readonly defaults: Omit<ResolvedHandlerPolicy, 'eventTypes' | 'schemaVersions'>;
-  readonly isPermanentError: (error: unknown) => boolean;
-  readonly retention: {
-    readonly inboxRetentionMs: number;
-    readonly replayWindowMs: number;
-    readonly onTooShort: 'refuse' | 'warn';
-    readonly checkTopics: boolean;
-    readonly prune: boolean;
-    readonly pruneIntervalMs: number;
-    readonly pruneBatchSize: number;
-  };
-}
+export type { ResolvedHandlerPolicy, ResolvedInboxOptions, ResolvedTables };
 
 const DAY = 86_400_000;
 const EXHAUSTED: readonly ExhaustedPolicy[] = ['dead-letter', 'pause'];

@@ -4,9 +4,6 @@ import { FREE, HISTORY, PENDING } from '../schema/row-state.sql';
 /** Advisory lock class id (first key of the two-int form) of claims. */
 const CLAIM_LOCK = 1852796276;
 
-/** What a pick returns per run row (`h` is the head, `r` the row). */
-const RUN_COLUMNS = `r.id::text AS id, h.aggregate_type, h.aggregate_id, r.claims - r.attempts AS unfinished,
-       h.id::text AS head_id, (${FREE('r')}) AS free`;
 /** The run of head `h`: its next `$2` pending rows, the head included (one index probe). */
 const RUN = (
   T: string,
@@ -16,43 +13,86 @@ const RUN = (
      ORDER BY r.id
      LIMIT $2`;
 
+/** Kept rows whose earlier publish started and never finished. */
+const SUSPECTS = `ARRAY(SELECT k.id FROM k WHERE k.kept AND k.unfinished > 0)`;
+
+/** What a lease returns per leased row `t`. */
+const LEASED = `t.id::text AS id, t.event_id, t.event_type, t.schema_version, t.aggregate_type, t.aggregate_id,
+       t.aggregate_version::text AS aggregate_version,
+       to_char(t.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+       (extract(epoch FROM t.created_at) * 1000)::float8 AS created_at_ms, t.payload::text AS payload,
+       t.headers, t.topic, t.attempts, coalesce(t.id = ANY(${SUSPECTS}), false) AS suspect`;
+
+/** The leased rows' columns as NULLs, for the summary row. */
+const NO_ROW = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`;
+
 /**
- * The run rows of the heads `h` a pick chose, until `$1` rows (then the pick's summary row is
- * appended with UNION ALL: the summary columns are NULL here).
+ * Picks and leases the runs of the heads `h` a statement chose, in that statement:
+ * - `p`: the run rows of the heads, head by head, until `$1` rows;
+ * - `k`: each run kept from its head up to (not including) its first row that is not free (a
+ *   row leased, backing off or parked stops its aggregate: the SKIP LOCKED trap); a run whose
+ *   head's publishes kept killing the relay (`$6` unfinished starts) is not kept, its head is
+ *   reported for parking instead;
+ * - `l`: the lease of the kept rows (token `$4`, `$5` ms), the claim counted except for suspects
+ *   (an earlier publish started and never finished: their solo start counts it). The UPDATE
+ *   checks again that each row is pending and free: a row that changed since the pick is not
+ *   leased, and the caller, seeing fewer leased rows than kept ones, rolls the claim back. It
+ *   finds its rows by primary key. Its pending test is written `coalesce(published_at, skipped_at) IS NULL`
+ *   so that it cannot use the partial indexes: a fresh table's statistics (zero rows, from
+ *   its indexes built empty) made the planner walk the claim index and join `k` to every
+ *   pending row, 20 s per claim over 20,000 rows before the first ANALYZE.
+ * Then the leased rows, and a last row (id NULL) with what the caller needs: rows picked and
+ * kept, the heads to park, and `summary` (the statement's own figures).
  */
-const RUNS_OF_HEADS = (
-  T: string,
-) => `(SELECT ${RUN_COLUMNS}, NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id
-   FROM h CROSS JOIN LATERAL (${RUN(T)}) r
-  LIMIT $1)`;
+const LEASE_RUNS = (T: string, summary: string) => `p AS MATERIALIZED (
+  SELECT r.id, h.id AS head_id, r.claims - r.attempts AS unfinished, (${FREE('r')}) AS free
+    FROM h CROSS JOIN LATERAL (${RUN(T)}) r
+   LIMIT $1),
+k AS MATERIALIZED (
+  SELECT p.id, p.head_id, p.unfinished, p.free,
+         first_value(p.id) OVER run = p.head_id AND bool_and(p.free) OVER run
+           AND first_value(p.unfinished) OVER run < $6 AS kept
+    FROM p WINDOW run AS (PARTITION BY p.head_id ORDER BY p.id)),
+l AS (
+  UPDATE ${T} t SET lease_owner = $4, lease_expires_at = now() + $5 * interval '1 millisecond',
+         claims = t.claims + CASE WHEN t.id = ANY(${SUSPECTS}) THEN 0 ELSE 1 END
+    FROM k
+   WHERE t.id = k.id AND k.kept AND coalesce(t.published_at, t.skipped_at) IS NULL AND ${FREE('t')}
+  RETURNING ${LEASED})
+SELECT l.*, NULL::int AS picked, NULL::int AS kept, NULL::text[] AS crash_loop,
+       NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id
+  FROM l
+UNION ALL
+SELECT ${NO_ROW}, (SELECT count(*)::int FROM p), (SELECT count(*)::int FROM k WHERE k.kept),
+       (SELECT array_agg(k.id::text) FROM k WHERE k.id = k.head_id AND k.free AND k.unfinished >= $6),
+       ${summary}`;
 
 /**
  * The statements of the claim, in one place. Identifiers are validated (`relayObjectNames`)
  * before they are interpolated; values are always bound.
  * @internal
  */
-export function claimSql(name: RelayTableName) {
+export function claimSql(name: RelayTableName, commitMode: 'on' | 'off') {
   const T = relayObjectNames(name).outbox;
   const lockName = `'${name.schema}.${name.table}'`;
   return {
     /**
-     * Claims take turns: one claimer at a time per outbox table (transaction-scoped). `$1`:
-     * the transaction's synchronous_commit (the lock is held until the commit is done).
+     * Opens a claim's transaction: claims take turns, one claimer at a time per outbox table
+     * (a transaction-scoped lock, held until the commit is done, whose synchronous_commit is
+     * set here). One simple query, one round trip: constants and validated names only.
      */
-    claimLock: `SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName})),
-       set_config('synchronous_commit', $1, true)`,
+    begin: `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName})),
+       set_config('synchronous_commit', '${commitMode}', true)`,
     /**
-     * Runs of whole aggregates, from heads found in a window: the first `$3` pending rows in id
-     * order (the claim index). The window is a prefix of the id order, so an aggregate's first
-     * row in it is its head (its first pending row): no probe per row. Free heads in id order,
-     * and for each the next `$2` pending rows of its aggregate (one forward probe of the
-     * (aggregate_type, aggregate_id, id) index), until `$1` rows. The run rows are read as they
-     * are (a row skipped there would open a gap); the claim keeps each run only up to its first
-     * row that is not free, and the lease UPDATE locks the rows it takes. A last row (id NULL)
-     * says how many rows the window held: a full window with too few free heads sends the claim
-     * on to `pickScan`.
+     * Leases runs of whole aggregates (`LEASE_RUNS`) from heads found in a window: the first
+     * `$3` pending rows in id order (the claim index). The window is a prefix of the id order,
+     * so an aggregate's first row in it is its head (its first pending row): no probe per row.
+     * Free heads in id order, and for each the next `$2` pending rows of its aggregate (one
+     * forward probe of the (aggregate_type, aggregate_id, id) index), until `$1` rows. The
+     * summary says how many rows the window held: a full window with too few rows picked
+     * sends the claim on to `leaseScan`.
      */
-    pickWindow: `WITH w AS MATERIALIZED (
+    leaseWindow: `WITH w AS MATERIALIZED (
   SELECT o.id, o.aggregate_type, o.aggregate_id, (${FREE('o')}) AS free FROM ${T} o
    WHERE ${PENDING('o')}
    ORDER BY o.id
@@ -63,22 +103,21 @@ h AS (
       FROM w ORDER BY w.aggregate_type, w.aggregate_id, w.id) f
    WHERE f.free
    ORDER BY f.id
-   LIMIT $1)
-${RUNS_OF_HEADS(T)}
-UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*)::int FROM w), NULL, NULL`,
+   LIMIT $1),
+${LEASE_RUNS(T, '(SELECT count(*)::int FROM w), NULL, NULL')}`,
     /**
      * The fallback when the window's oldest rows are mostly one long blocked backlog (a hot
      * aggregate whose head is leased, backing off or parked): a skip scan of the
      * (aggregate_type, aggregate_id, id) index that reads the first pending row of each of at
-     * most `$3` aggregates after the cursor ($4, $5), one index descent each, so its cost does
-     * not grow with any backlog. Free heads not already taken (`$6`) in id order, their runs
-     * as in `pickWindow`, until `$1` rows. The last row (id NULL) gives how many aggregates were
-     * scanned and the last one (the next cursor; fewer than `$3` means the scan wrapped).
+     * most `$3` aggregates after the cursor ($7, $8), one index descent each, so its cost does
+     * not grow with any backlog. Free heads in id order (those the window leased in this
+     * transaction are no longer free), their runs leased as in `leaseWindow`, until `$1` rows.
+     * The summary gives how many aggregates were scanned and the last one (the next cursor;
+     * fewer than `$3` means the scan wrapped).
      */
-    pickScan: `WITH RECURSIVE a AS (
+    leaseScan: `WITH RECURSIVE a AS (
   (SELECT o.aggregate_type, o.aggregate_id, o.id, 1 AS n FROM ${T} o
-    WHERE ${PENDING('o')} AND (o.aggregate_type, o.aggregate_id) > ($4::text, $5::text)
+    WHERE ${PENDING('o')} AND (o.aggregate_type, o.aggregate_id) > ($7::text, $8::text)
     ORDER BY o.aggregate_type, o.aggregate_id, o.id
     LIMIT 1)
   UNION ALL
@@ -91,26 +130,14 @@ SELECT NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*)::int FROM w), NULL, 
 s AS MATERIALIZED (SELECT * FROM a),
 h AS (
   SELECT s.id, s.aggregate_type, s.aggregate_id FROM s JOIN ${T} o ON o.id = s.id
-   WHERE ${FREE('o')} AND s.id <> ALL($6::bigint[])
+   WHERE ${FREE('o')}
    ORDER BY s.id
-   LIMIT $1)
-${RUNS_OF_HEADS(T)}
-UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*)::int FROM s), l.aggregate_type, l.aggregate_id
-  FROM (SELECT 1) one LEFT JOIN (SELECT * FROM s ORDER BY s.n DESC LIMIT 1) l ON true`,
-    /**
-     * Leases picked rows; suspects are counted when their solo publish starts. Times come
-     * back ready to use (the ISO-8601 header text, epoch milliseconds): parsing two dates per
-     * row in Node cost more than the whole rest of the row.
-     */
-    lease: `UPDATE ${T} t SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
-       claims = claims + CASE WHEN id = ANY($4::bigint[]) THEN 0 ELSE 1 END
- WHERE id = ANY($3::bigint[]) AND ${PENDING('t')} AND ${FREE('t')}
- RETURNING id::text AS id, event_id, event_type, schema_version, aggregate_type, aggregate_id,
-       aggregate_version::text AS aggregate_version,
-       to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
-       (extract(epoch FROM created_at) * 1000)::float8 AS created_at_ms, payload::text AS payload,
-       headers, topic, attempts`,
+   LIMIT $1),
+${LEASE_RUNS(
+  T,
+  `(SELECT count(*)::int FROM s), (SELECT l.aggregate_type FROM s l ORDER BY l.n DESC LIMIT 1),
+       (SELECT l.aggregate_id FROM s l ORDER BY l.n DESC LIMIT 1)`,
+)}`,
     /** Parks heads whose publishes kept killing the relay (`$2`: the reason). */
     parkCrashLoop: `UPDATE ${T} t SET parked_at = now(), parked_reason = $2, last_error = $2,
        lease_expires_at = NULL, next_attempt_at = NULL,

@@ -4,25 +4,15 @@ import type { Pool, PoolClient } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { commitMode } from '../schema/row-state.sql';
-import { splitPick, keepPicks, type PickRow, type PickSummary } from './claim-picks';
 import { claimSql, type ClaimSql } from './claim.sql';
-import type { ClaimedBatch, ClaimedRow, ClaimSettings } from './claimed-batch';
-
-interface LeasedRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  schema_version: number;
-  aggregate_type: string;
-  aggregate_id: string;
-  aggregate_version: string;
-  occurred_at: string;
-  created_at_ms: number;
-  payload: string;
-  headers: Record<string, string> | null;
-  topic: string | null;
-  attempts: number;
-}
+import type { ClaimedBatch, ClaimSettings } from './claimed-batch';
+import {
+  inIdOrder,
+  leasedRuns,
+  type LeasedRow,
+  type LeasedRuns,
+  type LeaseSummary,
+} from './leased-runs';
 
 /** What the claimer needs of the relay options. @internal */
 export type ClaimerOptions = Pick<
@@ -33,25 +23,10 @@ export type ClaimerOptions = Pick<
 /** The lease UPDATE found a picked row changed under it: roll the whole claim back. */
 class ClaimRaceError extends Error {}
 
-const byId = (a: { id: string }, b: { id: string }) => Number(a.id) - Number(b.id);
-
-function toRow(r: LeasedRow, suspect: boolean): ClaimedRow {
-  return {
-    id: r.id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    schemaVersion: r.schema_version,
-    aggregateType: r.aggregate_type,
-    aggregateId: r.aggregate_id,
-    aggregateVersion: r.aggregate_version,
-    occurredAt: r.occurred_at,
-    createdAtMs: r.created_at_ms,
-    payload: r.payload,
-    headers: r.headers ?? {},
-    topic: r.topic,
-    attempts: r.attempts,
-    suspect,
-  };
+/** One claim's token, lease and settings. */
+interface Claim {
+  readonly leaseToken: string;
+  readonly settings: ClaimSettings;
 }
 
 /**
@@ -71,7 +46,7 @@ export class RelayClaimer {
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) private readonly options: ClaimerOptions,
   ) {
-    this.sql = claimSql(options);
+    this.sql = claimSql(options, commitMode(options));
   }
 
   /** Claims a batch; an empty one when nothing is free or a concurrent change got in the way. */
@@ -79,8 +54,10 @@ export class RelayClaimer {
     const leaseToken = `${this.options.relayId}:${++this.sequence}`;
     const leaseDeadline = Date.now() + settings.leaseMs;
     try {
-      return await inTransaction(this.pool, (client) =>
-        this.claimIn(client, settings, leaseToken, leaseDeadline),
+      return await inTransaction(
+        this.pool,
+        (client) => this.claimIn(client, { leaseToken, settings }, leaseDeadline),
+        this.sql.begin,
       );
     } catch (error) {
       if (error instanceof ClaimRaceError)
@@ -89,36 +66,84 @@ export class RelayClaimer {
     }
   }
 
+  /**
+   * Leases runs from the window of the oldest pending rows, and, when that window is full yet
+   * gave fewer rows than a batch (its rows are mostly a blocked backlog), from a skip scan of
+   * the next aggregates. Either way the cost is bounded by the settings, not by how long any
+   * aggregate's backlog is. Heads that keep killing the relay are parked instead.
+   */
   private async claimIn(
     client: PoolClient,
-    settings: ClaimSettings,
-    leaseToken: string,
+    claim: Claim,
     leaseDeadline: number,
   ): Promise<ClaimedBatch> {
-    await client.query(this.sql.claimLock, [commitMode(this.options)]);
-    const picks = await this.pick(client, settings);
-    const { keep, suspects, crashLoop } = keepPicks(picks, settings.crashLoopThreshold);
-    const crashLoopParked = await this.parkCrashLoop(client, crashLoop, settings);
-    if (keep.length === 0) return { leaseToken, leaseDeadline, rows: [], crashLoopParked };
-    const leased = await client.query<LeasedRow>(this.sql.lease, [
+    const { settings } = claim;
+    const windowRows = settings.windowRows ?? 2 * settings.batchSize;
+    const window = await this.lease(
+      client,
+      claim,
+      this.sql.leaseWindow,
+      settings.batchSize,
+      windowRows,
+    );
+    const crashLoopParked = await this.parkCrashLoop(client, window.summary, settings);
+    let rows = window.rows;
+    const missing = settings.batchSize - window.summary.picked;
+    if (missing > 0 && window.summary.window_rows >= windowRows) {
+      const limit = settings.scanAggregates ?? settings.batchSize;
+      const scan = await this.lease(
+        client,
+        claim,
+        this.sql.leaseScan,
+        missing,
+        limit,
+        this.scanCursor,
+      );
+      crashLoopParked.push(...(await this.parkCrashLoop(client, scan.summary, settings)));
+      const { window_rows: scanned, last_type, last_id } = scan.summary;
+      // Fewer aggregates than the limit: the scan reached the end, the next one starts over.
+      this.scanCursor =
+        scanned < limit || last_type === null || last_id === null ? ['', ''] : [last_type, last_id];
+      rows = rows.concat(scan.rows);
+    }
+    return { leaseToken: claim.leaseToken, leaseDeadline, rows: inIdOrder(rows), crashLoopParked };
+  }
+
+  /**
+   * Runs one lease statement: `limit` rows at most ($1), runs of `runLimit` ($2), a window of
+   * `size` rows or a scan of `size` aggregates ($3), the lease token, duration and crash-loop
+   * threshold ($4-$6), the scan's cursor ($7, $8). A row that stopped being free between the
+   * pick and the lease would leave a gap in its run (later rows published before it): then
+   * the whole claim is given back.
+   */
+  private async lease(
+    client: PoolClient,
+    { leaseToken, settings }: Claim,
+    statement: string,
+    limit: number,
+    size: number,
+    cursor: readonly string[] = [],
+  ): Promise<LeasedRuns> {
+    const { rows } = await client.query<LeasedRow | LeaseSummary>(statement, [
+      limit,
+      settings.runLimit,
+      size,
       leaseToken,
       settings.leaseMs,
-      keep,
-      [...suspects],
+      settings.crashLoopThreshold,
+      ...cursor,
     ]);
-    // A row that stopped being free between the pick and the lease would leave a gap in its
-    // run (later rows published before it): give the whole claim back instead.
-    if (leased.rows.length !== keep.length) throw new ClaimRaceError();
-    const rows = leased.rows.map((r) => toRow(r, suspects.has(r.id))).sort(byId);
-    return { leaseToken, leaseDeadline, rows, crashLoopParked };
+    const leased = leasedRuns(rows);
+    if (leased.rows.length !== leased.summary.kept) throw new ClaimRaceError();
+    return leased;
   }
 
   private async parkCrashLoop(
     client: PoolClient,
-    ids: string[],
+    { crash_loop: ids }: LeaseSummary,
     settings: ClaimSettings,
-  ): Promise<ClaimedBatch['crashLoopParked']> {
-    if (ids.length === 0) return [];
+  ): Promise<ClaimedBatch['crashLoopParked'][number][]> {
+    if (!ids || ids.length === 0) return [];
     const reason = `crash-loop: ${settings.crashLoopThreshold} publishes started and never finished (the relay died each time)`;
     const { rows } = await client.query<{
       event_id: string;
@@ -130,43 +155,5 @@ export class RelayClaimer {
       aggregateId: r.aggregate_id,
       eventType: r.event_type,
     }));
-  }
-
-  /**
-   * Heads and their runs: from the window of the oldest pending rows, and, when that window is
-   * full yet gives fewer rows than a batch (its rows are mostly a blocked backlog), from a skip
-   * scan of the next aggregates. Either way the cost is bounded by the settings, not by how
-   * long any aggregate's backlog is.
-   */
-  private async pick(client: PoolClient, settings: ClaimSettings): Promise<PickRow[]> {
-    const windowRows = settings.windowRows ?? 2 * settings.batchSize;
-    const window = splitPick(
-      (
-        await client.query<PickRow | PickSummary>(this.sql.pickWindow, [
-          settings.batchSize,
-          settings.runLimit,
-          windowRows,
-        ])
-      ).rows,
-    );
-    const missing = settings.batchSize - window.picks.length;
-    if (missing <= 0 || window.summary.window_rows < windowRows) return window.picks;
-    const limit = settings.scanAggregates ?? settings.batchSize;
-    const scan = splitPick(
-      (
-        await client.query<PickRow | PickSummary>(this.sql.pickScan, [
-          missing,
-          settings.runLimit,
-          limit,
-          ...this.scanCursor,
-          [...new Set(window.picks.map((p) => p.head_id))],
-        ])
-      ).rows,
-    );
-    const { window_rows: scanned, last_type, last_id } = scan.summary;
-    // Fewer aggregates than the limit: the scan reached the end, the next one starts over.
-    this.scanCursor =
-      scanned < limit || last_type === null || last_id === null ? ['', ''] : [last_type, last_id];
-    return [...window.picks, ...scan.picks];
   }
 }

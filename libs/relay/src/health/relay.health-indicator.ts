@@ -53,13 +53,14 @@ export class RelayHealthIndicator {
     this.metrics.brokerUp.set(brokerUp ? 1 : 0);
     const data = {
       running: this.loop.isRunning,
+      paused: this.loop.isPaused,
       broker: brokerUp ? 'up' : 'down',
       pending: stats?.pending ?? null,
       parked: stats?.parked ?? null,
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
     };
     const problems: string[] = [];
-    if (!data.running) problems.push('relay loop not running');
+    if (!data.running && !data.paused) problems.push('relay loop not running');
     if (!brokerUp) problems.push('broker unreachable');
     if (!stats) problems.push('database unreachable');
     else if (stats.oldestAgeMs > this.options.maxOldestAgeMs) {

@@ -44,6 +44,7 @@ export class RelayLoop
   private unsubscribe: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private stopping = false;
+  isPaused = false; // while an operator holds the loop paused (`pause()` until `resume()`)
   private abort = new AbortController();
   /** When the shutdown started by `stop()` must be over (`shutdownTimeoutMs` after it began). */
   private stopBy: number | undefined;
@@ -71,6 +72,18 @@ export class RelayLoop
   /** True while the loop runs. */
   get isRunning(): boolean {
     return this.running !== undefined && !this.stopping;
+  }
+
+  /** Operator pause (idempotent): stops claiming, in-flight batches finish; health says paused. */
+  async pause(): Promise<void> {
+    this.isPaused = true;
+    await this.stop();
+  }
+
+  /** Ends an operator pause (idempotent). */
+  async resume(): Promise<void> {
+    this.isPaused = false;
+    await this.start();
   }
 
   /** What the batches came to since the start (for tests and health). */

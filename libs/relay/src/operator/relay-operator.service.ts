@@ -148,6 +148,12 @@ export class RelayOperatorService {
     );
   }
 
+  /** Records an action taken outside the table (pause, resume) in the audit table. */
+  async recordAction(action: string, who: OperatorActor, details: object = {}): Promise<void> {
+    requireActor(action, who, false);
+    await this.audited(action, null, who, () => Promise.resolve({ outcome: 'done' }), details);
+  }
+
   /** Whether the event is still pending; `undefined` when there is no such event. */
   private async pendingState(client: PoolClient, eventId: string): Promise<boolean | undefined> {
     const { rows } = await client.query<{ pending: boolean }>(this.sql.state, [eventId]);

@@ -55,18 +55,19 @@ export class OutcomeRecorder {
     const hooks = this.options.raw.hooks;
     const eventIds = () => acked.map((a) => a.row.eventId);
     await atStage(hooks, 'after-send', eventIds);
-    const marked = await this.store.mark(
+    const notMarked = await this.store.mark(
       batch.leaseToken,
       acked,
       hooks?.onStage ? () => atStage(hooks, 'during-mark', eventIds) : undefined,
     );
-    outcome.published += marked.size;
-    this.metrics.published.inc(marked.size);
+    const marked = acked.length - notMarked.size;
+    outcome.published += marked;
+    this.metrics.published.inc(marked);
     const now = Date.now();
     const lost: AckedEntry[] = [];
     for (const a of acked) {
-      if (marked.has(a.id)) this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
-      else lost.push(a);
+      if (notMarked.has(a.id)) lost.push(a);
+      else this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
     }
     if (lost.length === 0) return;
     outcome.leaseLost += lost.length;

@@ -20,7 +20,6 @@ import { atStage } from './stage-hooks';
 
 /** How one send attempt ended: acknowledged, handed back unsent, or failed with `error`. */
 type Sent = 'acked' | 'released' | { readonly error: unknown };
-
 const rowsOf = (items: readonly PlannedItem[]) => items.map((i) => i.row);
 
 /**
@@ -99,8 +98,10 @@ export class BatchProcessor {
   }
 
   /**
-   * A failed request with several aggregates: a permanent error is one event's fault, so
-   * each aggregate is retried alone to find it; a transient one fails them all.
+   * A failed request. A transient error fails every aggregate's head. A permanent one is one
+   * event's fault: each aggregate is retried alone, and a run that still fails is retried one
+   * row at a time, in order, so that the rows before the culprit are published, the culprit
+   * carries the failure (it parks) and the rest of its run goes back, waiting behind it.
    */
   private async isolate(
     batch: ClaimedBatch,
@@ -110,13 +111,36 @@ export class BatchProcessor {
     ledger: BatchLedger,
   ): Promise<void> {
     const groups = byAggregate(chunk);
-    if (groups.length === 1 || this.kindOf(error, chunk[0]!) !== 'permanent') {
+    if (this.kindOf(error, chunk[0]!) !== 'permanent') {
       for (const items of groups) this.fail(ledger, items, error);
       return;
     }
     for (const items of groups) {
-      const sent = await this.sendOrRelease(batch, items, shutdown, ledger);
-      if (typeof sent === 'object') this.fail(ledger, items, sent.error);
+      const sent: Sent =
+        groups.length === 1 ? { error } : await this.sendOrRelease(batch, items, shutdown, ledger);
+      if (typeof sent === 'object')
+        await this.isolateRun(batch, items, sent.error, shutdown, ledger);
+    }
+  }
+
+  /** One aggregate's run whose request failed: row by row, up to the row that fails. */
+  private async isolateRun(
+    batch: ClaimedBatch,
+    items: readonly PlannedItem[],
+    error: unknown,
+    shutdown: AbortSignal,
+    ledger: BatchLedger,
+  ): Promise<void> {
+    if (items.length === 1 || this.kindOf(error, items[0]!) !== 'permanent') {
+      this.fail(ledger, items, error);
+      return;
+    }
+    for (const [i, item] of items.entries()) {
+      const sent = await this.sendOrRelease(batch, [item], shutdown, ledger);
+      if (sent === 'acked') continue;
+      if (sent === 'released') ledger.release(rowsOf(items.slice(i + 1)));
+      else this.fail(ledger, items.slice(i), sent.error);
+      return;
     }
   }
 

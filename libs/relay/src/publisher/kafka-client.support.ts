@@ -55,17 +55,22 @@ export function publishAcks(
   partitionOf: (index: number) => number,
   metadata: readonly RecordMetadata[],
 ): PublishAck[] {
-  const base = new Map<string, bigint>();
-  for (const m of metadata)
-    base.set(`${m.topicName}\u0000${m.partition}`, BigInt(m.baseOffset ?? '-1'));
-  const next = new Map<string, bigint>();
+  // Per topic, per partition: the next offset (the base offset, then one more per record).
+  const next = new Map<string, Map<number, bigint>>();
+  for (const m of metadata) {
+    let partitions = next.get(m.topicName);
+    if (!partitions) next.set(m.topicName, (partitions = new Map<number, bigint>()));
+    partitions.set(m.partition, BigInt(m.baseOffset ?? '-1'));
+  }
   const missing = new Set<string>();
+  let topic: string | undefined;
+  let offsets: Map<number, bigint> | undefined;
   const acks = records.map((r, i) => {
+    if (r.topic !== topic) offsets = next.get((topic = r.topic));
     const partition = partitionOf(i);
-    const slot = `${r.topic}\u0000${partition}`;
-    const offset = next.get(slot) ?? base.get(slot) ?? -1n;
+    const offset = offsets?.get(partition) ?? -1n;
     if (offset < 0n) missing.add(`${r.topic}[${partition}]`);
-    next.set(slot, offset + 1n);
+    else offsets!.set(partition, offset + 1n);
     return { partition, offset: offset.toString() };
   });
   if (missing.size > 0) throw new UnacknowledgedPartitionError([...missing]);

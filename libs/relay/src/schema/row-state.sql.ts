@@ -19,9 +19,6 @@ export const FREE = (alias: string) =>
 export const HISTORY = (entry: string) =>
   `jsonb_path_query_array(t.error_history || ${entry}, '$[last-19 to last]')`;
 
-/** Sets the transaction's synchronous_commit to `$1` (until its end). @internal */
-export const COMMIT_MODE = `SELECT set_config('synchronous_commit', $1, true)`;
-
 /** The `synchronous_commit` value of the relay's bookkeeping transactions. @internal */
 export const commitMode = (options: { readonly synchronousCommit: boolean }): 'on' | 'off' =>
   options.synchronousCommit ? 'on' : 'off';

@@ -14,16 +14,25 @@ export function relayStoreSql(name: RelayTableName) {
     start: `UPDATE ${T} SET claims = claims + 1
  WHERE id = $2 AND lease_owner = $1 AND lease_expires_at > now() RETURNING id`,
     /**
-     * One statement per batch, fenced by the lease token: a lost lease cannot mark. The ids'
-     * index condition comes from `= ANY`; partition and offset are joined from the same
-     * arrays (a hash of the batch), not looked up per row (array_position is linear).
+     * One statement per batch, fenced by the lease token: a lease another claim took cannot
+     * mark. A lease that only ran out (nobody claimed the row since: the token is still
+     * there) still records the outcome, so a slow broker or database is never mistaken for
+     * a relay that died mid-publish (which the crash-loop check would park). The ids'
+     * index condition comes from the join with the arrays; partition and offset are joined
+     * from the same arrays (a hash of the batch), not looked up per row. It commits on its
+     * own, with the synchronous_commit `$5` that it sets for its own (implicit) transaction:
+     * one round trip. Returns the ids it did not mark (their lease was lost), usually none.
      */
-    mark: `UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
-       lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
-  FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
- WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at > now()
- RETURNING t.id::text AS id`,
-    /** Backs off or parks failed heads, with their error in the history. */
+    mark: `WITH m AS (
+  UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
+         lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
+    FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
+   WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
+     AND (SELECT set_config('synchronous_commit', $5::text, true)) IS NOT NULL
+  RETURNING t.id)
+SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
+ WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.id = u.id)`,
+    /** Backs off or parks failed heads, with their error in the history (fenced as `mark`). */
     fail: `UPDATE ${T} t SET
        attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,
        claims = t.claims - CASE WHEN v.counted THEN 0 ELSE 1 END,
@@ -35,7 +44,7 @@ export function relayStoreSql(name: RelayTableName) {
        error_history = ${HISTORY(`jsonb_build_object('at', now(), 'attempt', t.attempts + 1, 'kind', v.kind, 'error', v.error)`)}
   FROM unnest($2::bigint[], $3::bool[], $4::bool[], $5::int[], $6::text[], $7::text[])
        AS v(id, counted, park, delay, kind, error)
- WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at > now()
+ WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
  RETURNING t.id::text AS id`,
     /** Hands rows back unpublished; a `started` row gives back the claim it counted. */
     release: `UPDATE ${T} t SET lease_expires_at = NULL,

@@ -1,17 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { inTransaction } from '@nest-outbox/core';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
-import { COMMIT_MODE, commitMode } from '../schema/row-state.sql';
+import { commitMode } from '../schema/row-state.sql';
 import type { RelayStats } from './relay-stats';
 import type { FailureUpdate, ReleaseUpdate } from './relay-store.updates';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
 
 /** What the store needs of the relay options. @internal */
 export type StoreOptions = Pick<ResolvedRelayOptions, 'schema' | 'table' | 'synchronousCommit'>;
+
+/** No id. */
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * A PostgreSQL array literal of numbers (ids and offsets are digit strings from PostgreSQL and
+ * BigInt): joined once instead of pg escaping each element; bound as a value like any other.
+ */
+const numberArray = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
 
 /** Where a published record went. @internal */
 export interface AckedRow {
@@ -61,32 +69,25 @@ export class RelayStore {
   }
 
   /**
-   * Marks acknowledged rows published. Returns the ids actually marked: the others' lease
-   * was lost (expired, or taken by another relay).
+   * Marks acknowledged rows published, in one statement that commits on its own. Returns the
+   * ids it did not mark: their lease was lost (expired, or taken by another relay).
    * @param beforeAwait test seam called once the statement is sent
    */
   async mark(
     leaseToken: string,
     acks: readonly AckedRow[],
     beforeAwait?: () => void | Promise<void>,
-  ): Promise<Set<string>> {
-    const params = [
+  ): Promise<ReadonlySet<string>> {
+    const pending = this.pool.query<{ id: string }>(this.sql.mark, [
       leaseToken,
-      acks.map((a) => a.id),
-      acks.map((a) => a.partition),
-      acks.map((a) => a.offset),
-    ];
-    const markOn = async (db: Pool | PoolClient) => {
-      const pending = db.query<{ id: string }>(this.sql.mark, params);
-      if (beforeAwait) await beforeAwait();
-      return new Set((await pending).rows.map((r) => r.id));
-    };
-    // Durable marks need no transaction of their own; relaxed ones set it in theirs.
-    if (this.options.synchronousCommit) return markOn(this.pool);
-    return inTransaction(this.pool, async (client) => {
-      await client.query(COMMIT_MODE, [commitMode(this.options)]);
-      return markOn(client);
-    });
+      numberArray(acks.map((a) => a.id)),
+      numberArray(acks.map((a) => a.partition)),
+      numberArray(acks.map((a) => a.offset)),
+      commitMode(this.options),
+    ]);
+    if (beforeAwait) await beforeAwait();
+    const { rows } = await pending;
+    return rows.length === 0 ? NONE : new Set(rows.map((r) => r.id));
   }
 
   /** Records failures (backoff or park); returns the ids actually updated (lease still held). */

@@ -1,4 +1,5 @@
 import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { startTestTracing, type TestTracing } from '@test/support';
 import type { PublishRecord } from '../publisher/relay-publisher.interface';
 import { tracePublish } from './publish.tracer';
@@ -66,5 +67,15 @@ describe('relay publish tracing', () => {
   it('leaves headers without a traceparent as they are (an instrumentation may add its own)', () => {
     const headers = { event_id: 'e1' };
     expect(guardTraceHeaders(headers)).toBe(headers);
+  });
+
+  it('leaves headers as they are while no propagator writes the trace context (nothing can replace it)', () => {
+    const headers = { event_id: 'e1', traceparent: PRODUCING };
+    propagation.disable();
+    try {
+      expect(guardTraceHeaders(headers)).toBe(headers);
+    } finally {
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    }
   });
 });

@@ -5,14 +5,17 @@ import { EVENT_HEADERS, otelApi } from '@nest-outbox/core';
  * (the context it was recorded in) and OpenTelemetry is installed, a copy whose
  * `traceparent` and `tracestate` ignore writes: `@opentelemetry/instrumentation-kafkajs`
  * injects its own send span into every message's headers, which would replace the
- * producing trace the consumer must continue. Other headers stay writable.
+ * producing trace the consumer must continue. Other headers stay writable. Only while a
+ * global propagator writes `traceparent` or `tracestate` (with none, nothing can replace
+ * them): the guarded copy costs a few microseconds per record, more than encoding it.
  * @internal
  */
 export function guardTraceHeaders(
   headers: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const traceparent = headers[EVENT_HEADERS.traceparent];
-  if (traceparent === undefined || !otelApi()) return headers as Record<string, string>;
+  const api = headers[EVENT_HEADERS.traceparent] === undefined ? undefined : otelApi();
+  if (!api || !writesTraceContext(api.propagation.fields()))
+    return headers as Record<string, string>;
   const guarded = { ...headers };
   for (const name of [EVENT_HEADERS.traceparent, EVENT_HEADERS.tracestate]) {
     const value = headers[name];
@@ -26,3 +29,6 @@ export function guardTraceHeaders(
   }
   return guarded;
 }
+
+const writesTraceContext = (fields: readonly string[]) =>
+  fields.includes(EVENT_HEADERS.traceparent) || fields.includes(EVENT_HEADERS.tracestate);

@@ -1,0 +1,118 @@
+import {
+  Body,
+  ConflictException,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Optional,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
+import { RelayStatsService } from '../health/relay-stats.service';
+import { RelayLoop } from '../loop/relay.loop';
+import { RelayOperatorService } from '../operator/relay-operator.service';
+import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
+import { RELAY_OPTIONS } from '../relay.constants';
+import { limitOf, reasonOf, republishRangeOf } from './console-request.parser';
+import { OperatorAuthGuard, operatorOf } from './operator-auth.guard';
+import type { ConsolePressure } from './relay-console.options';
+import { CONSOLE_PRESSURE } from './relay-console.constants';
+
+type Body = Record<string, unknown> | undefined;
+
+/** Answers an outcome: 404 for an unknown event, 409 for one in the wrong state. */
+function answer<T extends { outcome: string }>(result: T, done: string): T {
+  if (result.outcome === done) return result;
+  if (result.outcome === 'not-found') throw new NotFoundException(result);
+  throw new ConflictException(result);
+}
+
+/**
+ * The operator actions over HTTP, each behind `OperatorAuthGuard` and recorded in the audit
+ * table with who (the authenticated operator), what, when and why: list parked events (no
+ * payloads), retry, skip with a reason, republish a range, pause and resume this relay, and
+ * the backlog and pressure state.
+ * @internal
+ */
+@Controller('operator/api')
+@UseGuards(OperatorAuthGuard)
+export class RelayConsoleController {
+  constructor(
+    private readonly operator: RelayOperatorService,
+    private readonly loop: RelayLoop,
+    private readonly stats: RelayStatsService,
+    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
+    @Optional()
+    @Inject(CONSOLE_PRESSURE)
+    private readonly pressure?: () => ConsolePressure | Promise<ConsolePressure>,
+  ) {}
+
+  @Get('state')
+  async state(@Req() request: unknown) {
+    const stats = await this.stats.refresh().catch(() => undefined);
+    return {
+      operator: operatorOf(request),
+      relayId: this.options.relayId,
+      table: `${this.options.schema}.${this.options.table}`,
+      running: this.loop.isRunning,
+      paused: this.loop.isPaused,
+      backlog: stats ?? null,
+      // The pressure sampler of issue 14 item 2 plugs in here (RelayConsoleOptions.pressure).
+      pressure: this.pressure ? await this.pressure() : { state: 'unknown' },
+    };
+  }
+
+  @Get('parked')
+  parked(@Query('limit') limit?: string, @Query('aggregateType') aggregateType?: string) {
+    return this.operator.listParked({ limit: limitOf(limit), aggregateType });
+  }
+
+  @Post('events/:eventId/retry')
+  @HttpCode(200)
+  async retry(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
+    const who = { actor: operatorOf(request), reason: reasonOf(body, false) };
+    const result = await this.operator.retry(eventId, who);
+    this.loop.wake();
+    return answer(result, 'retried');
+  }
+
+  @Post('events/:eventId/skip')
+  @HttpCode(200)
+  async skip(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
+    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
+    return answer(await this.operator.skip(eventId, who), 'skipped');
+  }
+
+  @Post('republish')
+  @HttpCode(200)
+  async republish(@Req() request: unknown, @Body() body: Body) {
+    const range = republishRangeOf(body);
+    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
+    const result = await this.operator.republish(range, who);
+    this.loop.wake();
+    return result;
+  }
+
+  @Post('relay/pause')
+  @HttpCode(200)
+  async pause(@Req() request: unknown, @Body() body: Body) {
+    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
+    await this.operator.recordAction('pause', who, { relayId: this.options.relayId });
+    await this.loop.pause();
+    return { outcome: 'paused', relayId: this.options.relayId };
+  }
+
+  @Post('relay/resume')
+  @HttpCode(200)
+  async resume(@Req() request: unknown, @Body() body: Body) {
+    const who = { actor: operatorOf(request), reason: reasonOf(body, false) };
+    await this.operator.recordAction('resume', who, { relayId: this.options.relayId });
+    await this.loop.resume();
+    return { outcome: 'resumed', relayId: this.options.relayId };
+  }
+}

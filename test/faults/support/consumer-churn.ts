@@ -1,0 +1,164 @@
+import {
+  createTestSchema,
+  spawnTs,
+  uniqueTopic,
+  waitFor,
+  type KafkaCluster,
+  type TsChild,
+} from '@test/support';
+import { effectsDdl } from '../../../libs/inbox/test/inbox-test.app';
+import { eventRecord } from '../../../libs/inbox/test/inbox-test.records';
+import { OffsetSampler } from '../../../scripts/chaos/offset-sampler';
+import { TopicReader } from '../../../scripts/chaos/topic-reader';
+import { busiestLeader } from './cluster-relay';
+
+/** What the churn found. */
+export interface ChurnReport {
+  events: number;
+  resent: number;
+  samples: number;
+  checked: number;
+  faults: string[];
+  offsetViolations: string[];
+  missingEffects: string[];
+  doubleEffects: string[];
+  unconsumedPartitions: number[];
+}
+
+const ENTRY = 'libs/inbox/test/inbox-consumer.entry.ts';
+
+/**
+ * Three inbox consumer processes (libs/inbox/test/inbox-consumer.entry.ts) in one group on a
+ * 6-partition topic of the cluster, while 3,000 events (and 5% resent copies) are produced:
+ * consumers SIGKILLed and restarted in turn, leaders killed between them. Offsets and effects
+ * are sampled every second (`OffsetSampler`: I5); at the end, effects are counted per event.
+ */
+export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnReport> {
+  const topic = uniqueTopic('faults-churn');
+  const groupId = uniqueTopic('faults-churn-g');
+  await cluster.createTopics([{ topic, numPartitions: 6 }]);
+  const db = await createTestSchema('faults_churn');
+  await db.pool.query(effectsDdl(db.name));
+  const env = {
+    INBOX_SCHEMA: db.name,
+    INBOX_TOPIC: topic,
+    INBOX_GROUP: groupId,
+    KAFKA_BROKERS: cluster.brokers.join(','),
+  };
+  const children: TsChild[] = [];
+  const startConsumer = async (i: number) => {
+    const child = spawnTs(ENTRY, env);
+    children[i] = child;
+    await child.waitForOutput('INBOX_READY', 180_000);
+  };
+  const reader = new TopicReader(cluster.brokers, [topic]);
+  const sampler = new OffsetSampler(cluster.brokers, db.pool, reader, {
+    groupId,
+    topic,
+    appliedSql: `SELECT DISTINCT event_id::text FROM "${db.name}".effects WHERE event_id = ANY($1::uuid[])`,
+  });
+  const producer = cluster.kafka('faults-churn-producer').producer({ idempotent: true });
+  const report: ChurnReport = {
+    events: 0,
+    resent: 0,
+    samples: 0,
+    checked: 0,
+    faults: [],
+    offsetViolations: [],
+    missingEffects: [],
+    doubleEffects: [],
+    unconsumedPartitions: [],
+  };
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < 3; i++) await startConsumer(i);
+    await reader.start();
+    sampler.start();
+    await producer.connect();
+    const produce = (async () => {
+      for (let batch = 0; batch < 30; batch++) {
+        const records = Array.from({ length: 100 }, (_, j) =>
+          eventRecord({ aggregateId: `churn-${(batch * 100 + j) % 300}` }),
+        );
+        const resent = records.filter((_, j) => j % 20 === 0);
+        ids.push(...records.map((r) => r.eventId));
+        report.events += records.length;
+        report.resent += resent.length;
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: [...records, ...resent].map(({ key, value, headers }) => ({
+            key,
+            value,
+            headers,
+          })),
+        });
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    // FAULTS_LONG=1: each restarted consumer is waited for before the next fault.
+    const long = process.env.FAULTS_LONG === '1';
+    const killed: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await children[round]!.kill();
+      report.faults.push(`consumer ${round + 1} SIGKILL`);
+      if (long) await startConsumer(round);
+      else children[round] = spawnTs(ENTRY, env);
+      if (round === 2) break;
+      const leader = await busiestLeader(cluster, topic, killed);
+      killed.push(leader);
+      await cluster.node(leader).kill();
+      report.faults.push(`leader node ${leader} SIGKILL`);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await cluster.node(leader).start();
+      // Back in sync before the next fault: two nodes out would leave too few replicas.
+      await cluster.waitInSync(topic, 3);
+    }
+    await produce;
+    const admin = cluster.kafka().admin();
+    await admin.connect();
+    try {
+      await waitFor(
+        'every partition consumed and committed to its end',
+        async () => {
+          const ends = await admin.fetchTopicOffsets(topic);
+          const [group] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          const committed = new Map((group?.partitions ?? []).map((p) => [p.partition, p.offset]));
+          const behind = ends
+            .filter((e) => committed.get(e.partition) !== e.high)
+            .map((e) => e.partition);
+          report.unconsumedPartitions = behind;
+          return behind.length === 0 && ends.every((e) => Number(e.high) > 0);
+        },
+        { timeoutMs: 240_000, intervalMs: 1000 },
+      ).catch(() => undefined);
+    } finally {
+      await admin.disconnect();
+    }
+    await waitFor(
+      'the reader at the end',
+      () => {
+        const read = [...reader.positions(topic).values()].reduce((s, n) => s + n, 0);
+        return read >= report.events + report.resent;
+      },
+      { timeoutMs: 60_000 },
+    );
+    await sampler.sample();
+    const { rows } = await db.pool.query<{ event_id: string; n: string }>(
+      `SELECT event_id::text, count(*) AS n FROM "${db.name}".effects GROUP BY event_id`,
+    );
+    const effects = new Map(rows.map((r) => [r.event_id, Number(r.n)]));
+    report.missingEffects = ids.filter((id) => !effects.has(id));
+    report.doubleEffects = [...effects].filter(([, n]) => n > 1).map(([id, n]) => `${id} x${n}`);
+    report.offsetViolations = sampler.violations;
+    report.samples = sampler.samples;
+    report.checked = sampler.checked;
+    return report;
+  } finally {
+    await sampler.stop();
+    await reader.close();
+    await producer.disconnect().catch(() => undefined);
+    for (const child of children) await child?.kill();
+    await db.drop().catch(() => undefined);
+  }
+}
