@@ -19,8 +19,10 @@ export interface FailedEntry {
   readonly topic: string;
   readonly kind: ErrorKind;
   readonly decision: FailureDecision;
-  /** `describeError` of the error (never a payload). */
+  /** `describeError` of the error (never a payload): stored as the row's last error. */
   readonly error: string;
+  /** The error itself: logged as its class and code only. */
+  readonly cause: unknown;
 }
 
 /** Everything a ledger holds, ready to be recorded. @internal */
@@ -69,7 +71,14 @@ export class BatchLedger {
     const [head, ...rest] = run;
     if (!head) return;
     const decision = decideFailure(head.attempts, kind, this.policy, undefined, brokerAcksOthers);
-    this.failed.push({ row: head, topic, kind, decision, error: describeError(error) });
+    this.failed.push({
+      row: head,
+      topic,
+      kind,
+      decision,
+      error: describeError(error),
+      cause: error,
+    });
     this.release(rest);
   }
 
