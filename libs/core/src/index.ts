@@ -60,6 +60,15 @@ export {
 } from './sql-migration';
 export { errorLabel } from './error-label';
 export { logText } from './log-text';
+export {
+  escapeControl,
+  LOG_FORMAT_ENV,
+  logFormat,
+  logLine,
+  type LogFields,
+  type LogFormat,
+  type LogObject,
+} from './log-line';
 export { otelApi, type OtelApi } from './tracing/otel-api';
 export { runInSpan } from './tracing/run-in-span';
 export {
