@@ -108,12 +108,12 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     expect(await value(registry, 'events_recorded_total')).toMatch(
       /events_recorded_total\{event_type="order\.placed"\} 1\n.*event_type="order\.noted"\} 2/,
     );
-    expect(await value(registry, 'flush_rows')).toMatch(/flush_rows_count 1\n/);
-    expect(await value(registry, 'flush_rows')).toMatch(/flush_rows_sum 3\n/);
-    expect(await value(registry, 'transitions_refused_total')).toMatch(/_total 1\n/);
+    expect(await value(registry, 'flush_rows')).toMatch(/flush_rows_count 1$/m);
+    expect(await value(registry, 'flush_rows')).toMatch(/flush_rows_sum 3$/m);
+    expect(await value(registry, 'transitions_refused_total')).toMatch(/_total 1$/m);
     const tx = await value(registry, 'transaction_duration_seconds');
-    expect(tx).toMatch(/_count\{outcome="committed"\} 1\n/);
-    expect(tx).toMatch(/_count\{outcome="rolled_back"\} 1\n/);
+    expect(tx).toMatch(/_count\{outcome="committed"\} 1$/m);
+    expect(tx).toMatch(/_count\{outcome="rolled_back"\} 1$/m);
   });
 
   it('Given the backlog reaches the critical share of its budget, then a non-critical command is refused before any write while a critical one commits', async () => {
@@ -123,7 +123,7 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     await commands.optional('m-2'); // not critical yet: runs
     await commands.critical('m-3');
     expect(await pressure.refresh()).toMatchObject({ state: 'critical', backlog: 5 });
-    expect(await value(registry, 'pressure_level')).toMatch(/pressure_level 2\n/);
+    expect(await value(registry, 'pressure_level')).toMatch(/pressure_level 2$/m);
 
     const [orders, events] = [await rows('orders'), await rows('outbox')];
     const refused = await commands.optional('m-4').catch((e: unknown) => e);
@@ -131,7 +131,7 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     expect(refused).toMatchObject({ command: 'Commands.optional', retryAfterSeconds: 60 });
     expect([await rows('orders'), await rows('outbox')]).toEqual([orders, events]);
     expect(await value(registry, 'back_pressure_refused_total')).toMatch(
-      /\{command="Commands\.optional"\} 1\n/,
+      /\{command="Commands\.optional"\} 1$/m,
     );
 
     await commands.critical('m-5');
