@@ -133,16 +133,7 @@ describe('OutboxModule registration', () => {
       installSchema: false,
       verifySchema: true,
       metrics: false,
-      pressure: {
-        maxBacklog: 10,
-        maxOldestAgeMs: 300_000,
-        warnPercent: 50,
-        criticalPercent: 90,
-        warnForecastSeconds: 600,
-        criticalForecastSeconds: 60,
-        intervalMs: 1000,
-        windowMs: 60_000,
-      },
+      pressure: expect.objectContaining({ maxBacklog: 10, intervalMs: 1000, criticalPercent: 90 }),
       connectionName: undefined,
     });
   });
