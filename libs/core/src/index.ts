@@ -59,9 +59,8 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
-export { logText } from './log-text';
+export { escapeControl, logText } from './log-text';
 export {
-  escapeControl,
   LOG_FORMAT_ENV,
   logFormat,
   logLine,

@@ -1,4 +1,5 @@
-import { escapeControl, LOG_FORMAT_ENV, logFormat, logLine } from './log-line';
+import { escapeControl } from './log-text';
+import { LOG_FORMAT_ENV, logFormat, logLine } from './log-line';
 
 describe('logLine', () => {
   const fields = {

@@ -1,4 +1,5 @@
 import { errorLabel } from './error-label';
+import { escapeControl } from './log-text';
 
 /** How the libraries shape their log lines: `key=value` text, or one object per line. */
 export type LogFormat = 'text' | 'json';
@@ -33,20 +34,6 @@ export type LogObject = Readonly<Record<string, string | number | boolean>>;
 /** The format `NEST_OUTBOX_LOG_FORMAT` asks for (`text` unless it says `json`). @publicApi */
 export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
   return env[LOG_FORMAT_ENV]?.trim().toLowerCase() === 'json' ? 'json' : 'text';
-}
-
-// Every C0/C1 control character, DEL and the Unicode line/paragraph separators.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-/** `value` with control characters escaped (`\n`, `\u001b`): one log line stays one line. */
-export function escapeControl(value: string): string {
-  return value.replace(CONTROL, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** The error's class and, if it has one, its code: never its message. */
