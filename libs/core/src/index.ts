@@ -59,7 +59,15 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
-export { logText } from './log-text';
+export { escapeControl, logText } from './log-text';
+export {
+  LOG_FORMAT_ENV,
+  logFormat,
+  logLine,
+  type LogFields,
+  type LogFormat,
+  type LogObject,
+} from './log-line';
 export { otelApi, type OtelApi } from './tracing/otel-api';
 export { runInSpan } from './tracing/run-in-span';
 export {
