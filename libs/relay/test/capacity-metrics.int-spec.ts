@@ -67,6 +67,7 @@ describe('Relay capacity metrics move with real PostgreSQL + Kafka', () => {
     expect(await metric('crash_loop_suspects')).toBe(0);
     expect(await metric('pressure_level')).toBe(0);
     expect(await metric('drain_rate_per_second')).toBeGreaterThan(0);
+    expect(await metric('fill_rate_per_second')).toBeGreaterThanOrEqual(0);
     expect(await metric('backlog_change_per_second')).toBeLessThan(0);
     expect(await metric('backlog_forecast_seconds')).toBe(Number.POSITIVE_INFINITY);
     const histogramCount = async (name: string) => {
