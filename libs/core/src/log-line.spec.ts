@@ -40,7 +40,8 @@ describe('logLine', () => {
     const hostile = { aggregate_id: 'a\nFAKE LINE\u001b[31m\u2028' };
     const text = logLine('parked', hostile, 'text') as string;
     expect(['\n', '\u001b', '\u2028'].some((c) => text.includes(c))).toBe(false);
-    expect(text).toContain('a\\nFAKE LINE\\u001b[31m\\u2028');
+    // Quoted (the value has a space) as a JSON string: the escapes' backslashes are doubled.
+    expect(text).toContain(`aggregate_id=${JSON.stringify('a\\nFAKE LINE\\u001b[31m\\u2028')}`);
     const line = JSON.stringify(logLine('parked', hostile, 'json'));
     expect(['\n', '\u001b', '\u2028'].some((c) => line.includes(c))).toBe(false);
     expect(escapeControl('tab\there\r')).toBe('tab\\there\\r');
