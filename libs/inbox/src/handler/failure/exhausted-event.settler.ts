@@ -36,10 +36,12 @@ export class ExhaustedEventSettler {
       );
       return 'paused';
     }
-    await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
-    this.logger.error(
-      `event dead-lettered ${describeDelivery(delivery, event)} stage=dead-letter: ${reason}`,
-    );
+    const recorded = await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
+    // Unrecorded: the sink's last-resort line already says where the record was.
+    if (recorded !== 'unrecorded')
+      this.logger.error(
+        `event dead-lettered ${describeDelivery(delivery, event)} stage=dead-letter: ${reason}`,
+      );
     return 'dead-lettered';
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_HEADERS, logText } from '@nest-outbox/core';
+import { EVENT_HEADERS, isUuid, logText } from '@nest-outbox/core';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
 import type { InboxDelivery, Rejection } from '../pipeline/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
@@ -7,7 +7,7 @@ import { DeadLetterSink } from './dead-letter.sink';
 /**
  * Settles a record the guard refused: records it with its reason (rejected-messages table,
  * dead-letter topic if configured; see `DeadLetterSink` for what happens when even that is
- * refused), logs it without payload (outside strings escaped), and makes its offset
+ * refused), logs it without payload or header values (once, when settled), and makes its offset
  * committable (at the chunk's commit inside an `InboxKafkaServer` batch). Inside a batch a
  * failed write aborts the chunk, which is replayed record by record (where the fallbacks
  * apply); outside, only an infrastructure error is thrown (the record is redelivered).
@@ -31,13 +31,17 @@ export class RejectedRecordSettler {
       tracker.abandon(offset);
       throw error;
     }
-    this.logger.warn(
-      `rejected record consumer=${delivery.consumer} topic=${position.topic} partition=${position.partition} ` +
-        `offset=${position.offset} event_id=${logText(headers[EVENT_HEADERS.eventId], 64)} ` +
-        `type=${logText(headers[EVENT_HEADERS.eventType], 100)} ` +
-        `reason=${rejection.code}: ${logText(rejection.reason, 500)} stage=guard`,
-    );
-    if (batch) batch.onCommit(() => session.finish(tracker, offset));
-    else session.finish(tracker, offset);
+    // Its headers are untrusted: only a valid event id is logged (the row keeps the rest).
+    const eventId = headers[EVENT_HEADERS.eventId];
+    const settled = () => {
+      this.logger.warn(
+        `rejected record consumer=${delivery.consumer} topic=${position.topic} partition=${position.partition} ` +
+          `offset=${position.offset} event_id=${eventId && isUuid(eventId) ? eventId : 'invalid'} ` +
+          `reason=${rejection.code}: ${logText(rejection.reason, 500)} stage=guard`,
+      );
+      session.finish(tracker, offset);
+    };
+    if (batch) batch.onCommit(settled);
+    else settled();
   }
 }
