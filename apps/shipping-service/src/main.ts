@@ -8,7 +8,12 @@ import { NestFactory } from '@nestjs/core';
 import { ServerKafka, type MicroserviceOptions } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '@nest-outbox/inbox';
 import type { Consumer } from 'kafkajs';
-import { configureSampleHttp, prepareSchemaAndTopics, runSampleService } from '../../common/src';
+import {
+  configureSampleHttp,
+  prepareSchemaAndTopics,
+  runSampleService,
+  sampleLogger,
+} from '../../common/src';
 import { loadShippingServiceConfig } from './shipping-service.config';
 import { ShippingServiceModule } from './shipping-service.module';
 
@@ -17,7 +22,7 @@ async function bootstrap(): Promise<void> {
   const config = loadShippingServiceConfig();
   await prepareSchemaAndTopics(config, [config.orderEventsTopic, config.shipmentEventsTopic]);
   const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
-    logger: ['log', 'warn', 'error'],
+    logger: sampleLogger(),
   });
   configureSampleHttp(app);
   // The server is ours (not `transport: Transport.KAFKA`) so that the inbox can run its consumer

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { errorLabel } from '@nest-outbox/core';
+import { errorLabel, logLine } from '@nest-outbox/core';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import type { RejectionCode } from '../../envelope/envelope.decoder';
 import { valueBytes } from '../../envelope/envelope.decoder';
@@ -60,19 +60,25 @@ export class DeadLetterSink {
           waitWithHeartbeat(ms, () => delivery.context.getHeartbeat()(), ms),
         );
     const labels = { consumer: delivery.consumer, topic: position.topic };
+    const where = { consumer: delivery.consumer, ...position, code };
     if (written.as === 'unrecorded') {
       this.metrics.unrecorded.inc({ ...labels, reason: code });
       this.logger.error(
-        `record settled without a rejected row consumer=${delivery.consumer} topic=${position.topic} ` +
-          `partition=${position.partition} offset=${position.offset} reason=${code} stage=last-resort: ` +
-          `${errorLabel(written.error)}`,
+        logLine('record settled without a rejected row', {
+          ...where,
+          stage: 'last-resort',
+          error: written.error,
+        }),
       );
     } else if (code === 'handler_failed') this.metrics.deadLettered.inc(labels);
     else this.metrics.rejected.inc({ ...labels, reason: code });
     if (written.as === 'minimal')
       this.logger.warn(
-        `rejected row stored without its headers consumer=${delivery.consumer} topic=${position.topic} ` +
-          `partition=${position.partition} offset=${position.offset} stage=record: ${errorLabel(written.error)}`,
+        logLine('rejected row stored without its headers', {
+          ...where,
+          stage: 'record',
+          error: written.error,
+        }),
       );
     return written.as;
   }

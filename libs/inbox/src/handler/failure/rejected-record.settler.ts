@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_HEADERS, isUuid, logText } from '@nest-outbox/core';
+import { EVENT_HEADERS, isUuid, logLine } from '@nest-outbox/core';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
 import type { InboxDelivery, Rejection } from '../pipeline/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
@@ -35,9 +35,16 @@ export class RejectedRecordSettler {
     const eventId = headers[EVENT_HEADERS.eventId];
     const settled = () => {
       this.logger.warn(
-        `rejected record consumer=${delivery.consumer} topic=${position.topic} partition=${position.partition} ` +
-          `offset=${position.offset} event_id=${eventId && isUuid(eventId) ? eventId : 'invalid'} ` +
-          `reason=${rejection.code}: ${logText(rejection.reason, 500)} stage=guard`,
+        logLine('rejected record', {
+          consumer: delivery.consumer,
+          topic: position.topic,
+          partition: position.partition,
+          offset: position.offset,
+          event_id: eventId && isUuid(eventId) ? eventId : 'invalid',
+          stage: 'guard',
+          code: rejection.code,
+          reason: rejection.reason,
+        }),
       );
       session.finish(tracker, offset);
     };
