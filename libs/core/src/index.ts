@@ -59,8 +59,8 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
-export { escapeControl, logText } from './log-text';
 export {
+  escapeControl,
   LOG_FORMAT_ENV,
   logFormat,
   logLine,

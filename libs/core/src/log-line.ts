@@ -1,5 +1,4 @@
 import { errorLabel } from './error-label';
-import { escapeControl } from './log-text';
 
 /** How the libraries shape their log lines: `key=value` text, or one object per line. */
 export type LogFormat = 'text' | 'json';
@@ -34,6 +33,25 @@ export type LogObject = Readonly<Record<string, string | number | boolean>>;
 /** The format `NEST_OUTBOX_LOG_FORMAT` asks for (`text` unless it says `json`). @publicApi */
 export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
   return env[LOG_FORMAT_ENV]?.trim().toLowerCase() === 'json' ? 'json' : 'text';
+}
+
+// Every C0/C1 control character, DEL, the Unicode line/paragraph separators and unpaired
+// UTF-16 surrogates (which a writer would turn into U+FFFD, hiding what was received).
+const CONTROL =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `value` with control characters and unpaired surrogates escaped (`\n`, `\u001b`, `\ud800`):
+ * one log line stays one line.
+ */
+export function escapeControl(value: string): string {
+  return value.replace(CONTROL, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** The error's class and, if it has one, its code: never its message. */

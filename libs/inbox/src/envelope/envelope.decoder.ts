@@ -42,7 +42,7 @@ const REQUIRED = [
   EVENT_HEADERS.occurredAt,
 ] as const;
 
-/** Contract headers stored as text: printable, no unpaired surrogate, bounded. */
+/** Contract headers stored as text (and in index keys): printable, no unpaired surrogate, bounded. */
 const TEXT_FIELDS = [
   EVENT_HEADERS.eventType,
   EVENT_HEADERS.aggregateType,
@@ -110,10 +110,10 @@ function checkHeaders(headers: Record<string, string>, rules: DecodeRules): Deco
     return reject('invalid_event_id', `event_id is not a UUID (${idLength} characters)`);
   for (const field of TEXT_FIELDS) {
     const text = headers[field]!;
-    if (text.length > MAX_TEXT_FIELD || UNPRINTABLE.test(text))
+    if (Buffer.byteLength(text) > MAX_TEXT_FIELD || UNPRINTABLE.test(text))
       return reject(
         'invalid_header',
-        `${field} must be at most ${MAX_TEXT_FIELD} printable characters (control characters, NUL and unpaired surrogates refused)`,
+        `${field} must be at most ${MAX_TEXT_FIELD} bytes of printable text (control characters, NUL and unpaired surrogates refused)`,
       );
   }
   const eventType = headers[EVENT_HEADERS.eventType]!;

@@ -30,6 +30,11 @@ export class InboxMetrics {
   readonly versionGaps: CounterMetric<'consumer' | 'topic'>;
   /** Events skipped because their aggregate_version was already applied. */
   readonly stale: CounterMetric<'consumer' | 'topic'>;
+  /**
+   * Records committed past although not even a minimal rejected row could be written (the
+   * last resort: a log line with topic, partition, offset and reason code says which).
+   */
+  readonly unrecorded: CounterMetric<'consumer' | 'topic' | 'reason'>;
   /** Offset lag per partition after the last processed batch. */
   readonly lag: GaugeMetric<'group' | 'topic' | 'partition'>;
   /** 1 while a partition is paused by a poison event. */
@@ -89,6 +94,11 @@ export class InboxMetrics {
       'inbox_events_stale_total',
       'Events whose aggregate_version was already applied',
       ['consumer', 'topic'],
+    );
+    this.unrecorded = counter(
+      'inbox_records_unrecorded_total',
+      'Records committed past without a rejected row (last resort, see the log line)',
+      ['consumer', 'topic', 'reason'],
     );
     this.lag = make.gauge('inbox_consumer_lag', 'Offset lag per partition', [
       'group',

@@ -1,19 +1,29 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { errorLabel, logLine } from '@nest-outbox/core';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import type { RejectionCode } from '../../envelope/envelope.decoder';
 import { valueBytes } from '../../envelope/envelope.decoder';
-import { InboxStore } from '../../store/inbox.store';
+import { InboxStore, type RejectionRow } from '../../store/inbox.store';
+import { currentInboxBatch } from '../../transport/inbox-batch.context';
 import type { InboxDelivery } from '../pipeline/inbox-delivery';
+import { waitWithHeartbeat } from './heartbeat-wait';
+import { rejectionEvidence } from './rejection-evidence';
+import { writeRejection, type RecordedAs } from './rejection-write';
 
 /**
  * Records a record the inbox gives up on: first the dead-letter topic (when configured:
  * the value and headers as received, plus `x-inbox-*` headers with the reason), then the
  * rejected-messages table. Both are idempotent per record, so a crash in between only
- * repeats them.
+ * repeats them. Whatever the record holds, this ends: a dead-letter send the broker refuses
+ * is noted in the row; a row PostgreSQL refuses becomes a minimal row; if even that is
+ * refused, the last resort is a metric and a log line with the record's position and reason
+ * code only. Only infrastructure errors (PostgreSQL unreachable) are thrown.
  * @internal
  */
 @Injectable()
 export class DeadLetterSink {
+  private readonly logger = new Logger('InboxModule');
+
   constructor(
     @Inject(InboxStore) private readonly store: InboxStore,
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
@@ -24,50 +34,85 @@ export class DeadLetterSink {
     code: RejectionCode,
     reason: string,
     attempts: number,
-  ): Promise<void> {
+  ): Promise<RecordedAs> {
     const topic = delivery.policy.deadLetterTopic;
-    if (topic) await this.publish(delivery, topic, code, reason);
-    await this.store.recordRejection({
-      ...delivery.position,
+    const sendFailure = topic ? await this.publish(delivery, topic, code, reason) : undefined;
+    const { headers, position } = delivery;
+    const row: RejectionRow = {
+      ...position,
       consumer: delivery.consumer,
       reasonCode: code,
-      reason,
-      eventId: delivery.headers.event_id,
-      eventType: delivery.headers.event_type,
-      aggregateId: delivery.headers.aggregate_id,
+      reason: sendFailure ? `${reason}; dead-letter send failed: ${sendFailure}` : reason,
+      eventId: headers.event_id,
+      eventType: headers.event_type,
+      aggregateId: headers.aggregate_id,
       attempts,
-      headers: delivery.headers,
-      deadLetterTopic: topic,
-    });
-    const labels = { consumer: delivery.consumer, topic: delivery.position.topic };
-    if (code === 'handler_failed') this.metrics.deadLettered.inc(labels);
+      headers,
+      deadLetterTopic: sendFailure ? undefined : topic,
+      evidence: rejectionEvidence(delivery),
+    };
+    // Inside an InboxKafkaServer chunk a failed statement aborts the transaction: no fallback
+    // there; the chunk is rolled back and replayed record by record, where they apply.
+    if (currentInboxBatch()) await this.store.recordRejection(row);
+    const written = currentInboxBatch()
+      ? { as: 'recorded' as const }
+      : await writeRejection(this.store, row, (ms) =>
+          waitWithHeartbeat(ms, () => delivery.context.getHeartbeat()(), ms),
+        );
+    const labels = { consumer: delivery.consumer, topic: position.topic };
+    const where = { consumer: delivery.consumer, ...position, code };
+    if (written.as === 'unrecorded') {
+      this.metrics.unrecorded.inc({ ...labels, reason: code });
+      this.logger.error(
+        logLine('record settled without a rejected row', {
+          ...where,
+          stage: 'last-resort',
+          error: written.error,
+        }),
+      );
+    } else if (code === 'handler_failed') this.metrics.deadLettered.inc(labels);
     else this.metrics.rejected.inc({ ...labels, reason: code });
+    if (written.as === 'minimal')
+      this.logger.warn(
+        logLine('rejected row stored without its headers', {
+          ...where,
+          stage: 'record',
+          error: written.error,
+        }),
+      );
+    return written.as;
   }
 
+  /** Sends the record to the dead-letter topic; the class of the error when it could not. */
   private async publish(
     delivery: InboxDelivery,
     topic: string,
     code: string,
     reason: string,
-  ): Promise<void> {
-    const message = delivery.context.getMessage() as { key?: unknown; value?: unknown };
-    const key =
-      message.key === null || message.key === undefined ? null : String(message.key as string);
-    await delivery.context.getProducer().send({
-      topic,
-      messages: [
-        {
-          key,
-          value: valueBytes(message.value) ?? null,
-          headers: {
-            ...delivery.headers,
-            'x-inbox-consumer': delivery.consumer,
-            'x-inbox-reason-code': code,
-            'x-inbox-reason': reason.slice(0, 1000),
-            'x-inbox-source': `${delivery.position.topic}/${delivery.position.partition}/${delivery.position.offset}`,
+  ): Promise<string | undefined> {
+    try {
+      const message = delivery.context.getMessage() as { key?: unknown; value?: unknown };
+      const key =
+        Buffer.isBuffer(message.key) || typeof message.key === 'string' ? message.key : null;
+      await delivery.context.getProducer().send({
+        topic,
+        messages: [
+          {
+            key,
+            value: valueBytes(message.value) ?? null,
+            headers: {
+              ...delivery.headers,
+              'x-inbox-consumer': delivery.consumer,
+              'x-inbox-reason-code': code,
+              'x-inbox-reason': reason.slice(0, 1000),
+              'x-inbox-source': `${delivery.position.topic}/${delivery.position.partition}/${delivery.position.offset}`,
+            },
           },
-        },
-      ],
-    });
+        ],
+      });
+      return undefined;
+    } catch (error) {
+      return errorLabel(error);
+    }
   }
 }

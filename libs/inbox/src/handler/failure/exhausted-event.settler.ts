@@ -41,15 +41,17 @@ export class ExhaustedEventSettler {
       );
       return 'paused';
     }
-    await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
-    this.logger.error(
-      logLine('event dead-lettered', {
-        ...deliveryFields(delivery, event),
-        attempt: attempts,
-        stage: 'dead-letter',
-        reason: summary,
-      }),
-    );
+    const recorded = await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
+    // Unrecorded: the sink's last-resort line already says where the record was.
+    if (recorded !== 'unrecorded')
+      this.logger.error(
+        logLine('event dead-lettered', {
+          ...deliveryFields(delivery, event),
+          attempt: attempts,
+          stage: 'dead-letter',
+          reason: summary,
+        }),
+      );
     return 'dead-lettered';
   }
 }

@@ -1,13 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_HEADERS, logLine } from '@nest-outbox/core';
+import { EVENT_HEADERS, isUuid, logLine } from '@nest-outbox/core';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
 import type { InboxDelivery, Rejection } from '../pipeline/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
 
 /**
  * Settles a record the guard refused: records it with its reason (rejected-messages table,
- * dead-letter topic if configured), logs it without payload, and makes its offset
- * committable (at the chunk's commit inside an `InboxKafkaServer` batch).
+ * dead-letter topic if configured; see `DeadLetterSink` for what happens when even that is
+ * refused), logs it without payload or header values (once, when settled), and makes its offset
+ * committable (at the chunk's commit inside an `InboxKafkaServer` batch). Inside a batch a
+ * failed write aborts the chunk, which is replayed record by record (where the fallbacks
+ * apply); outside, only an infrastructure error is thrown (the record is redelivered).
  * @internal
  */
 @Injectable()
@@ -19,29 +22,33 @@ export class RejectedRecordSettler {
   async settle(delivery: InboxDelivery, rejection: Rejection): Promise<void> {
     const { session, position, offset, headers } = delivery;
     const tracker = session.begin(position.topic, position.partition, offset);
+    const batch = currentInboxBatch();
+    if (batch) batch.onRollback(() => tracker.abandon(offset));
     try {
       await this.deadLetters.record(delivery, rejection.code, rejection.reason, 0);
     } catch (error) {
+      if (batch) return batch.abort(error);
       tracker.abandon(offset);
       throw error;
     }
-    this.logger.warn(
-      logLine('rejected record', {
-        consumer: delivery.consumer,
-        topic: position.topic,
-        partition: position.partition,
-        offset: position.offset,
-        event_id: headers[EVENT_HEADERS.eventId] ?? '-',
-        type: headers[EVENT_HEADERS.eventType] ?? '-',
-        stage: 'guard',
-        code: rejection.code,
-        reason: rejection.reason,
-      }),
-    );
-    const batch = currentInboxBatch();
-    if (batch) {
-      batch.onCommit(() => session.finish(tracker, offset));
-      batch.onRollback(() => tracker.abandon(offset));
-    } else session.finish(tracker, offset);
+    // Its headers are untrusted: only a valid event id is logged (the row keeps the rest).
+    const eventId = headers[EVENT_HEADERS.eventId];
+    const settled = () => {
+      this.logger.warn(
+        logLine('rejected record', {
+          consumer: delivery.consumer,
+          topic: position.topic,
+          partition: position.partition,
+          offset: position.offset,
+          event_id: eventId && isUuid(eventId) ? eventId : 'invalid',
+          stage: 'guard',
+          code: rejection.code,
+          reason: rejection.reason,
+        }),
+      );
+      session.finish(tracker, offset);
+    };
+    if (batch) batch.onCommit(settled);
+    else settled();
   }
 }
