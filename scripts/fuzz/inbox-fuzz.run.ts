@@ -1,9 +1,12 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Pool } from 'pg';
 import {
   createTestSchema,
   createTopics,
   freePort,
+  REPO_ROOT,
   spawnTs,
   testKafka,
   uniqueTopic,
@@ -105,14 +108,17 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
       seed: options.seed,
       numRuns: options.records,
     });
-    for (let i = 0; i < stream.length; i += 200) {
-      const slice = stream.slice(i, i + 200);
+    let produced = 0;
+    for (const slice of slices(stream)) {
       for (const record of slice) {
         shapes[record.shape] = (shapes[record.shape] ?? 0) + 1;
         if (record.eventId) canaries.push(record.eventId);
       }
       await producer.send({ topic, messages: slice.map(message), acks: -1 });
-      if ((i / 200) % 25 === 0) log(`produced ${i + slice.length}/${stream.length}`);
+      const before = produced;
+      produced += slice.length;
+      if (Math.floor(produced / 5000) > Math.floor(before / 5000))
+        log(`produced ${produced}/${stream.length}`);
     }
     const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
     const lagging = async () => {
@@ -147,6 +153,12 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
   );
   await db.drop();
   const output = child.output();
+  // The consumer's whole log, for the failure's classes (`*.log` is git-ignored).
+  mkdirSync(join(REPO_ROOT, '.fuzz-logs'), { recursive: true });
+  writeFileSync(
+    join(REPO_ROOT, '.fuzz-logs', `inbox-${options.seed}-${options.records}.log`),
+    output,
+  );
   const escaped = output.match(ESCAPED)?.length ?? 0;
   const markerLines = output.split('\n').filter((line) => line.includes(FUZZ_MARKER)).length;
   if (applied !== canaries.length)
@@ -172,6 +184,31 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     seconds: Math.round((performance.now() - started) / 1000),
     failures,
   };
+}
+
+/** Bytes a record takes, roughly (names, values, key). */
+function roughSize(record: FuzzRecord): number {
+  let size = 64 + (record.key?.length ?? 0) * 3 + (record.value?.length ?? 0) * 3;
+  for (const [name, value] of Object.entries(record.headers))
+    size += name.length * 3 + 8 + (value === undefined ? 0 : String(value).length * 3);
+  return size;
+}
+
+/** The records in produce requests of at most 200 records and about 600 KB each. */
+function* slices(stream: FuzzRecord[]): Generator<FuzzRecord[]> {
+  let slice: FuzzRecord[] = [];
+  let size = 0;
+  for (const record of stream) {
+    const bytes = roughSize(record);
+    if (slice.length > 0 && (slice.length >= 200 || size + bytes > 600_000)) {
+      yield slice;
+      slice = [];
+      size = 0;
+    }
+    slice.push(record);
+    size += bytes;
+  }
+  if (slice.length > 0) yield slice;
 }
 
 function message(record: FuzzRecord) {
