@@ -13,6 +13,7 @@ import {
   ensureSchema,
   retryStartup,
   runSampleService,
+  sampleLogger,
 } from '../../common/src';
 import { loadShippingServiceConfig } from './shipping-service.config';
 import { ShippingServiceModule } from './shipping-service.module';
@@ -23,7 +24,7 @@ async function bootstrap(): Promise<void> {
   // PostgreSQL first (retried for about a minute); Kafka is not waited for, see below.
   await retryStartup('schema preparation', () => ensureSchema(config.databaseUrl, config.schema));
   const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
-    logger: ['log', 'warn', 'error'],
+    logger: sampleLogger(),
   });
   configureSampleHttp(app);
   // The server is ours (not `transport: Transport.KAFKA`) so that the inbox can run its consumer

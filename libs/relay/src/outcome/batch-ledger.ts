@@ -1,4 +1,5 @@
 import { describeError } from '../errors/error-classifier';
+import { publishFailureReason, type PublishFailureReason } from '../errors/failure-reason';
 import type { ErrorKind } from '../options/relay-options.interface';
 import type { PublishAck } from '../publisher/relay-publisher.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
@@ -19,8 +20,12 @@ export interface FailedEntry {
   readonly topic: string;
   readonly kind: ErrorKind;
   readonly decision: FailureDecision;
-  /** `describeError` of the error (never a payload). */
+  /** `describeError` of the error (never a payload): stored as the row's last error. */
   readonly error: string;
+  /** The bounded reason label of the error. */
+  readonly reason: PublishFailureReason;
+  /** The error itself: logged as its class and code only. */
+  readonly cause: unknown;
 }
 
 /** Everything a ledger holds, ready to be recorded. @internal */
@@ -69,7 +74,16 @@ export class BatchLedger {
     const [head, ...rest] = run;
     if (!head) return;
     const decision = decideFailure(head.attempts, kind, this.policy, undefined, brokerAcksOthers);
-    this.failed.push({ row: head, topic, kind, decision, error: describeError(error) });
+    const reason = publishFailureReason(error);
+    this.failed.push({
+      row: head,
+      topic,
+      kind,
+      decision,
+      error: describeError(error),
+      reason,
+      cause: error,
+    });
     this.release(rest);
   }
 

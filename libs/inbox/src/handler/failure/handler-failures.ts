@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { backoffDelayMs, type EventEnvelope } from '@nest-outbox/core';
+import { backoffDelayMs, logLine, NestOutboxError, type EventEnvelope } from '@nest-outbox/core';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../../errors/inbox-retry-abandoned.error';
 import { INBOX_OPTIONS } from '../../inbox.constants';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import type { ResolvedInboxOptions } from '../../options/inbox-options.resolver';
-import { describeDelivery } from '../pipeline/delivery-log';
+import { deliveryFields } from '../pipeline/delivery-log';
 import type { InboxDelivery } from '../pipeline/inbox-delivery';
 import type { InboxOutcome } from '../pipeline/inbox-outcome';
 import { ExhaustedEventSettler } from './exhausted-event.settler';
@@ -37,12 +37,22 @@ export class HandlerFailures {
     error: unknown,
   ): Promise<'retry' | InboxOutcome> {
     const { policy } = delivery;
-    this.metrics.failed.inc({ consumer: delivery.consumer, topic: delivery.position.topic });
+    const labels = { consumer: delivery.consumer, topic: delivery.position.topic };
+    this.metrics.failed.inc(labels);
     const permanent = error instanceof InboxPermanentError || this.options.isPermanentError(error);
+    this.metrics.applyFailed(labels, error, permanent);
     const summary = describeFailure(error);
     this.logger.warn(
-      `handler failed ${describeDelivery(delivery, event)} attempt=${attempt}/${policy.maxAttempts} ` +
-        `stage=handle${permanent ? ' permanent' : ''}: ${summary}`,
+      logLine('handler failed', {
+        ...deliveryFields(delivery, event),
+        attempt,
+        max_attempts: policy.maxAttempts,
+        stage: 'handle',
+        permanent,
+        error,
+        // The library's own errors say what is wrong without values; others only by class.
+        reason: error instanceof NestOutboxError ? summary : undefined,
+      }),
     );
     if (permanent || attempt >= policy.maxAttempts)
       return this.exhausted.settle(delivery, event, attempt, summary);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { EventEnvelope } from '@nest-outbox/core';
+import { logLine, type EventEnvelope } from '@nest-outbox/core';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
 import { INBOX_FAULT_ENV, INBOX_TRANSACTION_HOST } from '../../inbox.constants';
@@ -10,7 +10,7 @@ import { InboxStore } from '../../store/inbox.store';
 import type { InboxBatch } from '../../transport/inbox-batch.context';
 import { registerOnce } from '../dedup/inbox-registration';
 import { HandlerFailures } from '../failure/handler-failures';
-import { describeDelivery } from './delivery-log';
+import { deliveryFields } from './delivery-log';
 import type { InboxDelivery } from './inbox-delivery';
 import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
 
@@ -104,6 +104,20 @@ export class InboxExecutor {
     handle: () => Promise<unknown>,
     batch?: InboxBatch,
   ): Promise<AttemptOutcome> {
+    const done = this.metrics.handlerSeconds.startTimer({ consumer: delivery.consumer });
+    try {
+      return await this.attemptOnce(delivery, event, handle, batch);
+    } finally {
+      done();
+    }
+  }
+
+  private async attemptOnce(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    handle: () => Promise<unknown>,
+    batch?: InboxBatch,
+  ): Promise<AttemptOutcome> {
     if (!(await registerOnce(this.store, delivery, event, batch))) return 'duplicate';
     if (delivery.policy.versionCheck !== 'off') {
       const check = await this.store.checkVersion(delivery.consumer, event);
@@ -111,7 +125,11 @@ export class InboxExecutor {
       if (check.kind === 'gap') {
         this.metrics.versionGaps.inc(labelsOf(delivery));
         this.logger.warn(
-          `aggregate version gap ${describeDelivery(delivery, event)} last=${check.last} stage=version`,
+          logLine('aggregate version gap', {
+            ...deliveryFields(delivery, event),
+            last: check.last,
+            stage: 'version',
+          }),
         );
         if (delivery.policy.versionCheck === 'hold') {
           throw new InboxVersionGapError(event.aggregateId, check.last + 1, event.aggregateVersion);
@@ -123,9 +141,7 @@ export class InboxExecutor {
   }
 
   private count(outcome: AttemptOutcome, labels: Labels): void {
-    if (outcome === 'applied') this.metrics.applied.inc(labels);
-    else if (outcome === 'duplicate') this.metrics.duplicates.inc(labels);
-    else this.metrics.stale.inc(labels);
+    this.metrics.settled(outcome, labels);
   }
 }
 
