@@ -79,7 +79,9 @@ function textOf(message: string, fields: Record<string, string | number | boolea
   for (const [key, value] of Object.entries(fields)) {
     const text = String(value);
     parts.push(
-      /[\s"=]/.test(text) || text === '' ? `${key}=${JSON.stringify(text)}` : `${key}=${text}`,
+      /[\s"=]/.test(text) || text === ''
+        ? `${key}="${text.replace(/"/g, '\\"')}"`
+        : `${key}=${text}`,
     );
   }
   return parts.join(' ');
