@@ -67,6 +67,9 @@ export class ChaosSystem {
       KAFKA_BROKERS: kafka.brokers.join(','),
       KAFKA_CREATE_TOPICS: 'false',
       RELAY_LEASE_MS: '4000',
+      // A broker restart can take minutes on a loaded machine: a service starting meanwhile
+      // waits for it (a service that gives up at start-up is a finding only past this).
+      STARTUP_RETRY_MS: '600000',
     };
     // Distinct ports, all chosen at once (two separate free ports may be the same number).
     const ports = await freePorts(2 + RELAY_SLOTS);

@@ -20,7 +20,7 @@ const CHAOS_CLI = {
   --cluster     a three-node Kafka cluster (leader kills) instead of one broker (stop/start)
   --load-ms     HTTP load per round (default 6000)
   --clients     concurrent HTTP clients (default 6)
-  --quiesce-ms  longest wait for quiescence after a round (default 180000)
+  --quiesce-ms  longest wait for quiescence after a round (default 600000)
   --log-dir     where the apps' logs go (default .chaos-logs/<seed>-<time>)`,
   flags: {
     rounds: { type: 'integer', min: 1, max: 100_000 },
@@ -44,7 +44,7 @@ void runCli(CHAOS_CLI, process.argv.slice(2), async ({ values }, io) => {
     cluster: values.cluster ?? false,
     loadMs: values['load-ms'] ?? 6000,
     clients: values.clients ?? 6,
-    quiesceMs: values['quiesce-ms'] ?? 180_000,
+    quiesceMs: values['quiesce-ms'] ?? 600_000,
     logDir: values['log-dir'] ?? join(REPO_ROOT, '.chaos-logs', `${seed}-${Date.now()}`),
     print: (line) => io.out(line),
     signal: stop.signal,

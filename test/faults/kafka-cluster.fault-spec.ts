@@ -126,6 +126,22 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
     );
     expect(await parked(scene)).toBe(0);
     expect(await scene.pending()).toBe(300);
+    // Each failure was recorded as transient (never permanent), and the heads backed off: no
+    // retry sooner than half the base delay; past maxAttempts, uncounted, each waits the
+    // delay of attempt maxAttempts (jittered: half to all of min(cap, base * 2^2) = 200-400 ms).
+    const { rows: histories } = await scene.schema.pool.query<{
+      history: { at: string; kind: string }[];
+    }>(
+      `SELECT error_history AS history FROM "${scene.schema.name}".outbox
+        WHERE published_at IS NULL AND jsonb_array_length(error_history) >= 4`,
+    );
+    const kinds = new Set(histories.flatMap((r) => r.history.map((e) => e.kind)));
+    expect([...kinds].filter((k) => k !== 'transient' && k !== 'throttled')).toEqual([]);
+    const gaps = histories.map((r) =>
+      r.history.slice(1).map((e, i) => Date.parse(e.at) - Date.parse(r.history[i]!.at)),
+    );
+    expect(gaps.flat().filter((ms) => ms < 50)).toEqual([]);
+    expect(gaps.map((g) => g[g.length - 1]!).filter((ms) => ms < 200)).toEqual([]);
     const failed = recording.attempts.filter(
       (a) => a.start >= outageStart && a.error !== undefined,
     );
@@ -143,7 +159,7 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
     expect(back.unexplained).toEqual([]);
     expect(await parked(scene)).toBe(0);
     process.stdout.write(
-      `[faults] min.insync unmet: ${failed.length} failed sends during the outage, 0 parked, ${back.duplicates.length} duplicates\n`,
+      `[faults] min.insync unmet: ${failed.length} failed sends during the outage (all transient, last retries >= ${Math.min(...gaps.map((g) => g[g.length - 1]!))} ms apart), 0 parked, ${back.duplicates.length} duplicates\n`,
     );
   }, 600_000);
 

@@ -88,8 +88,12 @@ export class KafkaNodeProcess {
   }
 
   /** Spawns the JVM; with `wait`, resolves once it says it started and its port accepts. */
-  async start(wait = true, timeoutMs = 180_000): Promise<void> {
-    if (this.running) return;
+  async start(wait = true, timeoutMs = 600_000): Promise<void> {
+    // Still starting (an earlier start gave up waiting on a starved machine): wait for it.
+    if (this.running) {
+      if (wait) await this.waitStarted(timeoutMs);
+      return;
+    }
     this.out = '';
     const child = spawn('java', [...this.jvm, 'kafka.Kafka', this.propsFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,7 +105,7 @@ export class KafkaNodeProcess {
   }
 
   /** Resolves once the JVM said "Kafka Server started" and its port accepts connections. */
-  async waitStarted(timeoutMs = 180_000): Promise<void> {
+  async waitStarted(timeoutMs = 600_000): Promise<void> {
     await waitFor(
       `Kafka on port ${this.port}`,
       async () => {

@@ -59,8 +59,8 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
+export { logText } from './log-text';
 export {
-  escapeControl,
   LOG_FORMAT_ENV,
   logFormat,
   logLine,
@@ -76,3 +76,21 @@ export {
   parseTraceHeaders,
   type TraceHeaders,
 } from './tracing/w3c-trace-context';
+export { BacklogTrend, type BacklogRates, type BacklogSample } from './pressure/backlog-trend';
+export {
+  forecastSecondsToBudget,
+  type BacklogBudget,
+  type BacklogNow,
+} from './pressure/backlog-forecast';
+export {
+  resolvePressureOptions,
+  type PressureOptions,
+  type ResolvedPressureOptions,
+} from './pressure/pressure-options';
+export {
+  evaluatePressure,
+  PRESSURE_LEVEL_VALUE,
+  type PressureLevel,
+  type PressureReading,
+} from './pressure/pressure-state';
+export { BacklogPressure, type BacklogAssessment } from './pressure/backlog-pressure';

@@ -1,4 +1,5 @@
 import { errorLabel } from './error-label';
+import { logText } from './log-text';
 
 /** How the libraries shape their log lines: `key=value` text, or one object per line. */
 export type LogFormat = 'text' | 'json';
@@ -35,20 +36,6 @@ export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
   return env[LOG_FORMAT_ENV]?.trim().toLowerCase() === 'json' ? 'json' : 'text';
 }
 
-// Every C0/C1 control character, DEL and the Unicode line/paragraph separators.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-/** `value` with control characters escaped (`\n`, `\u001b`): one log line stays one line. */
-export function escapeControl(value: string): string {
-  return value.replace(CONTROL, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
-
 /** The error's class and, if it has one, its code: never its message. */
 function errorParts(error: unknown): { error_class: string; error_code?: string } {
   const label = errorLabel(error);
@@ -58,7 +45,7 @@ function errorParts(error: unknown): { error_class: string; error_code?: string 
     : { error_class: label.slice(0, space), error_code: label.slice(space + 1) };
 }
 
-/** The fields as scalars (strings bounded and escaped), `error` split into class and code. */
+/** The fields as scalars (strings bounded and escaped by `logText`), `error` as class and code. */
 function scalarFields(fields: LogFields): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(fields)) {
@@ -66,16 +53,14 @@ function scalarFields(fields: LogFields): Record<string, string | number | boole
     if (key === 'error') Object.assign(out, errorParts(value));
     else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
     else if (typeof value === 'bigint') out[key] = value.toString();
-    else out[key] = escapeControl(typeof value === 'string' ? value : '[' + typeof value + ']');
+    else out[key] = logText(value, 300);
   }
-  for (const [key, value] of Object.entries(out))
-    if (typeof value === 'string' && value.length > 300) out[key] = `${value.slice(0, 300)}...`;
   return out;
 }
 
 /** `key=value` text; values with spaces or quotes are quoted. */
 function textOf(message: string, fields: Record<string, string | number | boolean>): string {
-  const parts = [escapeControl(message)];
+  const parts = [logText(message, 500)];
   for (const [key, value] of Object.entries(fields)) {
     const text = String(value);
     parts.push(
@@ -102,5 +87,5 @@ export function logLine(
   format: LogFormat = logFormat(),
 ): string | LogObject {
   const scalars = scalarFields(fields);
-  return format === 'json' ? { msg: escapeControl(message), ...scalars } : textOf(message, scalars);
+  return format === 'json' ? { msg: logText(message, 500), ...scalars } : textOf(message, scalars);
 }

@@ -54,8 +54,16 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
     });
   };
   let crashes = 0;
+  let fired = false;
+  const arm = () => void proxy.armOnce('COMMIT', () => pg.crash()).then(() => (fired = true));
   const crashAtCommit = async () => {
-    await proxy.armOnce('COMMIT', () => pg.crash());
+    // A deadline, not a hang: a consumer that never commits again fails here, by name.
+    await waitFor('a COMMIT of the consumer to crash the database at', () => fired, {
+      timeoutMs: 240_000,
+      intervalMs: 200,
+    }).finally(() => {
+      fired = false;
+    });
     crashes += 1;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     pg.start();
@@ -70,12 +78,12 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
     });
     await consumer.waitForOutput('INBOX_READY', 180_000);
     // Armed once the consumer runs: the next COMMIT on its connections is an inbox transaction's.
-    const firstCrash = crashAtCommit();
+    arm();
     await produce(200);
-    await firstCrash;
-    const secondCrash = crashAtCommit();
+    await crashAtCommit();
+    arm();
     await produce(200);
-    await secondCrash;
+    await crashAtCommit();
     await produce(200);
     let behind: number[] = [];
     await waitFor(

@@ -37,8 +37,10 @@ export class HandlerFailures {
     error: unknown,
   ): Promise<'retry' | InboxOutcome> {
     const { policy } = delivery;
-    this.metrics.failed.inc({ consumer: delivery.consumer, topic: delivery.position.topic });
+    const labels = { consumer: delivery.consumer, topic: delivery.position.topic };
+    this.metrics.failed.inc(labels);
     const permanent = error instanceof InboxPermanentError || this.options.isPermanentError(error);
+    this.metrics.applyFailed(labels, error, permanent);
     const summary = describeFailure(error);
     this.logger.warn(
       logLine('handler failed', {
