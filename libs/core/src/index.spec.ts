@@ -26,6 +26,7 @@ describe('@nest-outbox/core public barrel', () => {
        "function createTableMigration",
        "const DEFAULT_NOTIFY_CHANNEL",
        "function errorLabel",
+       "function escapeControl",
        "function evaluatePressure",
        "const EVENT_HEADERS",
        "interface EventEnvelope",

@@ -59,7 +59,7 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
-export { logText } from './log-text';
+export { escapeControl, logText } from './log-text';
 export {
   LOG_FORMAT_ENV,
   logFormat,

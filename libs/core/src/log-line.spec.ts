@@ -1,3 +1,4 @@
+import { escapeControl } from './log-text';
 import { LOG_FORMAT_ENV, logFormat, logLine } from './log-line';
 
 describe('logLine', () => {
@@ -39,10 +40,10 @@ describe('logLine', () => {
     const hostile = { aggregate_id: 'a\nFAKE LINE\u001b[31m\u2028' };
     const text = logLine('parked', hostile, 'text') as string;
     expect(['\n', '\u001b', '\u2028'].some((c) => text.includes(c))).toBe(false);
-    expect(text).toContain('aggregate_id="a\\x0aFAKE LINE\\x1b[31m\\u2028"');
+    expect(text).toContain('a\\nFAKE LINE\\u001b[31m\\u2028');
     const line = JSON.stringify(logLine('parked', hostile, 'json'));
     expect(['\n', '\u001b', '\u2028'].some((c) => line.includes(c))).toBe(false);
-    expect(logLine('x', { type: 'tab\there' }, 'json')).toEqual({ msg: 'x', type: 'tab\\x09here' });
+    expect(escapeControl('tab\there\r')).toBe('tab\\there\\r');
   });
 
   it('Given a non-scalar field, when logged, then only its type appears (objects may hold a payload)', () => {

@@ -1,5 +1,5 @@
 import { errorLabel } from './error-label';
-import { logText } from './log-text';
+import { escapeControl } from './log-text';
 
 /** How the libraries shape their log lines: `key=value` text, or one object per line. */
 export type LogFormat = 'text' | 'json';
@@ -45,7 +45,7 @@ function errorParts(error: unknown): { error_class: string; error_code?: string 
     : { error_class: label.slice(0, space), error_code: label.slice(space + 1) };
 }
 
-/** The fields as scalars (strings bounded and escaped by `logText`), `error` as class and code. */
+/** The fields as scalars (strings bounded and escaped), `error` split into class and code. */
 function scalarFields(fields: LogFields): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(fields)) {
@@ -53,14 +53,16 @@ function scalarFields(fields: LogFields): Record<string, string | number | boole
     if (key === 'error') Object.assign(out, errorParts(value));
     else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
     else if (typeof value === 'bigint') out[key] = value.toString();
-    else out[key] = logText(value, 300);
+    else out[key] = escapeControl(typeof value === 'string' ? value : '[' + typeof value + ']');
   }
+  for (const [key, value] of Object.entries(out))
+    if (typeof value === 'string' && value.length > 300) out[key] = `${value.slice(0, 300)}...`;
   return out;
 }
 
-/** `key=value` text; values with spaces or quotes are quoted. */
+/** `key=value` text; values with spaces or quotes are quoted (`"` escaped, nothing else again). */
 function textOf(message: string, fields: Record<string, string | number | boolean>): string {
-  const parts = [logText(message, 500)];
+  const parts = [escapeControl(message)];
   for (const [key, value] of Object.entries(fields)) {
     const text = String(value);
     parts.push(
@@ -87,5 +89,5 @@ export function logLine(
   format: LogFormat = logFormat(),
 ): string | LogObject {
   const scalars = scalarFields(fields);
-  return format === 'json' ? { msg: logText(message, 500), ...scalars } : textOf(message, scalars);
+  return format === 'json' ? { msg: escapeControl(message), ...scalars } : textOf(message, scalars);
 }

@@ -3,7 +3,7 @@ import { logText } from './log-text';
 describe('logText', () => {
   it('escapes control characters, line separators, backslashes and unpaired surrogates', () => {
     expect(logText('a\nb\r\u0000c\u001b[31m\u007f\u0085')).toBe(
-      'a\\x0ab\\x0d\\x00c\\x1b[31m\\x7f\\x85',
+      'a\\nb\\r\\u0000c\\u001b[31m\\u007f\\u0085',
     );
     expect(logText('x\u2028y\\z')).toBe('x\\u2028y\\\\z');
     expect(logText('lone \ud800 and \udc00, pair \ud83d\ude00')).toBe(
