@@ -32,7 +32,8 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
   const schema = 'faults_pg_inbox';
   const topic = uniqueTopic('faults-pg-inbox');
   const groupId = uniqueTopic('faults-pg-inbox-g');
-  await createTopics([{ topic, numPartitions: 3 }]);
+  // Retried: the shared broker can time a creation out on a loaded machine.
+  await retrying(() => createTopics([{ topic, numPartitions: 3 }]));
   const db = crashTolerantPool(pg.url, 2);
   await retrying(() => db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
   await db.query(effectsDdl(schema));
