@@ -59,6 +59,7 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
+export { isDatabaseUnavailable } from './database-unavailable';
 export { otelApi, type OtelApi } from './tracing/otel-api';
 export { runInSpan } from './tracing/run-in-span';
 export {

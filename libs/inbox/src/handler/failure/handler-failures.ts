@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { backoffDelayMs, type EventEnvelope } from '@nest-outbox/core';
+import { backoffDelayMs, isDatabaseUnavailable, type EventEnvelope } from '@nest-outbox/core';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../../errors/inbox-retry-abandoned.error';
 import { INBOX_OPTIONS } from '../../inbox.constants';
@@ -16,7 +16,9 @@ import { waitWithHeartbeat } from './heartbeat-wait';
  * What follows a failed attempt (rolled back, inbox row included): count and log it; retry
  * after a backoff (core `backoffDelayMs` from `retry.baseDelayMs` to `retry.maxDelayMs`),
  * heartbeating while waiting and giving up when the partition is revoked; or, once the
- * attempts are used up or the error is permanent, apply the exhausted policy.
+ * attempts are used up or the error is permanent, apply the exhausted policy. A failure
+ * because PostgreSQL is unavailable (`isDatabaseUnavailable`: a restart, a crash) is not the
+ * event's fault: it is retried uncounted, never dead-lettered or paused for.
  * @internal
  */
 @Injectable()
@@ -29,30 +31,35 @@ export class HandlerFailures {
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {}
 
-  /** 'retry' once the backoff has passed, or the final outcome of the event. */
+  /**
+   * 'retry' once the backoff has passed ('retry-uncounted': the attempt does not count), or
+   * the final outcome of the event.
+   */
   async afterFailure(
     delivery: InboxDelivery,
     event: EventEnvelope,
     attempt: number,
     error: unknown,
-  ): Promise<'retry' | InboxOutcome> {
+  ): Promise<'retry' | 'retry-uncounted' | InboxOutcome> {
     const { policy } = delivery;
     this.metrics.failed.inc({ consumer: delivery.consumer, topic: delivery.position.topic });
     const permanent = error instanceof InboxPermanentError || this.options.isPermanentError(error);
+    const unavailable = !permanent && isDatabaseUnavailable(error);
     const summary = describeFailure(error);
     this.logger.warn(
       `handler failed ${describeDelivery(delivery, event)} attempt=${attempt}/${policy.maxAttempts} ` +
-        `stage=handle${permanent ? ' permanent' : ''}: ${summary}`,
+        `stage=handle${permanent ? ' permanent' : ''}${unavailable ? ' database-unavailable (not counted)' : ''}: ${summary}`,
     );
-    if (permanent || attempt >= policy.maxAttempts)
+    if (!unavailable && (permanent || attempt >= policy.maxAttempts))
       return this.exhausted.settle(delivery, event, attempt, summary);
-    const delay = backoffDelayMs(attempt, {
+    // An outage backs off at the delay of the last counted attempt (as the relay does).
+    const delay = backoffDelayMs(unavailable ? policy.maxAttempts : attempt, {
       baseMs: policy.baseDelayMs,
       capMs: policy.maxDelayMs,
     });
     await this.heartbeat(delivery);
     await waitWithHeartbeat(delay, () => this.heartbeat(delivery));
-    return 'retry';
+    return unavailable ? 'retry-uncounted' : 'retry';
   }
 
   private async heartbeat(delivery: InboxDelivery): Promise<void> {
