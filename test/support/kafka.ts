@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type IHeaders, type ITopicConfig } from 'kafkajs';
 import { KAFKA_BROKERS } from './env';
+import { waitFor } from './poll';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
@@ -14,18 +15,41 @@ export function uniqueTopic(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Creates topics and waits for their leaders. */
+/**
+ * Creates topics and waits until every partition has a leader in the metadata. kafkajs'
+ * own `waitForLeaders` retries only LEADER_NOT_AVAILABLE: on a loaded broker the metadata can
+ * still answer UNKNOWN_TOPIC_OR_PARTITION right after the creation, which it throws. This polls
+ * the metadata with a deadline instead, whatever it answers meanwhile.
+ */
 export async function createTopics(
   topics: (string | ITopicConfig)[],
   brokers: string[] = KAFKA_BROKERS,
 ): Promise<void> {
+  const configs = topics.map((t) => (typeof t === 'string' ? { topic: t, numPartitions: 3 } : t));
   const admin = testKafka(brokers).admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: topics.map((t) => (typeof t === 'string' ? { topic: t, numPartitions: 3 } : t)),
-    });
+    await admin.createTopics({ waitForLeaders: false, topics: configs });
+    await waitFor(
+      `leaders of ${configs.map((c) => c.topic).join(', ')}`,
+      async () => {
+        try {
+          const { topics: found } = await admin.fetchTopicMetadata({
+            topics: configs.map((c) => c.topic),
+          });
+          return configs.every((c) => {
+            const partitions = found.find((t) => t.name === c.topic)?.partitions ?? [];
+            return (
+              partitions.length >= Math.max(1, c.numPartitions ?? 1) &&
+              partitions.every((p) => p.leader >= 0)
+            );
+          });
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
   } finally {
     await admin.disconnect();
   }

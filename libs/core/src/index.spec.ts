@@ -32,6 +32,7 @@ describe('@nest-outbox/core public barrel', () => {
        "function isUuid",
        "type KafkaHeaderSource",
        "function loadOptionalPeer",
+       "function logText",
        "interface MetricFactory",
        "interface MetricsOptions",
        "function migrationName",

@@ -60,6 +60,7 @@ export {
 } from './sql-migration';
 export { errorLabel } from './error-label';
 export { isDatabaseUnavailable } from './database-unavailable';
+export { logText } from './log-text';
 export { otelApi, type OtelApi } from './tracing/otel-api';
 export { runInSpan } from './tracing/run-in-span';
 export {
@@ -68,3 +69,21 @@ export {
   parseTraceHeaders,
   type TraceHeaders,
 } from './tracing/w3c-trace-context';
+export { BacklogTrend, type BacklogRates, type BacklogSample } from './pressure/backlog-trend';
+export {
+  forecastSecondsToBudget,
+  type BacklogBudget,
+  type BacklogNow,
+} from './pressure/backlog-forecast';
+export {
+  resolvePressureOptions,
+  type PressureOptions,
+  type ResolvedPressureOptions,
+} from './pressure/pressure-options';
+export {
+  evaluatePressure,
+  PRESSURE_LEVEL_VALUE,
+  type PressureLevel,
+  type PressureReading,
+} from './pressure/pressure-state';
+export { BacklogPressure, type BacklogAssessment } from './pressure/backlog-pressure';

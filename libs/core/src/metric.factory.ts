@@ -21,7 +21,12 @@ export type HistogramMetric<L extends string = string> = Pick<
 export interface MetricFactory {
   counter<L extends string = never>(name: string, help: string, labelNames?: L[]): CounterMetric<L>;
   gauge<L extends string = never>(name: string, help: string, labelNames?: L[]): GaugeMetric<L>;
-  histogram(name: string, help: string, buckets: number[]): HistogramMetric;
+  histogram<L extends string = never>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames?: L[],
+  ): HistogramMetric<L>;
 }
 
 const noop = {
@@ -50,8 +55,13 @@ export function promMetricFactory(
       new client.Counter<L>({ name: `${prefix}${name}`, help, labelNames, registers }),
     gauge: <L extends string>(name: string, help: string, labelNames: L[] = []) =>
       new client.Gauge<L>({ name: `${prefix}${name}`, help, labelNames, registers }),
-    histogram: (name, help, buckets) =>
-      new client.Histogram({ name: `${prefix}${name}`, help, buckets, registers }),
+    histogram: <L extends string>(
+      name: string,
+      help: string,
+      buckets: number[],
+      labelNames: L[] = [],
+    ) =>
+      new client.Histogram<L>({ name: `${prefix}${name}`, help, buckets, labelNames, registers }),
   };
 }
 

@@ -1,5 +1,7 @@
 export { OutboxModule } from './outbox.module';
 export { OutboxService } from './outbox.service';
+export { OutboxPressureService } from './pressure/outbox-pressure.service';
+export { OUTBOX_METRICS_REGISTRY } from './outbox.constants';
 export { OutboxTransactional } from './outbox-transactional.decorator';
 export type {
   OutboxModuleExtras,
@@ -23,5 +25,6 @@ export { InvalidEventError } from './errors/invalid-event.error';
 export { OutboxNotInitializedError } from './errors/outbox-not-initialized.error';
 export { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 export { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
+export { OutboxBackPressureError } from './errors/outbox-back-pressure.error';
 export { outboxSchemaSql, type OutboxTableName } from './schema/outbox-schema.sql';
 export { createOutboxMigration, type OutboxMigrationOptions } from './schema/outbox.migration';

@@ -1,3 +1,4 @@
+import type { PressureOptions, ResolvedPressureOptions } from '@nest-outbox/core';
 import type { Registry } from 'prom-client';
 
 /**
@@ -65,11 +66,21 @@ export interface OutboxModuleOptions {
    */
   verifySchema?: boolean;
   /**
-   * prom-client registry and metric name prefix of the outbox's metrics, or `false` for
-   * none. Accepted and validated; the outbox records no metrics yet.
+   * prom-client registry (one is created when absent; token `OUTBOX_METRICS_REGISTRY`) and
+   * metric name prefix of the outbox's metrics (docs/METRICS.md), or `false` for none.
+   * prom-client is an optional peer, loaded only when metrics are on.
    * @default { prefix: 'nest_outbox_outbox_' }
    */
   metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /**
+   * Back-pressure: a sampler (one query per `intervalMs` per process) turns the backlog, its
+   * oldest age and the forecast into `ok`, `warn` or `critical`; while `critical`,
+   * commands marked `@OutboxTransactional({ critical: false })` are refused with
+   * `OutboxBackPressureError` before any write. `false` (the default): no sampler, nothing
+   * refused. `{}` uses the default thresholds (see `PressureOptions`).
+   * @default false
+   */
+  pressure?: PressureOptions | false;
 }
 
 /**
@@ -104,5 +115,6 @@ export interface ResolvedOutboxOptions {
   readonly installSchema: boolean;
   readonly verifySchema: boolean;
   readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
+  readonly pressure: ResolvedPressureOptions | false;
   readonly connectionName: string | undefined;
 }

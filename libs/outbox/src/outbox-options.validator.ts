@@ -3,6 +3,7 @@ import {
   InvalidOptionsError,
   OptionChecks,
   qualifiedTable,
+  resolvePressureOptions,
   sqlIdentifier,
 } from '@nest-outbox/core';
 import { otelTraceContext } from './event/otel-trace-context';
@@ -61,6 +62,10 @@ export function resolveOutboxOptions(
     installSchema: check.boolean('installSchema', options.installSchema, false),
     verifySchema: check.boolean('verifySchema', options.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
+    pressure:
+      options.pressure === false || options.pressure === undefined
+        ? false
+        : resolvePressureOptions(check, 'pressure', options.pressure),
     connectionName,
   };
 }

@@ -19,11 +19,26 @@ function markMethod(target: object, key: string | symbol): void {
   Reflect.defineMetadata(OUTBOX_TRANSACTIONAL_METHODS, [...names, key], target.constructor);
 }
 
+/** The options with the command named `Class.method` (for back-pressure refusals). */
+function withCommand(
+  self: object | undefined,
+  key: string | symbol,
+  options: OutboxTransactionOptions | undefined,
+): OutboxTransactionOptions {
+  if (options?.command) return options;
+  const owner = (self?.constructor as { name?: string } | undefined)?.name ?? 'object';
+  return { ...options, command: `${owner}.${String(key)}` };
+}
+
 /**
  * Runs the decorated method as one PostgreSQL transaction with the outbox: business
  * writes go through `TransactionHost.tx`, events recorded with `OutboxService.record()`
  * are inserted in the same transaction at the end of the outermost decorated call, and
  * relays are woken after the commit. Commit both or neither; no Kafka call inside.
+ *
+ * `@OutboxTransactional({ critical: false })` marks a non-critical command: while the
+ * module's pressure state is `critical` (option `pressure`) it is refused with
+ * `OutboxBackPressureError` before any write. Critical commands are never refused.
  *
  * Nested decorated calls join the outer transaction; inside a plain nestjs-cls
  * transaction the method joins that one. Metadata other decorators put on the method is
@@ -66,7 +81,7 @@ export function OutboxTransactional(options?: OutboxTransactionOptions): MethodD
         const owner = (this?.constructor as { name?: string } | undefined)?.name ?? 'object';
         return Promise.reject(new OutboxNotInitializedError(owner, String(key)));
       }
-      return outbox.transaction(() => method.apply(this, args), options);
+      return outbox.transaction(() => method.apply(this, args), withCommand(this, key, options));
     };
     Object.defineProperty(wrapped, 'name', { value: method.name });
     copyMetadata(method, wrapped);

@@ -2,7 +2,11 @@ import { InvalidOptionsError } from '@nest-outbox/core';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
-import { OUTBOX_OPTIONS } from './outbox.constants';
+import { createOutboxMetrics } from './metrics/outbox-metrics.factory';
+import { OutboxMetrics } from './metrics/outbox.metrics';
+import { OUTBOX_METRICS_REGISTRY, OUTBOX_OPTIONS } from './outbox.constants';
+import type { ResolvedOutboxOptions } from './outbox-options.interface';
+import { OutboxPressureService } from './pressure/outbox-pressure.service';
 import { ConfigurableModuleClass, OPTIONS_TYPE } from './outbox.module-definition';
 import { resolveOutboxOptions } from './outbox-options.validator';
 import { OutboxService } from './outbox.service';
@@ -47,10 +51,28 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
   imports: [DiscoveryModule],
   providers: [
     { provide: OUTBOX_WAKEUP, useFactory: () => new OutboxWakeup() },
+    {
+      provide: OutboxMetrics,
+      useFactory: (options: ResolvedOutboxOptions) => createOutboxMetrics(options),
+      inject: [OUTBOX_OPTIONS],
+    },
+    {
+      provide: OUTBOX_METRICS_REGISTRY,
+      // `undefined` with `metrics: false` or without prom-client: no registry to scrape.
+      useFactory: (metrics: OutboxMetrics) => metrics.registry,
+      inject: [OutboxMetrics],
+    },
+    OutboxPressureService,
     OutboxService,
     OutboxTransactionalExplorer,
   ],
-  exports: [OutboxService, OUTBOX_WAKEUP, OUTBOX_OPTIONS],
+  exports: [
+    OutboxService,
+    OutboxPressureService,
+    OUTBOX_WAKEUP,
+    OUTBOX_OPTIONS,
+    OUTBOX_METRICS_REGISTRY,
+  ],
 })
 export class OutboxModule extends ConfigurableModuleClass {
   /** Registers the outbox with these options (all optional: `forRoot()` uses the defaults). */

@@ -13,6 +13,8 @@ import type { EntityManager } from 'typeorm';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
 import { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
 import { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
+import { OutboxMetrics } from './metrics/outbox.metrics';
+import { OutboxPressureService } from './pressure/outbox-pressure.service';
 import type {
   OutboxEventInput,
   OutboxRow,
@@ -41,11 +43,10 @@ function toRecorded(row: OutboxRow): RecordedEvent {
 /**
  * Records events in the caller's PostgreSQL transaction and wakes relays after commit.
  *
- * Inside `@OutboxTransactional()` / `transaction(fn)`, recorded events are buffered and
- * written in one INSERT at the end of the outermost call, still inside its transaction
- * (commit both or neither); after the commit the in-process relay is signalled and a
- * coalesced `NOTIFY` goes out on a connection of its own. Inside a plain nestjs-cls
- * transaction of the same connection, `record()` inserts at once.
+ * Inside `@OutboxTransactional()` / `transaction(fn)`, recorded events are written in one
+ * INSERT at the end of the outermost call, inside its transaction; after the commit the
+ * in-process relay is signalled and a coalesced `NOTIFY` goes out on its own connection.
+ * Inside a plain nestjs-cls transaction, `record()` inserts at once.
  * @publicApi
  */
 @Injectable()
@@ -64,9 +65,11 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     @Inject(OUTBOX_TRANSACTION_HOST) private readonly host: TypeOrmHost,
     private readonly cls: ClsService,
     @Inject(OUTBOX_WAKEUP) private readonly wakeup: OutboxWakeup,
+    private readonly metrics: OutboxMetrics,
+    private readonly pressure: OutboxPressureService,
   ) {
-    this.store = new OutboxStore(options.qualifiedTable);
-    this.transitions = new TransitionRunner(options.qualifiedTable);
+    this.store = new OutboxStore(options.qualifiedTable, metrics);
+    this.transitions = new TransitionRunner(options.qualifiedTable, metrics);
   }
 
   /** @internal */
@@ -90,10 +93,9 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Records an event in the active transaction. Validation, serialization and the size
-   * check happen now and throw (so the business change rolls back); `eventId` is assigned
-   * now. Always `await` it: inside a transaction the outbox did not open, the row is
-   * inserted before the promise resolves.
+   * Records an event in the active transaction. Validation, serialization and the size check
+   * happen now and throw (the change rolls back); `eventId` is assigned now. Always `await`
+   * it: inside a transaction the outbox did not open, the row is inserted before it resolves.
    * @throws NoActiveTransactionError when no transaction is active
    * @throws PayloadSerializationError, PayloadTooLargeError, InvalidEventError
    */
@@ -118,12 +120,16 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
    * the active nestjs-cls transaction, else opens one.
    * @throws OutboxDatabaseUnavailableError (retryable) when the transaction it opened failed
    *   because PostgreSQL was unreachable or went away
+   * @throws OutboxBackPressureError (retryable, before any write) for `critical: false` while
+   *   the pressure state is critical
    */
   async transaction<R>(fn: () => Promise<R> | R, options?: OutboxTransactionOptions): Promise<R> {
     if (this.host.isTransactionActive()) {
       if (this.currentUnit(this.host.tx)) return fn();
       return this.runInForeignTransaction(fn);
     }
+    this.pressure.admit(options?.command ?? 'transaction', options?.critical ?? true);
+    const done = this.metrics.transactionSeconds.startTimer();
     let unit: OutboxUnit | undefined;
     const body = async () => {
       unit = this.openUnit();
@@ -137,8 +143,10 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
         ? this.host.withTransaction({ isolationLevel }, body)
         : this.host.withTransaction(body)
     ).catch((error: unknown) => {
+      done({ outcome: 'rolled_back' });
       throw OutboxDatabaseUnavailableError.wrap(error);
     });
+    done({ outcome: 'committed' });
     if (unit?.hasEvents()) this.afterCommit();
     return result;
   }
@@ -158,14 +166,12 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   /**
    * The conditional transition and its event in ONE statement (one round trip instead of
    * two): `WITH t AS (UPDATE ... RETURNING version) INSERT INTO <outbox> ... SELECT ...
-   * FROM t`, the event's `aggregateVersion` being the row's new version. Same guarantees as
+   * FROM t`, `aggregateVersion` being the row's new version. Same guarantees as
    * `transition()` then `record()`: zero rows matched throws `InvalidTransitionError` and
-   * writes nothing; the aggregate's advisory lock is taken in the statement, after the
-   * row's update and before the event's `id` is drawn, so events of one aggregate keep
-   * commit order (and this form and the two-call form never deadlock each other). The
-   * event is written now, in the active transaction, and rolls back with it. Events
-   * recorded earlier in the same decorated call are written first, keeping their order.
-   * `spec.id` must identify one row.
+   * writes nothing; the aggregate's advisory lock is taken after the row's update and before
+   * the event's `id` is drawn, so one aggregate's events keep commit order (and the two
+   * forms never deadlock each other). The event is written now, in the active transaction;
+   * events recorded earlier in the call are written first. `spec.id` must identify one row.
    * @returns the recorded event, with `aggregateVersion` = the row's new version
    * @throws InvalidTransitionError when no row was in an expected state (nothing written)
    * @throws NoActiveTransactionError when no transaction is active

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Prints the inbox DDL as plain SQL for teams that migrate with other tools:
  *   npm run -s inbox:sql -- --schema shipping [--table inbox] [--rejected-table <name>]

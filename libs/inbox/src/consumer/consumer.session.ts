@@ -56,6 +56,7 @@ export class ConsumerSession {
       logger,
       () => this.trackers.values(),
       () => !this.closed && !this.rebalancing,
+      (trackers) => trackers.forEach((t) => this.observeUncommitted(t)),
     );
     this.recovery = new CrashRecovery(consumer, logger, () => this.groupId ?? '?', random);
     this.subscribe();
@@ -76,7 +77,17 @@ export class ConsumerSession {
   /** A record has its final result: commit what became committable. */
   finish(tracker: PartitionOffsetTracker, offset: bigint): void {
     tracker.finish(offset);
+    this.observeUncommitted(tracker);
     this.committer.schedule();
+  }
+
+  private observeUncommitted(tracker: PartitionOffsetTracker): void {
+    const labels = {
+      group: this.groupId ?? '',
+      topic: tracker.topic,
+      partition: String(tracker.partition),
+    };
+    this.metrics.appliedUncommitted.set(labels, tracker.uncommitted);
   }
 
   /** True while the partition is assigned to this consumer as far as we know. */

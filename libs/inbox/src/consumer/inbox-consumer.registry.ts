@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { InboxMetrics } from '../metrics/inbox.metrics';
+import { installHeaderDecoding } from '../transport/kafkajs-header-decoding.hook';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
 
@@ -16,7 +17,16 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   private readonly sessions = new Map<Consumer, ConsumerSession>();
   private readonly logger = new Logger('InboxModule');
 
-  constructor(@Inject(InboxMetrics) private readonly metrics: InboxMetrics) {}
+  constructor(@Inject(InboxMetrics) private readonly metrics: InboxMetrics) {
+    // Before any consumer fetches: a record with tens of thousands of headers must not stall
+    // the event loop in kafkajs' decoder (see installHeaderDecoding).
+    const decoding = installHeaderDecoding();
+    if (!decoding.installed)
+      this.logger.warn(
+        `record headers are decoded by kafkajs' own decoder, quadratic in their count (a record with ` +
+          `thousands of headers can block the event loop for minutes): ${decoding.reason}`,
+      );
+  }
 
   /**
    * The session of `consumer`, created (and its events subscribed) on first use.

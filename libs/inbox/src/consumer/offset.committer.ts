@@ -24,6 +24,8 @@ export class OffsetCommitter {
     private readonly trackers: () => Iterable<PartitionOffsetTracker>,
     /** False while nothing may be committed (rebalancing, closed). */
     private readonly mayCommit: () => boolean,
+    /** Told which trackers a commit moved (the applied-to-committed distance gauge). */
+    private readonly onCommitted: (trackers: PartitionOffsetTracker[]) => void = () => undefined,
   ) {}
 
   /** Commits what became committable, soon (coalesced with other results). */
@@ -63,6 +65,7 @@ export class OffsetCommitter {
           })),
         );
         for (const { tracker, next } of batch) tracker.committedUpTo(next);
+        this.onCommitted(batch.map((c) => c.tracker));
         backoff.reset();
       } catch (error) {
         const delay = backoff.next();

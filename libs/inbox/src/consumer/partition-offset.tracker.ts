@@ -13,6 +13,8 @@ export class PartitionOffsetTracker {
   private readonly inFlight = new Map<bigint, number>();
   private maxFinished: bigint | undefined;
   private committed: bigint | undefined;
+  /** First offset begun in this assignment: the baseline before anything was committed. */
+  private firstBegun: bigint | undefined;
   /** False once the partition was revoked: nothing is committed for it any more. */
   live = true;
 
@@ -22,6 +24,7 @@ export class PartitionOffsetTracker {
   ) {}
 
   begin(offset: bigint): void {
+    this.firstBegun ??= offset;
     this.inFlight.set(offset, (this.inFlight.get(offset) ?? 0) + 1);
   }
 
@@ -46,6 +49,17 @@ export class PartitionOffsetTracker {
   /** Records that `next` was committed. */
   committedUpTo(next: bigint): void {
     if (this.committed === undefined || next > this.committed) this.committed = next;
+  }
+
+  /**
+   * Distance between the last finished offset + 1 and the last committed one (or the first
+   * offset of the assignment before any commit): records done whose offset is not committed.
+   */
+  get uncommitted(): number {
+    const base = this.committed ?? this.firstBegun;
+    if (this.maxFinished === undefined || base === undefined) return 0;
+    const next = this.maxFinished + 1n;
+    return next > base ? Number(next - base) : 0;
   }
 
   /** Offset committed last by this consumer (next to read), if any. */

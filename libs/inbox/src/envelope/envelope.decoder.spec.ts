@@ -20,6 +20,8 @@ const headers = (over: Record<string, string> = {}) => ({
   ...over,
 });
 
+const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+
 describe('decodeEnvelope', () => {
   it('decodes a contract record (already parsed by Nest, or raw bytes) into an envelope', () => {
     for (const value of [{ total: 1 }, Buffer.from('{"total":1}')]) {
@@ -42,8 +44,49 @@ describe('decodeEnvelope', () => {
     ['unsupported_schema_version', { value: '{}', headers: headers({ schema_version: '2' }) }],
     ['oversize', { value: Buffer.alloc(101, 'a'), headers: headers() }],
     ['invalid_header', { value: '{}', headers: headers({ occurred_at: 'yesterday' }) }],
+    ['invalid_header', { value: '{}', headers: headers({ aggregate_id: 'o\u0000' }) }],
+    ['invalid_header', { value: '{}', headers: headers({ event_type: 'order\nconfirmed' }) }],
+    ['invalid_header', { value: '{}', headers: headers({ aggregate_type: 'x'.repeat(1001) }) }],
+    ['not_json', { value: null, headers: headers() }],
   ])('rejects with %s', (code, record) => {
     const result = decodeEnvelope(record, rules);
     expect(result.ok ? 'ok' : result.code).toBe(code);
+  });
+
+  it.each([
+    ['text', { value: deep, headers: headers() }],
+    ['parsed by Nest', { value: JSON.parse(deep) as unknown, headers: headers() }],
+    [
+      'in a header',
+      { value: '{}', headers: { ...headers(), tenant: JSON.parse(deep) as unknown } },
+    ],
+  ])(
+    'rejects 100,000 levels of nesting (%s) as too_deep without running out of stack',
+    (_, record) => {
+      const result = decodeEnvelope(record, { ...rules, maxMessageBytes: 1_000_000 });
+      expect(result.ok ? 'ok' : result.code).toBe('too_deep');
+    },
+  );
+
+  it('never echoes the value it refused in its reason', () => {
+    const marker = 'MARKER\u0000x';
+    for (const over of <Record<string, string>[]>[
+      { event_id: marker },
+      { event_type: marker },
+      { schema_version: marker },
+      { aggregate_version: marker },
+      { aggregate_id: marker },
+    ]) {
+      const result = decodeEnvelope({ value: '{}', headers: headers(over) }, rules);
+      expect(result.ok).toBe(false);
+      expect(JSON.stringify(result)).not.toContain('MARKER');
+    }
+  });
+
+  it('accepts the nesting limit itself and a payload with NUL and surrogates (the handler decides)', () => {
+    const value = '['.repeat(64) + '"\\u0000\\ud800"' + ']'.repeat(64);
+    expect(
+      decodeEnvelope({ value, headers: headers() }, { ...rules, maxMessageBytes: 1000 }).ok,
+    ).toBe(true);
   });
 });

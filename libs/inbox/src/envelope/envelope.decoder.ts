@@ -1,4 +1,8 @@
-import { EVENT_HEADERS, isUuid, type EventEnvelope } from '@nest-outbox/core';
+import { errorLabel, EVENT_HEADERS, isUuid, type EventEnvelope } from '@nest-outbox/core';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep, valueTooDeep } from './json-bounds';
+import { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
+
+export { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
 
 /** Why a record was rejected before its handler ran. @publicApi */
 export type RejectionCode =
@@ -9,6 +13,9 @@ export type RejectionCode =
   | 'unknown_event_type'
   | 'unsupported_schema_version'
   | 'oversize'
+  | 'too_deep'
+  | 'too_many_headers'
+  | 'undecodable'
   | 'handler_failed';
 
 /** The outcome of decoding one record: an envelope or a reason. @publicApi */
@@ -21,13 +28,8 @@ export interface DecodeRules {
   readonly eventTypes: ReadonlySet<string> | undefined;
   readonly schemaVersions: ReadonlySet<number> | undefined;
   readonly maxMessageBytes: number;
-}
-
-/** A record as Nest's KafkaParser hands it over (value already decoded unless keepBinary). */
-export interface ParsedRecord {
-  readonly key?: unknown;
-  readonly value?: unknown;
-  readonly headers?: Record<string, unknown>;
+  /** Deepest JSON nesting accepted in the payload and in header values. @default 64 */
+  readonly maxJsonDepth?: number;
 }
 
 const REQUIRED = [
@@ -40,6 +42,17 @@ const REQUIRED = [
   EVENT_HEADERS.occurredAt,
 ] as const;
 
+/** Contract headers stored as text: printable, no unpaired surrogate, bounded. */
+const TEXT_FIELDS = [
+  EVENT_HEADERS.eventType,
+  EVENT_HEADERS.aggregateType,
+  EVENT_HEADERS.aggregateId,
+] as const;
+const MAX_TEXT_FIELD = 1000;
+const UNPRINTABLE =
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+  /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Contract headers that become envelope fields (the others stay in `envelope.headers`). */
 const CONTRACT_FIELDS: ReadonlySet<string> = new Set<string>(
   Object.values(EVENT_HEADERS).filter(
@@ -50,43 +63,23 @@ const CONTRACT_FIELDS: ReadonlySet<string> = new Set<string>(
   ),
 );
 
-/**
- * Headers as strings whatever Nest's parser made of them (it JSON-parses header values
- * that start with `{` or `[`).
- * @internal
- */
-export function headerStrings(raw: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw ?? {})) {
-    const first: unknown = Array.isArray(value) && !Buffer.isBuffer(value) ? value[0] : value;
-    if (first === undefined || first === null) continue;
-    if (typeof first === 'string') out[name] = first;
-    else if (Buffer.isBuffer(first)) out[name] = first.toString();
-    else out[name] = JSON.stringify(first);
-  }
-  return out;
-}
+type Parsed = { ok: true; payload: unknown } | { ok: false; code: RejectionCode; reason: string };
 
-/** The record value as bytes (exact when the parser keeps it binary). @internal */
-export function valueBytes(value: unknown): Buffer | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (Buffer.isBuffer(value)) return value;
-  if (typeof value === 'string') return Buffer.from(value);
-  return Buffer.from(JSON.stringify(value));
-}
+const isParsed = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !Buffer.isBuffer(value);
 
-function parsePayload(value: unknown): { ok: true; payload: unknown } | { ok: false } {
-  if (value === undefined || value === null) return { ok: false };
-  if (typeof value === 'object' && !Buffer.isBuffer(value)) return { ok: true, payload: value };
+/** The payload: text has its nesting checked BEFORE parsing; a parsed value is kept. */
+function parsePayload(value: unknown, maxDepth: number): Parsed {
+  if (value === undefined || value === null)
+    return { ok: false, code: 'not_json', reason: 'value is empty (tombstone)' };
+  if (isParsed(value)) return { ok: true, payload: value };
+  const text = Buffer.isBuffer(value) ? value.toString('utf8') : String(value as string);
+  if (jsonTextTooDeep(text, maxDepth))
+    return { ok: false, code: 'too_deep', reason: `value nests deeper than ${maxDepth} levels` };
   try {
-    return {
-      ok: true,
-      payload: JSON.parse(
-        Buffer.isBuffer(value) ? value.toString('utf8') : String(value as string),
-      ),
-    };
+    return { ok: true, payload: JSON.parse(text) };
   } catch {
-    return { ok: false };
+    return { ok: false, code: 'not_json', reason: 'value is not UTF-8 JSON' };
   }
 }
 
@@ -96,65 +89,73 @@ function integer(text: string): number | undefined {
   return /^-?\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-/**
- * Validates a record against the event contract (core's `EVENT_HEADERS`) and the handler's
- * rules, in a fixed order: headers, event id, type, schema version, size, payload. Never
- * throws and never reads more of the payload than parsing needs. `headers` defaults to
- * `headerStrings(record.headers)` (pass them when already computed).
- * @internal
- */
-export function decodeEnvelope(
-  record: ParsedRecord,
-  rules: DecodeRules,
-  headers: Record<string, string> = headerStrings(record.headers),
-): DecodeResult {
-  if (REQUIRED.some((h) => headers[h] === undefined || headers[h] === '')) {
-    const missing = REQUIRED.filter((h) => headers[h] === undefined || headers[h] === '');
+/** The first header whose parsed JSON value nests too deep, if any. */
+function tooDeepHeader(raw: ParsedRecord['headers'], maxDepth: number): string | undefined {
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) {
+      if (valueTooDeep(value, maxDepth + 1, 100_000)) return name;
+    }
+  }
+  return undefined;
+}
+
+/** Checks the contract's headers; the reasons name fields, never the values refused. */
+function checkHeaders(headers: Record<string, string>, rules: DecodeRules): DecodeResult | null {
+  const missing = REQUIRED.filter((h) => headers[h] === undefined || headers[h] === '');
+  if (missing.length > 0)
     return reject('missing_header', `missing header(s): ${missing.join(', ')}`);
-  }
   const eventId = headers[EVENT_HEADERS.eventId]!;
+  const idLength = eventId.length;
   if (!isUuid(eventId))
-    return reject(
-      'invalid_event_id',
-      `event_id is not a UUID: ${JSON.stringify(String(eventId).slice(0, 64))}`,
-    );
-  const eventType = headers[EVENT_HEADERS.eventType]!;
-  if (rules.eventTypes && !rules.eventTypes.has(eventType)) {
-    return reject(
-      'unknown_event_type',
-      `event_type ${JSON.stringify(eventType.slice(0, 200))} is not handled here`,
-    );
+    return reject('invalid_event_id', `event_id is not a UUID (${idLength} characters)`);
+  for (const field of TEXT_FIELDS) {
+    const text = headers[field]!;
+    if (text.length > MAX_TEXT_FIELD || UNPRINTABLE.test(text))
+      return reject(
+        'invalid_header',
+        `${field} must be at most ${MAX_TEXT_FIELD} printable characters (control characters, NUL and unpaired surrogates refused)`,
+      );
   }
+  const eventType = headers[EVENT_HEADERS.eventType]!;
+  if (rules.eventTypes && !rules.eventTypes.has(eventType))
+    return reject('unknown_event_type', 'event_type is not handled here');
   const schemaVersion = integer(headers[EVENT_HEADERS.schemaVersion]!);
   if (
     schemaVersion === undefined ||
     schemaVersion < 1 ||
     (rules.schemaVersions && !rules.schemaVersions.has(schemaVersion))
-  ) {
-    return reject(
-      'unsupported_schema_version',
-      `schema_version ${JSON.stringify(headers[EVENT_HEADERS.schemaVersion])} is not supported for ${eventType}`,
-    );
-  }
+  )
+    return reject('unsupported_schema_version', 'schema_version is not supported here');
   const aggregateVersion = integer(headers[EVENT_HEADERS.aggregateVersion]!);
-  if (aggregateVersion === undefined || aggregateVersion < 0) {
-    return reject(
-      'invalid_header',
-      `aggregate_version is not an integer: ${JSON.stringify(headers[EVENT_HEADERS.aggregateVersion]?.slice(0, 64))}`,
-    );
-  }
-  const occurredAt = new Date(headers[EVENT_HEADERS.occurredAt]!);
-  if (Number.isNaN(occurredAt.getTime()))
+  if (aggregateVersion === undefined || aggregateVersion < 0)
+    return reject('invalid_header', 'aggregate_version is not a non-negative integer');
+  if (Number.isNaN(new Date(headers[EVENT_HEADERS.occurredAt]!).getTime()))
     return reject('invalid_header', 'occurred_at is not an ISO-8601 date');
+  return null;
+}
+
+function decode(
+  record: ParsedRecord,
+  rules: DecodeRules,
+  headers: Record<string, string>,
+): DecodeResult {
+  const maxDepth = rules.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  const deepHeader = tooDeepHeader(record.headers, maxDepth);
+  if (deepHeader !== undefined)
+    return reject('too_deep', `a header value nests deeper than ${maxDepth} levels`);
+  const refused = checkHeaders(headers, rules);
+  if (refused) return refused;
+  // A value Nest's parser already parsed is measured only once its nesting is known bounded.
+  if (isParsed(record.value) && valueTooDeep(record.value, maxDepth, rules.maxMessageBytes))
+    return reject('too_deep', `value nests deeper than ${maxDepth} levels`);
   const bytes = valueBytes(record.value);
-  if (bytes && bytes.length > rules.maxMessageBytes) {
+  if (bytes && bytes.length > rules.maxMessageBytes)
     return reject(
       'oversize',
       `value is ${bytes.length} bytes, more than the limit of ${rules.maxMessageBytes}`,
     );
-  }
-  const parsed = parsePayload(record.value);
-  if (!parsed.ok) return reject('not_json', 'value is not UTF-8 JSON');
+  const parsed = parsePayload(record.value, maxDepth);
+  if (!parsed.ok) return reject(parsed.code, parsed.reason);
   const own: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!CONTRACT_FIELDS.has(name)) own[name] = value;
@@ -163,15 +164,36 @@ export function decodeEnvelope(
     ok: true,
     bytes: bytes?.length ?? 0,
     envelope: {
-      eventId: eventId.toLowerCase(),
-      eventType,
-      schemaVersion,
+      eventId: headers[EVENT_HEADERS.eventId]!.toLowerCase(),
+      eventType: headers[EVENT_HEADERS.eventType]!,
+      schemaVersion: Number(headers[EVENT_HEADERS.schemaVersion]),
       aggregateType: headers[EVENT_HEADERS.aggregateType]!,
       aggregateId: headers[EVENT_HEADERS.aggregateId]!,
-      aggregateVersion,
-      occurredAt,
+      aggregateVersion: Number(headers[EVENT_HEADERS.aggregateVersion]),
+      occurredAt: new Date(headers[EVENT_HEADERS.occurredAt]!),
       payload: parsed.payload,
       headers: own,
     },
   };
+}
+
+/**
+ * Validates a record against the event contract (core's `EVENT_HEADERS`) and the handler's
+ * rules, in a fixed order: header nesting, headers, event id, text fields, type, schema
+ * version, payload nesting (before any parse), size, JSON. Never throws (an unexpected error
+ * is an `undecodable` rejection), never walks untrusted data recursively, and its reasons
+ * name fields and limits, never the values refused. `headers` defaults to
+ * `headerStrings(record.headers)` (pass them when already computed).
+ * @internal
+ */
+export function decodeEnvelope(
+  record: ParsedRecord,
+  rules: DecodeRules,
+  headers?: Record<string, string>,
+): DecodeResult {
+  try {
+    return decode(record, rules, headers ?? headerStrings(record.headers));
+  } catch (error) {
+    return reject('undecodable', `decoder failed: ${errorLabel(error)}`);
+  }
 }

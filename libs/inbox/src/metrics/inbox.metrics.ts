@@ -2,9 +2,11 @@ import {
   noopMetricFactory,
   type CounterMetric,
   type GaugeMetric,
+  type HistogramMetric,
   type MetricFactory,
 } from '@nest-outbox/core';
 import type { Registry } from 'prom-client';
+import { applyErrorReason } from './apply-error.reason';
 import { inboxModuleMetrics } from './inbox-metrics.factory';
 
 /**
@@ -32,6 +34,14 @@ export class InboxMetrics {
   readonly lag: GaugeMetric<'group' | 'topic' | 'partition'>;
   /** 1 while a partition is paused by a poison event. */
   readonly paused: GaugeMetric<'topic' | 'partition'>;
+  /** Deliveries settled as applied, duplicate or stale (the duplicate share's denominator). */
+  readonly received: CounterMetric<'consumer' | 'topic'>;
+  /** Failed apply attempts by reason (`ApplyErrorReason`). */
+  readonly applyErrors: CounterMetric<'consumer' | 'topic' | 'reason'>;
+  /** One handler attempt: dedup registration, version check and the handler. */
+  readonly handlerSeconds: HistogramMetric<'consumer'>;
+  /** Records finished (effect committed, rejected or dead-lettered) whose offset is not committed. */
+  readonly appliedUncommitted: GaugeMetric<'group' | 'topic' | 'partition'>;
 
   /**
    * @param registry where the metrics live; undefined when they are no-ops
@@ -90,5 +100,46 @@ export class InboxMetrics {
       '1 while a partition is paused by a poison event',
       ['topic', 'partition'],
     );
+    this.received = counter(
+      'inbox_events_received_total',
+      'Deliveries settled as applied, duplicate or stale',
+      ['consumer', 'topic'],
+    );
+    this.applyErrors = counter('inbox_apply_errors_total', 'Failed apply attempts by reason', [
+      'consumer',
+      'topic',
+      'reason',
+    ]);
+    this.handlerSeconds = make.histogram(
+      'inbox_handler_duration_seconds',
+      'Handler attempt duration (dedup, version check, handler)',
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      ['consumer'],
+    );
+    this.appliedUncommitted = make.gauge(
+      'inbox_applied_uncommitted_offsets',
+      'Records finished whose offset is not committed yet, per partition',
+      ['group', 'topic', 'partition'],
+    );
+  }
+
+  /** Counts a settled delivery under its outcome and as received. */
+  settled(
+    outcome: 'applied' | 'duplicate' | 'stale',
+    labels: { consumer: string; topic: string },
+  ): void {
+    this.received.inc(labels);
+    if (outcome === 'applied') this.applied.inc(labels);
+    else if (outcome === 'duplicate') this.duplicates.inc(labels);
+    else this.stale.inc(labels);
+  }
+
+  /** Counts a failed apply attempt under its reason. */
+  applyFailed(
+    labels: { consumer: string; topic: string },
+    error: unknown,
+    permanent: boolean,
+  ): void {
+    this.applyErrors.inc({ ...labels, reason: applyErrorReason(error, permanent) });
   }
 }

@@ -36,11 +36,25 @@ export function inboxTableNames(names: InboxTableNames = {}): InboxTableNamesRes
 }
 
 /**
+ * Exact evidence of a rejected record, next to its escaped text columns: the raw key (at most
+ * 1 KiB), the headers as received (JSON of the strings the transport decoded, at most 64 KiB),
+ * and the value's length and SHA-256 (never the payload itself).
+ * @internal
+ */
+export const REJECTED_EVIDENCE = [
+  ['key_bytes', 'bytea'],
+  ['headers_bytes', 'bytea'],
+  ['value_length', 'integer'],
+  ['value_sha256', 'bytea'],
+] as const;
+
+/**
  * DDL of the inbox tables, version 1, as idempotent statements (safe to run at every
  * start-up or from a migration):
  * - the inbox: one row per (consumer, event_id) whose effect committed;
  * - rejected messages: bad input and dead-lettered events, with their reason and headers,
- *   never the payload; unique per (consumer, topic, partition, offset) so a redelivered
+ *   never the payload (its length and SHA-256 only), with the raw key and headers as `bytea`
+ *   evidence (text and `jsonb` columns hold escaped copies); unique per (consumer, topic, partition, offset) so a redelivered
  *   rejection is recorded once;
  * - aggregate versions: the last applied `aggregate_version` per consumer and aggregate
  *   (used only when `versionCheck` is not `'off'`).
@@ -86,8 +100,13 @@ export function inboxSchemaSql(tables: InboxTableNames = {}): string[] {
   headers           jsonb       NOT NULL DEFAULT '{}'::jsonb,
   dead_letter_topic text        NULL,
   received_at       timestamptz NOT NULL DEFAULT now(),
+${REJECTED_EVIDENCE.map(([column, type]) => `  ${column.padEnd(17)} ${type} NULL,`).join('\n')}
   CONSTRAINT ${name(n.rejected, 'record_key')} UNIQUE (consumer, topic, kafka_partition, kafka_offset)
 )`,
+    // Tables created before the evidence columns existed get them here (idempotent).
+    ...REJECTED_EVIDENCE.map(
+      ([column, type]) => `ALTER TABLE ${rejected} ADD COLUMN IF NOT EXISTS ${column} ${type} NULL`,
+    ),
     `CREATE TABLE IF NOT EXISTS ${versions} (
   consumer          text        NOT NULL,
   aggregate_type    text        NOT NULL,

@@ -31,9 +31,18 @@ ON CONFLICT (consumer, aggregate_type, aggregate_id)
   DO UPDATE SET last_version = GREATEST(v.last_version, EXCLUDED.last_version), updated_at = now()
 RETURNING (SELECT last_version FROM prev) AS previous`,
     reject: `INSERT INTO ${tables.rejected} (consumer, topic, kafka_partition, kafka_offset, reason_code, reason,
-  event_id, event_type, aggregate_id, attempts, headers, dead_letter_topic)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)
+  event_id, event_type, aggregate_id, attempts, headers, dead_letter_topic,
+  key_bytes, headers_bytes, value_length, value_sha256)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16)
 ON CONFLICT (consumer, topic, kafka_partition, kafka_offset) DO NOTHING`,
+    // The fallback when the full row is refused: nothing that came from outside but its position.
+    rejectMinimal: `INSERT INTO ${tables.rejected} (consumer, topic, kafka_partition, kafka_offset, reason_code, reason, attempts)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (consumer, topic, kafka_partition, kafka_offset) DO NOTHING`,
+    missingColumns: `SELECT c.name FROM unnest($2::text[]) AS c(name)
+WHERE to_regclass($1) IS NOT NULL AND NOT EXISTS (
+  SELECT 1 FROM pg_attribute a
+  WHERE a.attrelid = to_regclass($1) AND a.attname = c.name AND NOT a.attisdropped)`,
     prune: `DELETE FROM ${tables.inbox} WHERE ctid = ANY(ARRAY(
   SELECT ctid FROM ${tables.inbox}
   WHERE processed_at < now() - $1::double precision * interval '1 millisecond'

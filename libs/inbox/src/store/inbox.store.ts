@@ -4,8 +4,9 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import type { EventEnvelope } from '@nest-outbox/core';
 import { INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
-import { inboxSchemaSql } from '../schema/inbox-schema.sql';
+import { inboxSchemaSql, REJECTED_EVIDENCE } from '../schema/inbox-schema.sql';
 import { inboxStatements } from './inbox.sql';
+import { pgHeaders, pgText } from './pg-text';
 
 /** Where a record came from. @internal */
 export interface RecordPosition {
@@ -25,6 +26,16 @@ export interface RejectionRow extends RecordPosition {
   readonly attempts: number;
   readonly headers: Record<string, string>;
   readonly deadLetterTopic?: string;
+  /** Exact bytes, stored as `bytea` (see `REJECTED_EVIDENCE`). */
+  readonly evidence?: RejectionEvidence;
+}
+
+/** What a rejected row keeps of the record's bytes (never the value itself). @internal */
+export interface RejectionEvidence {
+  readonly key?: Buffer;
+  readonly headers?: Buffer;
+  readonly valueLength?: number;
+  readonly valueSha256?: Buffer;
 }
 
 /** An accepted record to register in bulk (one chunk of one partition). @internal */
@@ -59,14 +70,21 @@ export class InboxStore {
     for (const sql of inboxSchemaSql(this.options.tables.names)) await this.txHost.tx.query(sql);
   }
 
-  /** The inbox tables that do not exist (quoted names). */
+  /** The inbox tables that do not exist, and the columns missing from those that do (quoted names). */
   async missingTables(): Promise<string[]> {
     const { inbox, rejected, versions } = this.options.tables;
     const rows: { name: string; found: string | null }[] = await this.txHost.tx.query(
       'SELECT name, to_regclass(name)::text AS found FROM unnest($1::text[]) AS name',
       [[inbox, rejected, versions]],
     );
-    return rows.filter((r) => r.found === null).map((r) => r.name);
+    const columns: { name: string }[] = await this.txHost.tx.query(this.sql.missingColumns, [
+      rejected,
+      REJECTED_EVIDENCE.map(([column]) => column),
+    ]);
+    return [
+      ...rows.filter((r) => r.found === null).map((r) => r.name),
+      ...columns.map((c) => `${rejected}."${c.name}"`),
+    ];
   }
 
   /** Registers (consumer, event_id); false when it was already there (a duplicate). */
@@ -132,21 +150,44 @@ export class InboxStore {
     return { kind: event.aggregateVersion <= last ? 'stale' : 'gap', last };
   }
 
-  /** Records a rejected or dead-lettered record once per (consumer, topic, partition, offset). */
+  /**
+   * Records a rejected or dead-lettered record once per (consumer, topic, partition, offset).
+   * Every text and `jsonb` value goes through `pgText` / `pgHeaders` (PostgreSQL refuses NUL
+   * and unpaired surrogates there); the exact bytes go to the `bytea` evidence columns.
+   */
   async recordRejection(row: RejectionRow): Promise<void> {
+    const text = (value: string | undefined, max: number) =>
+      value === undefined ? null : pgText(value, max);
     await this.txHost.tx.query(this.sql.reject, [
-      row.consumer,
+      pgText(row.consumer, 200),
       row.topic,
       row.partition,
       row.offset,
       row.reasonCode,
-      row.reason.slice(0, 2000),
-      row.eventId?.slice(0, 200) ?? null,
-      row.eventType?.slice(0, 200) ?? null,
-      row.aggregateId?.slice(0, 200) ?? null,
+      pgText(row.reason, 2000),
+      text(row.eventId, 200),
+      text(row.eventType, 200),
+      text(row.aggregateId, 200),
       row.attempts,
-      JSON.stringify(row.headers),
+      JSON.stringify(pgHeaders(row.headers)),
       row.deadLetterTopic ?? null,
+      row.evidence?.key ?? null,
+      row.evidence?.headers ?? null,
+      row.evidence?.valueLength ?? null,
+      row.evidence?.valueSha256 ?? null,
+    ]);
+  }
+
+  /** The fallback row when the full one is refused: position, reason code and attempts only. */
+  async recordMinimalRejection(row: RejectionRow, reason: string): Promise<void> {
+    await this.txHost.tx.query(this.sql.rejectMinimal, [
+      pgText(row.consumer, 200),
+      row.topic,
+      row.partition,
+      row.offset,
+      row.reasonCode,
+      pgText(reason, 2000),
+      row.attempts,
     ]);
   }
 

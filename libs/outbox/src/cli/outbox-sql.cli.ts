@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Prints the outbox DDL as plain SQL for teams that migrate with other tools:
  *   npm run -s outbox:sql -- --schema app --table outbox [--down]

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '../event/outbox-event.interface';
+import type { OutboxMetrics } from '../metrics/outbox.metrics';
 import {
   OUTBOX_INSERT_COLUMNS,
   outboxInsertOneStatement,
@@ -28,7 +29,11 @@ export class OutboxStore {
   private readonly insert: NamedStatement;
   private readonly insertOne: NamedStatement;
 
-  constructor(qualifiedTable: string) {
+  constructor(
+    qualifiedTable: string,
+    /** Counts rows per flush and events by type (after the INSERT succeeded). */
+    private readonly metrics?: OutboxMetrics,
+  ) {
     this.insert = outboxInsertStatement(qualifiedTable);
     this.insertOne = outboxInsertOneStatement(qualifiedTable);
   }
@@ -40,5 +45,6 @@ export class OutboxStore {
     } else if (rows.length > 1) {
       await queryInTransaction(tx, this.insert, insertValues(rows));
     }
+    this.metrics?.flushed(rows.map((r) => r.eventType));
   }
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
+import type { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
 import { queryInTransaction } from '../store/transaction-query';
 import type { TransitionSpec } from './transition.interface';
@@ -34,8 +35,14 @@ function transitionValues(spec: TransitionSpec, statement: TransitionStatement):
 export class TransitionRunner {
   private readonly statements = new Map<string, TransitionStatement>();
 
-  /** @param qualifiedOutbox the outbox table of the single-statement form */
-  constructor(private readonly qualifiedOutbox: string) {}
+  /**
+   * @param qualifiedOutbox the outbox table of the single-statement form
+   * @param metrics counts refusals and the events the single-statement form writes
+   */
+  constructor(
+    private readonly qualifiedOutbox: string,
+    private readonly metrics?: OutboxMetrics,
+  ) {}
 
   /** The UPDATE alone; returns the new version. */
   async run(tx: EntityManager, spec: TransitionSpec): Promise<number> {
@@ -54,12 +61,15 @@ export class TransitionRunner {
     values.push(String(row.lockKey));
     for (const [, , value] of EVENT_COLUMNS) values.push(value(row));
     const rows = await queryInTransaction(tx, statement, values);
-    return this.versionOf(rows, spec);
+    const version = this.versionOf(rows, spec);
+    this.metrics?.flushed([row.eventType]);
+    return version;
   }
 
   private versionOf(rows: Record<string, unknown>[], spec: TransitionSpec): number {
     const version = rows[0]?.version;
     if (version === undefined || version === null) {
+      this.metrics?.transitionsRefused.inc();
       throw new InvalidTransitionError(spec.table, spec.id, fromStates(spec), spec.to);
     }
     return Number(version);

@@ -5,7 +5,7 @@ import { relaySchemaSql, type RelayTableName } from '../schema/relay-schema.sql'
 /** The relay's operator command line. @internal */
 export const RELAY_CLI = {
   name: 'relay:cli',
-  usage: `usage: npm run relay:cli -- <command> [options]
+  usage: `usage: nest-outbox-relay <command> [options]   (in this repository: npm run relay:cli -- ...)
   (connection from DATABASE_URL, outbox from OUTBOX_SCHEMA / OUTBOX_TABLE)
 
   sql                                       print the relay's idempotent DDL (pipe into psql)

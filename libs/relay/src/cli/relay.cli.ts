@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Operator CLI of the relay (production use): `npm run relay:cli -- <command> [options]`;
  * `--help` lists the commands. Connection from DATABASE_URL, outbox from OUTBOX_SCHEMA /

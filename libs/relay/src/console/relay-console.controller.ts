@@ -13,6 +13,7 @@ import {
   Req,
   UseGuards,
 } from '@nestjs/common';
+import { pressureView } from '../health/pressure-view';
 import { RelayStatsService } from '../health/relay-stats.service';
 import { RelayLoop } from '../loop/relay.loop';
 import { RelayOperatorService } from '../operator/relay-operator.service';
@@ -62,8 +63,8 @@ export class RelayConsoleController {
       running: this.loop.isRunning,
       paused: this.loop.isPaused,
       backlog: stats ?? null,
-      // The pressure sampler of issue 14 item 2 plugs in here (RelayConsoleOptions.pressure).
-      pressure: this.pressure ? await this.pressure() : { state: 'unknown' },
+      // The relay's own sampler unless the application gives another (RelayConsoleOptions.pressure).
+      pressure: this.pressure ? await this.pressure() : pressureView(this.stats.pressure),
     };
   }
 

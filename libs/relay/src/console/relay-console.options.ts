@@ -26,7 +26,10 @@ export interface RelayConsoleOptions {
   readonly relay: DynamicModule;
   /** Access control; required (the console refuses to start without it). */
   readonly auth: RelayConsoleAuth | undefined;
-  /** The process's pressure state (issue 14's sampler); `unknown` when not given. */
+  /**
+   * The process's pressure state; by default the relay's own sampler (`RelayStatsService`,
+   * thresholds from `RelayModule`'s `pressure` option).
+   */
   readonly pressure?: () => ConsolePressure | Promise<ConsolePressure>;
 }
 

@@ -5,38 +5,63 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { errorLabel, PeriodicTask } from '@nest-outbox/core';
+import {
+  BacklogPressure,
+  errorLabel,
+  PeriodicTask,
+  type BacklogAssessment,
+} from '@nest-outbox/core';
+import type { Pool } from 'pg';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS } from '../relay.constants';
-import type { RelayStats } from '../store/relay-stats';
+import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
+import { PublishedRate } from './published-rate';
 
 /**
- * Refreshes pending count, oldest age and parked count every `statsIntervalMs` into the
- * gauges; health checks read a fresh snapshot.
+ * The relay's one sampler: every `statsIntervalMs` it reads pending count, oldest age, parked
+ * count and crash-loop suspects into the gauges, feeds the backlog trend (rate of change,
+ * drain, forecast, pressure state) and reads the pool's connections; every
+ * `tableStatsIntervalMs` it reads the outbox table's size and vacuum figures. Health checks
+ * and the console read the latest snapshot (no query per request beyond `refresh()`).
  * @publicApi
  */
 @Injectable()
 export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('RelayStats');
   private readonly task: PeriodicTask<RelayStats>;
+  private readonly tableTask: PeriodicTask<OutboxTableStats | undefined>;
+  private readonly backlog: BacklogPressure;
+  private readonly drain: PublishedRate;
   private last: RelayStats | undefined;
 
   constructor(
     @Inject(RELAY_OPTIONS) options: ResolvedRelayOptions,
     private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
+    @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
+    this.backlog = new BacklogPressure(options.pressure);
+    this.drain = new PublishedRate(options.pressure.windowMs);
+    metrics.backlogBudget.set(options.pressure.maxBacklog);
+    metrics.ageBudgetSeconds.set(options.pressure.maxOldestAgeMs / 1000);
     this.task = new PeriodicTask({
       intervalMs: options.statsIntervalMs,
       run: () => this.query(),
       onError: (error) => this.logger.warn(`stats query failed (${errorLabel(error)})`),
     });
+    this.tableTask = new PeriodicTask({
+      intervalMs: options.tableStatsIntervalMs,
+      run: () => this.queryTable(),
+      onError: (error) => this.logger.warn(`table stats query failed (${errorLabel(error)})`),
+    });
   }
 
   onApplicationBootstrap(): void {
     this.task.start();
+    this.tableTask.start();
+    void this.tableTask.runNow().catch(() => undefined);
   }
 
   /** Queries the figures now (or joins the query in progress) and updates the gauges. */
@@ -44,10 +69,44 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return this.task.runNow();
   }
 
+  /** Counts events this relay published (the drain rate). @internal */
+  countPublished(count: number): void {
+    this.drain.add(count);
+  }
+
   private async query(): Promise<RelayStats> {
-    this.last = await this.store.stats();
-    this.metrics.observeStats(this.last);
-    return this.last;
+    this.observePool();
+    const stats = await this.store.stats();
+    this.last = stats;
+    this.metrics.observeStats(stats);
+    const atMs = Date.now();
+    const drained = this.drain.drainedSince(atMs);
+    const reading = this.backlog.observe({
+      atMs,
+      backlog: stats.pending,
+      oldestAgeMs: stats.oldestUnparkedAgeMs,
+      ...drained,
+    });
+    this.metrics.observePressure(reading, reading.rates.drainPerSecond);
+    return stats;
+  }
+
+  private async queryTable(): Promise<OutboxTableStats | undefined> {
+    const table = await this.store.tableStats();
+    if (table) {
+      this.metrics.tableSizeBytes.set(table.sizeBytes);
+      this.metrics.deadTuples.set(table.deadTuples);
+      this.metrics.liveTuples.set(table.liveTuples);
+      this.metrics.sinceAutovacuum.set(table.secondsSinceVacuum);
+    }
+    return table;
+  }
+
+  private observePool(): void {
+    const { totalCount, idleCount, waitingCount } = this.pool;
+    this.metrics.poolConnections.set({ state: 'held' }, totalCount - idleCount);
+    this.metrics.poolConnections.set({ state: 'idle' }, idleCount);
+    this.metrics.poolWaiting.set(waitingCount);
   }
 
   /** The last snapshot, if any. */
@@ -55,7 +114,12 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return this.last;
   }
 
+  /** The last backlog assessment (pressure state, forecast, rates), if any. */
+  get pressure(): BacklogAssessment | undefined {
+    return this.backlog.latest;
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
-    await this.task.stop();
+    await Promise.all([this.task.stop(), this.tableTask.stop()]);
   }
 }

@@ -5,12 +5,14 @@ import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { pressureView } from './pressure-view';
 import { RelayStatsService } from './relay-stats.service';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
  * answer, or the oldest unpublished event is older than `maxOldestAgeMs`. Reports pending
- * count, oldest age and parked count either way. Imported from `@nest-outbox/relay/health`
+ * count, oldest age, parked count and the pressure state (`ok`, `warn`, `critical`, with the
+ * forecast) either way; pressure alone never makes it down. Imported from `@nest-outbox/relay/health`
  * (the main entry point does not load `@nestjs/terminus`); list it in the providers of the
  * module that imports `RelayModule.forRoot()` and `TerminusModule`.
  * @example
@@ -58,6 +60,7 @@ export class RelayHealthIndicator {
       pending: stats?.pending ?? null,
       parked: stats?.parked ?? null,
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
+      pressure: pressureView(this.stats.pressure),
     };
     const problems: string[] = [];
     if (!data.running && !data.paused) problems.push('relay loop not running');

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inTransaction, InvalidOptionsError, isUuid } from '@nest-outbox/core';
 import type { Pool, PoolClient } from 'pg';
+import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { relayOperatorSql, type RelayOperatorSql } from './relay-operator.sql';
@@ -60,6 +61,8 @@ export class RelayOperatorService {
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) options: Pick<ResolvedRelayOptions, 'schema' | 'table'>,
+    /** Counts replays (`published_again_total{cause="replay"}`); absent in the CLI. */
+    @Optional() private readonly metrics?: RelayMetrics,
   ) {
     this.sql = relayOperatorSql(options);
   }
@@ -136,7 +139,7 @@ export class RelayOperatorService {
             ],
           ]
         : [this.sql.republishWindow, [range.publishedFrom, range.publishedTo]];
-    return this.audited(
+    const outcome = await this.audited(
       'republish',
       null,
       who,
@@ -146,6 +149,9 @@ export class RelayOperatorService {
       },
       range,
     );
+    // Counted once committed, by the process that ran the action (a deliberate replay).
+    this.metrics?.publishedAgain.inc({ cause: 'replay' }, outcome.count);
+    return outcome;
   }
 
   /** Records an action taken outside the table (pause, resume) in the audit table. */

@@ -1,3 +1,4 @@
+import type { PressureOptions } from '@nest-outbox/core';
 import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { PoolConfig } from 'pg';
 import type { Registry } from 'prom-client';
@@ -181,8 +182,17 @@ export interface RelayModuleOptions {
    * disconnected, all within this time. @default 10000
    */
   readonly shutdownTimeoutMs?: number;
-  /** Refresh period of pending/oldest/parked figures. @default 5000 */
+  /** Refresh period of pending/oldest/parked figures (and of the pressure state). @default 5000 */
   readonly statsIntervalMs?: number;
+  /**
+   * Backlog budget and thresholds of the forecast (`backlog_forecast_seconds`) and of the
+   * pressure state (`pressure_level`, health details, the console's pressure). Sampled every
+   * `statsIntervalMs` (`intervalMs` is the outbox's and is not read here).
+   * @default { maxBacklog: 100000, maxOldestAgeMs: 300000, warnPercent: 50, criticalPercent: 90, warnForecastSeconds: 600, criticalForecastSeconds: 60, windowMs: 60000 }
+   */
+  readonly pressure?: PressureOptions;
+  /** Sampling period of the outbox table's size and vacuum figures (`pg_stat_user_tables`). @default 30000 */
+  readonly tableStatsIntervalMs?: number;
   /** Apply the relay's idempotent DDL (index, audit and archive tables) at start-up. @default false */
   readonly installSchema?: boolean;
   /**

@@ -5,7 +5,9 @@ import {
   OptionChecks,
   qualifiedTable,
   sqlIdentifier,
+  resolvePressureOptions,
   type BackoffPolicy,
+  type ResolvedPressureOptions,
 } from '@nest-outbox/core';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
@@ -40,6 +42,9 @@ export interface ResolvedRelayOptions {
   readonly maxOldestAgeMs: number;
   readonly shutdownTimeoutMs: number;
   readonly statsIntervalMs: number;
+  /** Budgets and thresholds of the backlog forecast and pressure state. */
+  readonly pressure: ResolvedPressureOptions;
+  readonly tableStatsIntervalMs: number;
   readonly installSchema: boolean;
   readonly verifySchema: boolean;
   readonly autoStart: boolean;
@@ -153,6 +158,8 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     maxOldestAgeMs: check.integer('maxOldestAgeMs', raw.maxOldestAgeMs, 60_000),
     shutdownTimeoutMs: check.integer('shutdownTimeoutMs', raw.shutdownTimeoutMs, 10_000),
     statsIntervalMs: check.integer('statsIntervalMs', raw.statsIntervalMs, 5_000),
+    pressure: resolvePressureOptions(check, 'pressure', raw.pressure),
+    tableStatsIntervalMs: check.integer('tableStatsIntervalMs', raw.tableStatsIntervalMs, 30_000),
     installSchema: check.boolean('installSchema', raw.installSchema, false),
     verifySchema: check.boolean('verifySchema', raw.verifySchema, true),
     autoStart: check.boolean('autoStart', raw.autoStart, true),

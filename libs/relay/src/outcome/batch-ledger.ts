@@ -1,4 +1,5 @@
 import { describeError } from '../errors/error-classifier';
+import { publishFailureReason, type PublishFailureReason } from '../errors/failure-reason';
 import type { ErrorKind } from '../options/relay-options.interface';
 import type { PublishAck } from '../publisher/relay-publisher.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
@@ -21,6 +22,8 @@ export interface FailedEntry {
   readonly decision: FailureDecision;
   /** `describeError` of the error (never a payload). */
   readonly error: string;
+  /** The bounded reason label of the error. */
+  readonly reason: PublishFailureReason;
 }
 
 /** Everything a ledger holds, ready to be recorded. @internal */
@@ -69,7 +72,8 @@ export class BatchLedger {
     const [head, ...rest] = run;
     if (!head) return;
     const decision = decideFailure(head.attempts, kind, this.policy, undefined, brokerAcksOthers);
-    this.failed.push({ row: head, topic, kind, decision, error: describeError(error) });
+    const reason = publishFailureReason(error);
+    this.failed.push({ row: head, topic, kind, decision, error: describeError(error), reason });
     this.release(rest);
   }
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RelayStatsService } from '../health/relay-stats.service';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { atStage } from '../publish/stage-hooks';
@@ -33,6 +34,7 @@ export class OutcomeRecorder {
   constructor(
     private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
+    private readonly stats: RelayStatsService,
     @Inject(RELAY_OPTIONS) private readonly options: Pick<ResolvedRelayOptions, 'raw'>,
   ) {}
 
@@ -55,31 +57,54 @@ export class OutcomeRecorder {
     const hooks = this.options.raw.hooks;
     const eventIds = () => acked.map((a) => a.row.eventId);
     await atStage(hooks, 'after-send', eventIds);
-    const notMarked = await this.store.mark(
-      batch.leaseToken,
-      acked,
-      hooks?.onStage ? () => atStage(hooks, 'during-mark', eventIds) : undefined,
-    );
+    const stopTimer = this.metrics.markSeconds.startTimer();
+    const notMarked = await this.store
+      .mark(
+        batch.leaseToken,
+        acked,
+        hooks?.onStage ? () => atStage(hooks, 'during-mark', eventIds) : undefined,
+      )
+      .finally(() => stopTimer());
     const marked = acked.length - notMarked.size;
     outcome.published += marked;
     this.metrics.published.inc(marked);
-    const now = Date.now();
-    const lost: AckedEntry[] = [];
-    for (const a of acked) {
-      if (notMarked.has(a.id)) lost.push(a);
-      else this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
-    }
+    this.stats.countPublished(marked);
+    const lost = this.observeMarked(acked, notMarked);
     if (lost.length === 0) return;
     outcome.leaseLost += lost.length;
     this.metrics.leaseLost.inc(lost.length);
+    this.metrics.publishedAgain.inc({ cause: 'lease_lost' }, lost.length);
     const ids = lost.slice(0, 10).map((a) => a.row.eventId);
     this.logger.warn(
       `lease lost: ${lost.length} published event(s) not marked (another relay may publish them again) stage=mark event_ids=${ids.join(',')}`,
     );
   }
 
+  /** Observes the marked events' delay and attempts; returns the ones whose lease was lost. */
+  private observeMarked(
+    acked: readonly AckedEntry[],
+    notMarked: ReadonlySet<string>,
+  ): AckedEntry[] {
+    const now = Date.now();
+    const lost: AckedEntry[] = [];
+    let again = 0;
+    for (const a of acked) {
+      if (notMarked.has(a.id)) {
+        lost.push(a);
+        continue;
+      }
+      this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
+      this.metrics.attempts.observe(a.row.attempts + 1);
+      if (a.row.suspect) again += 1;
+    }
+    // An earlier publish of a suspect started and never finished: it may have reached Kafka.
+    if (again > 0) this.metrics.publishedAgain.inc({ cause: 'kill_after_ack' }, again);
+    return lost;
+  }
+
   /** The log line and the metric of a failed head. */
-  private report({ row, topic, kind, decision, error }: FailedEntry): void {
+  private report({ row, topic, kind, decision, error, reason }: FailedEntry): void {
+    this.metrics.failures.inc({ kind, reason });
     const log = `event_id=${row.eventId} aggregate_id=${row.aggregateId} type=${row.eventType} topic=${topic} attempt=${decision.attempt} stage=publish kind=${kind}`;
     if (decision.action === 'park') {
       this.logger.error(`parked ${log}: ${error}`);

@@ -4,4 +4,17 @@ export interface RelayStats {
   readonly parked: number;
   /** Age of the oldest unpublished event (parked included), 0 when there is none. */
   readonly oldestAgeMs: number;
+  /** Age of the oldest unpublished, unparked event (what the relay can still publish), 0 when none. */
+  readonly oldestUnparkedAgeMs: number;
+  /** Unpublished events an earlier publish of which started and never finished. */
+  readonly suspects: number;
+}
+
+/** The outbox table's size and vacuum figures, from `pg_stat_user_tables`. @internal */
+export interface OutboxTableStats {
+  readonly sizeBytes: number;
+  readonly deadTuples: number;
+  readonly liveTuples: number;
+  /** `Infinity` when the table was never vacuumed. */
+  readonly secondsSinceVacuum: number;
 }

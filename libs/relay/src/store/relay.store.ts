@@ -5,7 +5,7 @@ import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
 import { commitMode } from '../schema/row-state.sql';
-import type { RelayStats } from './relay-stats';
+import type { OutboxTableStats, RelayStats } from './relay-stats';
 import type { FailureUpdate, ReleaseUpdate } from './relay-store.updates';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
 
@@ -120,13 +120,36 @@ export class RelayStore {
     const { rows } = await this.pool.query<{
       pending: number;
       parked: number;
+      suspects: number;
       oldest_age_ms: number | null;
+      oldest_unparked_age_ms: number | null;
     }>(this.sql.stats);
     const row = rows[0];
     return {
       pending: row?.pending ?? 0,
       parked: row?.parked ?? 0,
+      suspects: row?.suspects ?? 0,
       oldestAgeMs: Math.max(0, row?.oldest_age_ms ?? 0),
+      oldestUnparkedAgeMs: Math.max(0, row?.oldest_unparked_age_ms ?? 0),
+    };
+  }
+
+  /** Size, dead and live tuples and seconds since the last vacuum of the outbox table. */
+  async tableStats(): Promise<OutboxTableStats | undefined> {
+    const table = relayObjectNames(this.options).outbox.replace(/"/g, '');
+    const { rows } = await this.pool.query<{
+      size_bytes: number;
+      dead_tuples: number;
+      live_tuples: number;
+      since_vacuum: number | null;
+    }>(this.sql.tableStats, [table]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      sizeBytes: row.size_bytes,
+      deadTuples: row.dead_tuples,
+      liveTuples: row.live_tuples,
+      secondsSinceVacuum: row.since_vacuum ?? Number.POSITIVE_INFINITY,
     };
   }
 }

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { AppModule } from './shared/app.module.js';
 import { healthParts } from './shared-health/health.parts.js';
+import { cliBins } from './shared/cli-bins.js';
 import { userPath } from './shared/user-path.js';
 
 userPath(AppModule.register(healthParts), { health: true });
+cliBins();

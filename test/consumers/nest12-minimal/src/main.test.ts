@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppModule } from './shared/app.module.js';
+import { cliBins } from './shared/cli-bins.js';
 import { userPath } from './shared/user-path.js';
 
 test('neither @nestjs/terminus nor prom-client is installed', async () => {
@@ -11,3 +12,4 @@ test('neither @nestjs/terminus nor prom-client is installed', async () => {
 });
 
 userPath(AppModule.register(), { health: false });
+cliBins();

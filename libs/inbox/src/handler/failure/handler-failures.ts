@@ -42,9 +42,11 @@ export class HandlerFailures {
     error: unknown,
   ): Promise<'retry' | 'retry-uncounted' | InboxOutcome> {
     const { policy } = delivery;
-    this.metrics.failed.inc({ consumer: delivery.consumer, topic: delivery.position.topic });
+    const labels = { consumer: delivery.consumer, topic: delivery.position.topic };
+    this.metrics.failed.inc(labels);
     const permanent = error instanceof InboxPermanentError || this.options.isPermanentError(error);
     const unavailable = !permanent && isDatabaseUnavailable(error);
+    this.metrics.applyFailed(labels, error, permanent);
     const summary = describeFailure(error);
     this.logger.warn(
       `handler failed ${describeDelivery(delivery, event)} attempt=${attempt}/${policy.maxAttempts} ` +

@@ -105,6 +105,20 @@ export class InboxExecutor {
     handle: () => Promise<unknown>,
     batch?: InboxBatch,
   ): Promise<AttemptOutcome> {
+    const done = this.metrics.handlerSeconds.startTimer({ consumer: delivery.consumer });
+    try {
+      return await this.attemptOnce(delivery, event, handle, batch);
+    } finally {
+      done();
+    }
+  }
+
+  private async attemptOnce(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    handle: () => Promise<unknown>,
+    batch?: InboxBatch,
+  ): Promise<AttemptOutcome> {
     if (!(await registerOnce(this.store, delivery, event, batch))) return 'duplicate';
     if (delivery.policy.versionCheck !== 'off') {
       const check = await this.store.checkVersion(delivery.consumer, event);
@@ -124,9 +138,7 @@ export class InboxExecutor {
   }
 
   private count(outcome: AttemptOutcome, labels: Labels): void {
-    if (outcome === 'applied') this.metrics.applied.inc(labels);
-    else if (outcome === 'duplicate') this.metrics.duplicates.inc(labels);
-    else this.metrics.stale.inc(labels);
+    this.metrics.settled(outcome, labels);
   }
 }
 

@@ -1,0 +1,104 @@
+import {
+  PRESSURE_LEVEL_VALUE,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricFactory,
+  type PressureReading,
+} from '@nest-outbox/core';
+import type { Registry } from 'prom-client';
+
+/** Distinct values a code-defined label keeps before counting the rest under `other`. */
+const MAX_LABEL_VALUES = 100;
+
+/**
+ * The producer's metrics (see docs/METRICS.md), on the registry of the `metrics` option
+ * or one the module creates. `event_type` and `command` come from the application's code,
+ * and are capped at 100 distinct values per process anyway (the rest count as `other`).
+ * @internal
+ */
+export class OutboxMetrics {
+  readonly recorded: CounterMetric<'event_type'>;
+  readonly transactionSeconds: HistogramMetric<'outcome'>;
+  readonly flushRows: HistogramMetric;
+  readonly transitionsRefused: CounterMetric;
+  readonly pressureLevel: GaugeMetric;
+  readonly pressureBacklog: GaugeMetric;
+  readonly pressureOldestAge: GaugeMetric;
+  readonly pressureForecast: GaugeMetric;
+  readonly refused: CounterMetric<'command'>;
+  readonly sampleFailures: CounterMetric;
+  private readonly seen = new Map<string, Set<string>>();
+
+  constructor(
+    make: MetricFactory,
+    /** Where the metrics live; undefined when they are no-ops. */
+    readonly registry: Registry | undefined,
+  ) {
+    this.recorded = make.counter('events_recorded_total', 'Events written to the outbox', [
+      'event_type',
+    ]);
+    this.transactionSeconds = make.histogram(
+      'transaction_duration_seconds',
+      'Outermost outbox transaction duration, the flush included',
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      ['outcome'],
+    );
+    this.flushRows = make.histogram(
+      'flush_rows',
+      'Rows per outbox flush',
+      [1, 2, 5, 10, 25, 50, 100, 250, 1000],
+    );
+    this.transitionsRefused = make.counter(
+      'transitions_refused_total',
+      'Transitions refused with InvalidTransitionError',
+    );
+    this.pressureLevel = make.gauge(
+      'pressure_level',
+      'Back-pressure state: 0 ok, 1 warn, 2 critical',
+    );
+    this.pressureBacklog = make.gauge('pressure_backlog_events', 'Backlog as last sampled');
+    this.pressureOldestAge = make.gauge(
+      'pressure_oldest_age_seconds',
+      'Oldest unpublished event age as last sampled',
+    );
+    this.pressureForecast = make.gauge(
+      'pressure_forecast_seconds',
+      'Forecast time until the backlog budget is reached (+Inf: not approaching it)',
+    );
+    this.refused = make.counter(
+      'back_pressure_refused_total',
+      'Non-critical commands refused under back-pressure',
+      ['command'],
+    );
+    this.sampleFailures = make.counter('pressure_sample_failures_total', 'Failed pressure samples');
+  }
+
+  /** `value`, or `other` once the label already has 100 distinct values. */
+  bounded(label: string, value: string): string {
+    let values = this.seen.get(label);
+    if (!values) this.seen.set(label, (values = new Set()));
+    if (values.has(value)) return value;
+    if (values.size >= MAX_LABEL_VALUES) return 'other';
+    values.add(value);
+    return value;
+  }
+
+  /** Counts one flush of `eventTypes` (one entry per row). */
+  flushed(eventTypes: readonly string[]): void {
+    if (eventTypes.length === 0) return;
+    this.flushRows.observe(eventTypes.length);
+    const counts = new Map<string, number>();
+    for (const t of eventTypes) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [t, n] of counts)
+      this.recorded.inc({ event_type: this.bounded('event_type', t) }, n);
+  }
+
+  /** Sets the pressure gauges from a reading. */
+  observePressure(reading: PressureReading): void {
+    this.pressureLevel.set(PRESSURE_LEVEL_VALUE[reading.state]);
+    this.pressureBacklog.set(reading.backlog);
+    this.pressureOldestAge.set(reading.oldestAgeMs / 1000);
+    this.pressureForecast.set(reading.forecastSeconds);
+  }
+}

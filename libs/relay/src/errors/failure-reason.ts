@@ -1,0 +1,83 @@
+import { NoTopicError } from './no-topic.error';
+import { PublishTimeoutError } from './publish-timeout.error';
+
+/** The bounded `reason` label of a failed publish. @publicApi */
+export type PublishFailureReason =
+  | 'publish_timeout'
+  | 'connection'
+  | 'request_timeout'
+  | 'not_leader'
+  | 'no_topic'
+  | 'message_too_large'
+  | 'authorization'
+  | 'invalid_record'
+  | 'throttled'
+  | 'other';
+
+const BY_TYPE: Readonly<Record<string, PublishFailureReason>> = {
+  NOT_LEADER_FOR_PARTITION: 'not_leader',
+  NOT_LEADER_OR_FOLLOWER: 'not_leader',
+  LEADER_NOT_AVAILABLE: 'not_leader',
+  NOT_ENOUGH_REPLICAS: 'not_leader',
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND: 'not_leader',
+  REQUEST_TIMED_OUT: 'request_timeout',
+  UNKNOWN_TOPIC_OR_PARTITION: 'no_topic',
+  INVALID_TOPIC_EXCEPTION: 'no_topic',
+  MESSAGE_TOO_LARGE: 'message_too_large',
+  RECORD_LIST_TOO_LARGE: 'message_too_large',
+  TOPIC_AUTHORIZATION_FAILED: 'authorization',
+  CLUSTER_AUTHORIZATION_FAILED: 'authorization',
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED: 'authorization',
+  SASL_AUTHENTICATION_FAILED: 'authorization',
+  INVALID_RECORD: 'invalid_record',
+  CORRUPT_MESSAGE: 'invalid_record',
+  THROTTLING_QUOTA_EXCEEDED: 'throttled',
+};
+
+const BY_NAME: Readonly<Record<string, PublishFailureReason>> = {
+  KafkaJSConnectionError: 'connection',
+  KafkaJSConnectionClosedError: 'connection',
+  KafkaJSBrokerNotFound: 'connection',
+  KafkaJSRequestTimeoutError: 'request_timeout',
+  KafkaJSSASLAuthenticationError: 'authorization',
+};
+
+interface ErrorLike {
+  name?: unknown;
+  type?: unknown;
+  code?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+  errors?: unknown;
+}
+
+function reasonOf(error: unknown, depth: number): PublishFailureReason | undefined {
+  if (depth > 8 || typeof error !== 'object' || error === null) return undefined;
+  if (error instanceof PublishTimeoutError) return 'publish_timeout';
+  if (error instanceof NoTopicError) return 'no_topic';
+  const e = error as ErrorLike;
+  if (typeof e.type === 'string' && BY_TYPE[e.type]) return BY_TYPE[e.type];
+  if (typeof e.name === 'string' && BY_NAME[e.name]) return BY_NAME[e.name];
+  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'ENOTFOUND') {
+    return 'connection';
+  }
+  const nested: unknown[] = Array.isArray(e.errors) ? (e.errors as unknown[]) : [];
+  const inner = [e.cause, e.originalError, ...nested];
+  for (const next of inner) {
+    if (next === error) continue;
+    const found = reasonOf(next, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The bounded reason of a failed publish for `nest_outbox_relay_publish_failures_total`:
+ * our own publish timeout, a connection failure, a Kafka request timeout, leadership
+ * changes, a missing topic, an oversize record, refused authorization, a record the broker
+ * found invalid, throttling, or `other`. Looks through causes and aggregated errors.
+ * @publicApi
+ */
+export function publishFailureReason(error: unknown): PublishFailureReason {
+  return reasonOf(error, 0) ?? 'other';
+}
