@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { startSampleApp } from '../../apps/common/src';
+import { sampleLogger, startSampleApp } from '../../apps/common/src';
 import { RelayAppModule } from '../../apps/relay/src/relay-app.module';
 import { relayHttpPortFromEnv, relayOptionsFromEnv } from '../../apps/relay/src/relay-env.config';
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   await startSampleApp(
     () =>
       NestFactory.create(RelayAppModule.register(options), {
-        logger: ['log', 'warn', 'error'],
+        logger: sampleLogger(),
         abortOnError: false,
       }),
     async (app) => {

@@ -22,6 +22,7 @@ export {
   runSampleService,
   startSampleApp,
 } from './nest/sample-service.bootstrap';
+export { sampleLogger } from './nest/sample-logger';
 export { retryStartup } from './nest/startup-retry';
 export { sampleTypeOrmModule, type SampleTypeOrmOptions } from './nest/sample-typeorm.module';
 export { transactionalClsModule } from './nest/transactional-cls.module';

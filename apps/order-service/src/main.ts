@@ -9,6 +9,7 @@ import {
   configureSampleHttp,
   prepareSchemaAndTopics,
   runSampleService,
+  sampleLogger,
   startSampleApp,
 } from '../../common/src';
 import { loadOrderServiceConfig } from './order-service.config';
@@ -21,7 +22,7 @@ async function bootstrap(): Promise<void> {
   await startSampleApp(
     () =>
       NestFactory.create(OrderServiceModule.forRoot(config), {
-        logger: ['log', 'warn', 'error'],
+        logger: sampleLogger(),
         abortOnError: false,
       }),
     async (app) => {

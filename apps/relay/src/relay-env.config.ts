@@ -72,3 +72,11 @@ export function relayHttpPortFromEnv(env: NodeJS.ProcessEnv = process.env): numb
     max: 65_535,
   });
 }
+
+/**
+ * RELAY_HTTP_HOST: the address the standalone relay's HTTP server binds (default 127.0.0.1;
+ * `0.0.0.0` in a container, so that Prometheus can scrape /metrics).
+ */
+export function relayHttpHostFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.RELAY_HTTP_HOST?.trim() || '127.0.0.1';
+}

@@ -12,6 +12,7 @@ import {
   configureSampleHttp,
   prepareSchemaAndTopics,
   runSampleService,
+  sampleLogger,
   startSampleApp,
 } from '../../common/src';
 import { loadShippingServiceConfig } from './shipping-service.config';
@@ -26,7 +27,7 @@ async function bootstrap(): Promise<void> {
   await startSampleApp(
     async () => {
       const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
-        logger: ['log', 'warn', 'error'],
+        logger: sampleLogger(),
         abortOnError: false,
       });
       configureSampleHttp(app);

@@ -61,6 +61,15 @@ export {
 export { errorLabel } from './error-label';
 export { isDatabaseUnavailable } from './database-unavailable';
 export { logText } from './log-text';
+export {
+  escapeControl,
+  LOG_FORMAT_ENV,
+  logFormat,
+  logLine,
+  type LogFields,
+  type LogFormat,
+  type LogObject,
+} from './log-line';
 export { otelApi, type OtelApi } from './tracing/otel-api';
 export { runInSpan } from './tracing/run-in-span';
 export {

@@ -7,7 +7,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Backoff, errorLabel, OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
+import { Backoff, errorLabel, logLine, OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
 import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { RelayMetrics } from '../metrics/relay.metrics';
@@ -177,13 +177,19 @@ export class RelayLoop
       this.claimErrors.reset();
     } catch (error) {
       const delay = this.claimErrors.next();
-      this.logger.error(`claim failed stage=claim (${errorLabel(error)}); retrying in ${delay} ms`);
+      this.logger.error(logLine('claim failed', { stage: 'claim', error, retry_in_ms: delay }));
       return delay;
     }
     for (const p of batch.crashLoopParked) {
       this.metrics.parked.inc({ kind: 'crash-loop' });
       this.logger.error(
-        `parked event_id=${p.eventId} aggregate_id=${p.aggregateId} type=${p.eventType} stage=claim kind=crash-loop`,
+        logLine('parked', {
+          event_id: p.eventId,
+          aggregate_id: p.aggregateId,
+          type: p.eventType,
+          stage: 'claim',
+          kind: 'crash-loop',
+        }),
       );
     }
     if (batch.rows.length === 0) return batch.crashLoopParked.length ? 'work' : 'idle';
@@ -202,7 +208,7 @@ export class RelayLoop
     } catch (error) {
       // A database error while recording the outcome: the lease expires and the rows return.
       this.logger.error(
-        `batch failed stage=mark (${errorLabel(error)}); its rows return when the lease expires`,
+        logLine('batch failed; its rows return when the lease expires', { stage: 'mark', error }),
       );
     }
   }

@@ -20,10 +20,12 @@ export interface FailedEntry {
   readonly topic: string;
   readonly kind: ErrorKind;
   readonly decision: FailureDecision;
-  /** `describeError` of the error (never a payload). */
+  /** `describeError` of the error (never a payload): stored as the row's last error. */
   readonly error: string;
   /** The bounded reason label of the error. */
   readonly reason: PublishFailureReason;
+  /** The error itself: logged as its class and code only. */
+  readonly cause: unknown;
 }
 
 /** Everything a ledger holds, ready to be recorded. @internal */
@@ -73,7 +75,15 @@ export class BatchLedger {
     if (!head) return;
     const decision = decideFailure(head.attempts, kind, this.policy, undefined, brokerAcksOthers);
     const reason = publishFailureReason(error);
-    this.failed.push({ row: head, topic, kind, decision, error: describeError(error), reason });
+    this.failed.push({
+      row: head,
+      topic,
+      kind,
+      decision,
+      error: describeError(error),
+      reason,
+      cause: error,
+    });
     this.release(rest);
   }
 

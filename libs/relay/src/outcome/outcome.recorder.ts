@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RelayStatsService } from '../health/relay-stats.service';
+import { logLine } from '@nest-outbox/core';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { atStage } from '../publish/stage-hooks';
@@ -76,7 +77,11 @@ export class OutcomeRecorder {
     this.metrics.publishedAgain.inc({ cause: 'lease_lost' }, lost.length);
     const ids = lost.slice(0, 10).map((a) => a.row.eventId);
     this.logger.warn(
-      `lease lost: ${lost.length} published event(s) not marked (another relay may publish them again) stage=mark event_ids=${ids.join(',')}`,
+      logLine('lease lost: published event(s) not marked (another relay may publish them again)', {
+        count: lost.length,
+        stage: 'mark',
+        event_ids: ids.join(','),
+      }),
     );
   }
 
@@ -103,14 +108,23 @@ export class OutcomeRecorder {
   }
 
   /** The log line and the metric of a failed head. */
-  private report({ row, topic, kind, decision, error, reason }: FailedEntry): void {
+  private report({ row, topic, kind, decision, reason, cause }: FailedEntry): void {
     this.metrics.failures.inc({ kind, reason });
-    const log = `event_id=${row.eventId} aggregate_id=${row.aggregateId} type=${row.eventType} topic=${topic} attempt=${decision.attempt} stage=publish kind=${kind}`;
+    const fields = {
+      event_id: row.eventId,
+      aggregate_id: row.aggregateId,
+      type: row.eventType,
+      attempt: decision.attempt,
+      stage: 'publish',
+      topic,
+      kind,
+      error: cause,
+    };
     if (decision.action === 'park') {
-      this.logger.error(`parked ${log}: ${error}`);
+      this.logger.error(logLine('parked', fields));
       this.metrics.parked.inc({ kind: decision.reason });
     } else {
-      this.logger.warn(`retry scheduled ${log}: ${error}`);
+      this.logger.warn(logLine('retry scheduled', fields));
       this.metrics.retried.inc({ kind });
     }
   }

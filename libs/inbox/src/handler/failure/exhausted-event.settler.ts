@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EventEnvelope } from '@nest-outbox/core';
+import { logLine, type EventEnvelope } from '@nest-outbox/core';
 import type { InboxOutcome } from '../pipeline/inbox-outcome';
-import { describeDelivery } from '../pipeline/delivery-log';
+import { deliveryFields } from '../pipeline/delivery-log';
 import type { InboxDelivery } from '../pipeline/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
 
@@ -32,13 +32,23 @@ export class ExhaustedEventSettler {
         since: new Date(),
       });
       this.logger.error(
-        `partition paused by a poison event ${describeDelivery(delivery, event)} stage=pause: ${reason}`,
+        logLine('partition paused by a poison event', {
+          ...deliveryFields(delivery, event),
+          attempt: attempts,
+          stage: 'pause',
+          reason: summary,
+        }),
       );
       return 'paused';
     }
     await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
     this.logger.error(
-      `event dead-lettered ${describeDelivery(delivery, event)} stage=dead-letter: ${reason}`,
+      logLine('event dead-lettered', {
+        ...deliveryFields(delivery, event),
+        attempt: attempts,
+        stage: 'dead-letter',
+        reason: summary,
+      }),
     );
     return 'dead-lettered';
   }

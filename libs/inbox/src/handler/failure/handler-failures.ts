@@ -1,11 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { backoffDelayMs, isDatabaseUnavailable, type EventEnvelope } from '@nest-outbox/core';
+import {
+  backoffDelayMs,
+  isDatabaseUnavailable,
+  logLine,
+  NestOutboxError,
+  type EventEnvelope,
+} from '@nest-outbox/core';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../../errors/inbox-retry-abandoned.error';
 import { INBOX_OPTIONS } from '../../inbox.constants';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import type { ResolvedInboxOptions } from '../../options/inbox-options.resolver';
-import { describeDelivery } from '../pipeline/delivery-log';
+import { deliveryFields } from '../pipeline/delivery-log';
 import type { InboxDelivery } from '../pipeline/inbox-delivery';
 import type { InboxOutcome } from '../pipeline/inbox-outcome';
 import { ExhaustedEventSettler } from './exhausted-event.settler';
@@ -49,8 +55,18 @@ export class HandlerFailures {
     this.metrics.applyFailed(labels, error, permanent);
     const summary = describeFailure(error);
     this.logger.warn(
-      `handler failed ${describeDelivery(delivery, event)} attempt=${attempt}/${policy.maxAttempts} ` +
-        `stage=handle${permanent ? ' permanent' : ''}${unavailable ? ' database-unavailable (not counted)' : ''}: ${summary}`,
+      logLine('handler failed', {
+        ...deliveryFields(delivery, event),
+        attempt,
+        max_attempts: policy.maxAttempts,
+        stage: 'handle',
+        permanent,
+        // A database outage is not the event's fault: retried, the attempt not counted.
+        database_unavailable: unavailable,
+        error,
+        // The library's own errors say what is wrong without values; others only by class.
+        reason: error instanceof NestOutboxError ? summary : undefined,
+      }),
     );
     if (!unavailable && (permanent || attempt >= policy.maxAttempts))
       return this.exhausted.settle(delivery, event, attempt, summary);

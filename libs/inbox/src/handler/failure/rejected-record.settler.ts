@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_HEADERS } from '@nest-outbox/core';
+import { EVENT_HEADERS, logLine } from '@nest-outbox/core';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
 import type { InboxDelivery, Rejection } from '../pipeline/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
@@ -26,9 +26,17 @@ export class RejectedRecordSettler {
       throw error;
     }
     this.logger.warn(
-      `rejected record consumer=${delivery.consumer} topic=${position.topic} partition=${position.partition} ` +
-        `offset=${position.offset} event_id=${headers[EVENT_HEADERS.eventId] ?? '-'} type=${headers[EVENT_HEADERS.eventType] ?? '-'} ` +
-        `reason=${rejection.code}: ${rejection.reason} stage=guard`,
+      logLine('rejected record', {
+        consumer: delivery.consumer,
+        topic: position.topic,
+        partition: position.partition,
+        offset: position.offset,
+        event_id: headers[EVENT_HEADERS.eventId] ?? '-',
+        type: headers[EVENT_HEADERS.eventType] ?? '-',
+        stage: 'guard',
+        code: rejection.code,
+        reason: rejection.reason,
+      }),
     );
     const batch = currentInboxBatch();
     if (batch) {

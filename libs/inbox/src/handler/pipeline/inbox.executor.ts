@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { EventEnvelope } from '@nest-outbox/core';
+import { logLine, type EventEnvelope } from '@nest-outbox/core';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
 import { INBOX_FAULT_ENV, INBOX_TRANSACTION_HOST } from '../../inbox.constants';
@@ -10,7 +10,7 @@ import { InboxStore } from '../../store/inbox.store';
 import type { InboxBatch } from '../../transport/inbox-batch.context';
 import { registerOnce } from '../dedup/inbox-registration';
 import { HandlerFailures } from '../failure/handler-failures';
-import { describeDelivery } from './delivery-log';
+import { deliveryFields } from './delivery-log';
 import type { InboxDelivery } from './inbox-delivery';
 import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
 
@@ -126,7 +126,11 @@ export class InboxExecutor {
       if (check.kind === 'gap') {
         this.metrics.versionGaps.inc(labelsOf(delivery));
         this.logger.warn(
-          `aggregate version gap ${describeDelivery(delivery, event)} last=${check.last} stage=version`,
+          logLine('aggregate version gap', {
+            ...deliveryFields(delivery, event),
+            last: check.last,
+            stage: 'version',
+          }),
         );
         if (delivery.policy.versionCheck === 'hold') {
           throw new InboxVersionGapError(event.aggregateId, check.last + 1, event.aggregateVersion);

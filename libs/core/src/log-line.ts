@@ -1,0 +1,104 @@
+import { errorLabel } from './error-label';
+
+/** How the libraries shape their log lines: `key=value` text, or one object per line. */
+export type LogFormat = 'text' | 'json';
+
+/**
+ * The environment variable that chooses the libraries' log format: `json` makes every
+ * library log line an object (hand Nest a JSON logger too: `new ConsoleLogger({ json: true })`,
+ * or nestjs-pino); anything else, or unset, keeps `key=value` text.
+ * @publicApi
+ */
+export const LOG_FORMAT_ENV = 'NEST_OUTBOX_LOG_FORMAT';
+
+/**
+ * What a library log line may carry: identifiers, positions, counts and labels the library
+ * chose, never a payload. `error` is logged as its class and code only (`errorLabel`), since
+ * driver and validator messages echo the values they refused.
+ * @publicApi
+ */
+export interface LogFields {
+  readonly event_id?: string;
+  readonly aggregate_id?: string;
+  readonly type?: string;
+  readonly attempt?: number;
+  readonly stage?: string;
+  readonly error?: unknown;
+  readonly [field: string]: unknown;
+}
+
+/** A structured log line, as handed to Nest's `Logger` in JSON mode. */
+export type LogObject = Readonly<Record<string, string | number | boolean>>;
+
+/** The format `NEST_OUTBOX_LOG_FORMAT` asks for (`text` unless it says `json`). @publicApi */
+export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
+  return env[LOG_FORMAT_ENV]?.trim().toLowerCase() === 'json' ? 'json' : 'text';
+}
+
+// Every C0/C1 control character, DEL and the Unicode line/paragraph separators.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** `value` with control characters escaped (`\n`, `\u001b`): one log line stays one line. */
+export function escapeControl(value: string): string {
+  return value.replace(CONTROL, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** The error's class and, if it has one, its code: never its message. */
+function errorParts(error: unknown): { error_class: string; error_code?: string } {
+  const label = errorLabel(error);
+  const space = label.indexOf(' ');
+  return space < 0
+    ? { error_class: label }
+    : { error_class: label.slice(0, space), error_code: label.slice(space + 1) };
+}
+
+/** The fields as scalars (strings bounded and escaped), `error` split into class and code. */
+function scalarFields(fields: LogFields): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (key === 'error') Object.assign(out, errorParts(value));
+    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
+    else if (typeof value === 'bigint') out[key] = value.toString();
+    else out[key] = escapeControl(typeof value === 'string' ? value : '[' + typeof value + ']');
+  }
+  for (const [key, value] of Object.entries(out))
+    if (typeof value === 'string' && value.length > 300) out[key] = `${value.slice(0, 300)}...`;
+  return out;
+}
+
+/** `key=value` text; values with spaces or quotes are quoted. */
+function textOf(message: string, fields: Record<string, string | number | boolean>): string {
+  const parts = [escapeControl(message)];
+  for (const [key, value] of Object.entries(fields)) {
+    const text = String(value);
+    parts.push(
+      /[\s"=]/.test(text) || text === '' ? `${key}=${JSON.stringify(text)}` : `${key}=${text}`,
+    );
+  }
+  return parts.join(' ');
+}
+
+/**
+ * One library log line, in the format `NEST_OUTBOX_LOG_FORMAT` asks for: text
+ * (`parked event_id=... aggregate_id=... type=order.noted attempt=5 stage=publish
+ * error_class=KafkaJSProtocolError`) or an object (`{ msg: 'parked', event_id, ... }`) that
+ * Nest's JSON logger prints as one JSON line. Control characters are escaped in both.
+ * @example
+ * this.logger.warn(logLine('retry scheduled', { event_id, aggregate_id, type, attempt, stage: 'publish', error }));
+ * @publicApi
+ */
+export function logLine(
+  message: string,
+  fields: LogFields = {},
+  format: LogFormat = logFormat(),
+): string | LogObject {
+  const scalars = scalarFields(fields);
+  return format === 'json' ? { msg: escapeControl(message), ...scalars } : textOf(message, scalars);
+}
