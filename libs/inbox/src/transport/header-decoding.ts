@@ -9,15 +9,15 @@
  * (value: the record's header count, in decimal). The inbox rejects such a record with
  * reason code `too_many_headers`; a record carrying this header name itself is rejected
  * the same way.
- * @publicApi
+ * @internal
  */
 export const TOO_MANY_HEADERS_HEADER = 'x-nest-outbox-too-many-headers';
 
 /**
  * Headers decoded per record at most: a record with more gets only
  * `TOO_MANY_HEADERS_HEADER`, without decoding any of its own. The event contract uses about
- * ten; 1,000 linear-decoded headers cost well under a millisecond.
- * @publicApi
+ * ten; 1,000 linear-decoded headers cost about a millisecond.
+ * @internal
  */
 export const MAX_RECORD_HEADERS = 1000;
 
