@@ -186,6 +186,7 @@ async function main(): Promise<number> {
     const shipping = await shippingFigures(system.db, system.names.shippingSchema);
     const wire = await countWire(system);
     const metrics = await system.http.metrics(system.shipping.url);
+    const pressure = await pressureLine(system);
     printSummary(
       result,
       outbox,
@@ -194,6 +195,7 @@ async function main(): Promise<number> {
       metricSum(metrics, 'inbox_events_duplicate_total'),
       ages.samples,
       report,
+      pressure,
     );
     await stopAll();
     return report.verdict === 'clean' && result.errors === 0 ? 0 : 1;
@@ -204,6 +206,32 @@ async function main(): Promise<number> {
   }
 }
 
+/** A gauge's value in Prometheus text (`+Inf` included), or undefined. */
+function gauge(text: string, name: string): number | undefined {
+  const line = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  if (!line) return undefined;
+  return line[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(line[1]);
+}
+
+const seconds = (s: number | null | undefined) =>
+  s === null || s === undefined || !Number.isFinite(s) ? 'not approaching the budget' : `${s} s`;
+
+/** The order service's pressure state (its /health) and the standalone relay's forecast. */
+async function pressureLine(system: SampleSystem): Promise<string> {
+  const health = (await system.orders.health()).body as {
+    details?: { pressure?: { state?: string; forecastSeconds?: number | null } };
+  };
+  const own = health.details?.pressure;
+  const relay = system.relay ? await system.http.metrics(system.relay.url).catch(() => '') : '';
+  const level = gauge(relay, 'nest_outbox_relay_pressure_level');
+  const levels = ['ok', 'warn', 'critical'];
+  return (
+    `pressure      order-service ${own?.state ?? 'unknown'} (forecast to the backlog budget: ` +
+    `${seconds(own?.forecastSeconds)}); relay ${level === undefined ? 'unknown' : levels[level]} ` +
+    `(forecast: ${seconds(gauge(relay, 'nest_outbox_relay_backlog_forecast_seconds'))})`
+  );
+}
+
 function printSummary(
   result: WorkloadResult,
   outbox: Awaited<ReturnType<typeof outboxFigures>>,
@@ -212,6 +240,7 @@ function printSummary(
   duplicates: number,
   ages: [number, number][],
   report: ReconciliationView,
+  pressure: string,
 ): void {
   const lines = [
     '',
@@ -224,6 +253,7 @@ function printSummary(
     `effects       ${shipping.inboxRows} applied by shipping-service (inbox rows), ${duplicates} duplicates absorbed ` +
       `since its start, ${shipping.rejected} rejected; ${shipping.shipments} shipments ` +
       `(${shipping.cancelledShipments} cancelled), ${shipping.ordersWithSeveralShipments} orders with two shipments`,
+    pressure,
     'oldest unpublished order event (max per 5 s):',
     timeline(ages),
     `reconciliation ${report.verdict.toUpperCase()}: ${report.confirmedOrders} confirmed orders, ` +

@@ -76,7 +76,7 @@ export class ChaosProcess {
    * Resolves once `/health` answers 200 (`anyAnswer`: answers at all), failing at once if it
    * exited.
    */
-  async waitHealthy(timeoutMs = 120_000, anyAnswer = false): Promise<void> {
+  async waitHealthy(timeoutMs = 600_000, anyAnswer = false): Promise<void> {
     await waitFor(
       `${this.name} /health ${anyAnswer ? 'to answer' : '200'}`,
       async () => {

@@ -130,7 +130,7 @@ export class ChaosSystem {
     const system = new ChaosSystem(pg, kafka, db, orders, shipping, relays);
     // The order service runs the migrations (its tables, the outbox, the relay's objects).
     orders.start();
-    await orders.waitHealthy(180_000);
+    await orders.waitHealthy();
     await system.healAndWait();
     return system;
   }
@@ -157,7 +157,7 @@ export class ChaosSystem {
         await Promise.all([
           this.orders.waitHealthy(),
           this.shipping.waitHealthy(),
-          ...relays.map((r) => r.waitHealthy(120_000, true)),
+          ...relays.map((r) => r.waitHealthy(600_000, true)),
         ]);
         return;
       } catch (error) {

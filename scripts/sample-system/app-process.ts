@@ -38,8 +38,12 @@ export class AppProcess {
     return !!p && p.exitCode === null && p.signalCode === null;
   }
 
-  /** Spawns the app and waits until its `/health` answers 200 (fails fast if it exits). */
-  async start(extraEnv: Record<string, string> = {}, timeoutMs = 90_000): Promise<void> {
+  /** Spawns the app and waits until its `/health` answers `status` (fails fast if it exits). */
+  async start(
+    extraEnv: Record<string, string> = {},
+    timeoutMs = 90_000,
+    status = 200,
+  ): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     if (this.child) this.previousOutput.push(this.child.output());
     if (!existsSync(join(REPO_ROOT, this.entry))) {
@@ -52,7 +56,7 @@ export class AppProcess {
       ...extraEnv,
       [this.portVariable]: String(this.port),
     });
-    await this.waitForHealth(200, timeoutMs);
+    await this.waitForHealth(status, timeoutMs);
   }
 
   /** Polls `/health` until it answers `status` (fails at once when the process exited). */

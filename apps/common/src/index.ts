@@ -13,6 +13,7 @@ export {
 } from './config/sample-service.config';
 export { ensureSchema } from './database/ensure-schema';
 export { ensureTopics } from './kafka/topic.bootstrap';
+export { connectConsumerInBackground, type ConsumerStartup } from './kafka/consumer.startup';
 export { InvalidRequestException, type RejectedField } from './http/invalid-request.exception';
 export { ValueFreeExceptionFilter } from './http/value-free-exception.filter';
 export { embeddedRelayModule, type EmbeddedRelayOptions } from './nest/embedded-relay.module';

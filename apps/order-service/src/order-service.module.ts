@@ -47,7 +47,12 @@ export class OrderServiceModule {
           poolMax: 20,
         }),
         transactionalClsModule(),
-        OutboxModule.forRoot({ schema: config.schema, table: ORDERS_OUTBOX_TABLE }),
+        OutboxModule.forRoot({
+          schema: config.schema,
+          table: ORDERS_OUTBOX_TABLE,
+          // The sampler behind 503 + Retry-After for new orders while the outbox is critical.
+          pressure: config.pressure,
+        }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),
       ],

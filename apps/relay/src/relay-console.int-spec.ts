@@ -144,7 +144,12 @@ describe('The standalone relay operator console over HTTP (real PostgreSQL + Kaf
       .expect(200);
     const state = await request(server).get('/operator/api/state').set(auth).expect(200);
     expect(state.body).toMatchObject({ operator: 'alice', running: false, paused: true });
-    expect(state.body.pressure).toEqual({ state: 'unknown' });
+    // The relay's own sampler (refreshed by the state request): a state and its forecast.
+    expect(state.body.pressure).toMatchObject({
+      state: expect.stringMatching(/^(ok|warn|critical)$/) as unknown,
+      backlog: expect.any(Number) as unknown,
+    });
+    expect(state.body.pressure).toHaveProperty('forecastSeconds');
     const health = await request(server).get('/health');
     expect(health.body.details.relay).toMatchObject({ running: false, paused: true });
 

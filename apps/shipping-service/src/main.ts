@@ -7,10 +7,11 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ServerKafka, type MicroserviceOptions } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '@nest-outbox/inbox';
-import type { Consumer } from 'kafkajs';
 import {
   configureSampleHttp,
-  prepareSchemaAndTopics,
+  connectConsumerInBackground,
+  ensureSchema,
+  retryStartup,
   runSampleService,
   sampleLogger,
 } from '../../common/src';
@@ -20,7 +21,8 @@ import { ShippingServiceModule } from './shipping-service.module';
 /** Starts the shipping service: HTTP and the Kafka consumer of the order events (hybrid). */
 async function bootstrap(): Promise<void> {
   const config = loadShippingServiceConfig();
-  await prepareSchemaAndTopics(config, [config.orderEventsTopic, config.shipmentEventsTopic]);
+  // PostgreSQL first (retried for about a minute); Kafka is not waited for, see below.
+  await retryStartup('schema preparation', () => ensureSchema(config.databaseUrl, config.schema));
   const app = await NestFactory.create(ShippingServiceModule.forRoot(config), {
     logger: sampleLogger(),
   });
@@ -42,12 +44,17 @@ async function bootstrap(): Promise<void> {
   });
   app.connectMicroservice<MicroserviceOptions>({ strategy: server });
   app.enableShutdownHooks();
-  await app.startAllMicroservices();
-  const [, consumer] = server.unwrap<[unknown, Consumer]>();
-  app.get(InboxConsumerRegistry).attach(consumer, () => server.bindEvents(consumer));
+  // HTTP first: /health answers (503 until the consumer runs) even while Kafka is down.
   await app.listen(config.port, '0.0.0.0');
+  void connectConsumerInBackground(app, server, {
+    brokers: config.kafkaBrokers,
+    createTopics: config.createTopics ? [config.orderEventsTopic, config.shipmentEventsTopic] : [],
+    topicPartitions: config.topicPartitions,
+    onRunning: (consumer) =>
+      app.get(InboxConsumerRegistry).attach(consumer, () => server.bindEvents(consumer)),
+  });
   new Logger('ShippingService').log(
-    `listening on :${config.port} (schema ${config.schema}, group ${config.consumerGroup}, ` +
+    `listening on :${config.port}, Kafka consumer starting (schema ${config.schema}, group ${config.consumerGroup}, ` +
       `reads ${config.orderEventsTopic}, writes ${config.shipmentEventsTopic})`,
   );
 }

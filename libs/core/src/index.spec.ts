@@ -27,6 +27,7 @@ describe('@nest-outbox/core public barrel', () => {
        "interface IntegerRange",
        "function inTransaction",
        "class InvalidOptionsError",
+       "function isDatabaseUnavailable",
        "function isReservedHeader",
        "function isUuid",
        "type KafkaHeaderSource",

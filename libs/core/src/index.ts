@@ -59,6 +59,7 @@ export {
   type SqlMigrationClass,
 } from './sql-migration';
 export { errorLabel } from './error-label';
+export { isDatabaseUnavailable } from './database-unavailable';
 export {
   escapeControl,
   LOG_FORMAT_ENV,

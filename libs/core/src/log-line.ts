@@ -78,13 +78,15 @@ function scalarFields(fields: LogFields): Record<string, string | number | boole
   return out;
 }
 
-/** `key=value` text; values with spaces or quotes are quoted. */
+/** `key=value` text; values with spaces or quotes are quoted (`"` escaped, nothing else again). */
 function textOf(message: string, fields: Record<string, string | number | boolean>): string {
   const parts = [escapeControl(message)];
   for (const [key, value] of Object.entries(fields)) {
     const text = String(value);
     parts.push(
-      /[\s"=]/.test(text) || text === '' ? `${key}=${JSON.stringify(text)}` : `${key}=${text}`,
+      /[\s"=]/.test(text) || text === ''
+        ? `${key}="${text.replace(/"/g, '\\"')}"`
+        : `${key}=${text}`,
     );
   }
   return parts.join(' ');

@@ -2,7 +2,8 @@
  * Child-process entry for the SIGKILL test: a hybrid app consuming INBOX_TOPIC in group
  * INBOX_GROUP into schema INBOX_SCHEMA. With NEST_OUTBOX_INBOX_FAULT=kill-after-pg-commit
  * it kills itself right after the PostgreSQL commit of the first applied event (with
- * INBOX_TRANSPORT=batched: of the first chunk that applied one).
+ * INBOX_TRANSPORT=batched: of the first chunk that applied one). With INBOX_HTTP_PORT it also
+ * serves `/health` on that port.
  */
 import { startInboxApp } from './inbox-test.app';
 
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
     groupId: env('INBOX_GROUP'),
     transport: process.env.INBOX_TRANSPORT === 'batched' ? 'batched' : 'plain',
   });
+  const port = process.env.INBOX_HTTP_PORT;
+  if (port) await app.listen(Number(port), '127.0.0.1');
   process.stdout.write('INBOX_READY\n');
   const stop = () => void app.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

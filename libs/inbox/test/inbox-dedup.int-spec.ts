@@ -123,6 +123,20 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(await effects(event.eventId)).toBe(1);
     expect(await metric(app, 'inbox_handler_failures_total')).toBe(2);
     expect(await metric(app, 'inbox_events_applied_total')).toBe(1);
+    expect(await metric(app, 'inbox_apply_errors_total')).toBe(2);
+    const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
+    expect(await registry.getSingleMetricAsString('inbox_apply_errors_total')).toMatch(
+      /reason="handler"\} 2/,
+    );
+    expect(await metric(app, 'inbox_events_received_total')).toBe(1);
+    expect(await registry.getSingleMetricAsString('inbox_handler_duration_seconds')).toMatch(
+      /inbox_handler_duration_seconds_count\{consumer="[^"]+"\} 3$/m,
+    );
+    // Applied and committed: no distance left between the two offsets.
+    await waitFor(
+      'the applied-to-committed distance to close',
+      async () => (await metric(app, 'inbox_applied_uncommitted_offsets')) === 0,
+    );
     const rows = await fx.db.pool.query(
       `SELECT kafka_offset FROM "${fx.db.name}".inbox WHERE event_id = $1`,
       [event.eventId],
@@ -175,5 +189,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(failures).toBe(2);
     expect(await metric(app, 'inbox_events_applied_total')).toBe(30);
     expect(await metric(app, 'inbox_events_duplicate_total')).toBe(3);
+    // The duplicate share's denominator: every settled delivery.
+    expect(await metric(app, 'inbox_events_received_total')).toBe(33);
   });
 });

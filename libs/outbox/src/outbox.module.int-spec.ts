@@ -101,6 +101,7 @@ describe('OutboxModule registration', () => {
       installSchema: false,
       verifySchema: true,
       metrics: { registry: undefined, prefix: 'nest_outbox_outbox_' },
+      pressure: false,
       connectionName: undefined,
     });
   });
@@ -118,6 +119,7 @@ describe('OutboxModule registration', () => {
         installSchema: false,
         verifySchema: true,
         metrics: false,
+        pressure: { maxBacklog: 10, intervalMs: 1000 },
       }),
     );
     expect(options).toEqual({
@@ -131,6 +133,7 @@ describe('OutboxModule registration', () => {
       installSchema: false,
       verifySchema: true,
       metrics: false,
+      pressure: expect.objectContaining({ maxBacklog: 10, intervalMs: 1000, criticalPercent: 90 }),
       connectionName: undefined,
     });
   });
@@ -212,6 +215,11 @@ describe('OutboxModule start-up validation', () => {
     ['a negative coalesce interval', { notifyCoalesceMs: -1 }, /option "notifyCoalesceMs"/],
     ['a metric prefix with a dash', { metrics: { prefix: 'my-app_' } }, /option "metrics.prefix"/],
     ['a registry that is not one', { metrics: { registry: {} as never } }, /"metrics.registry"/],
+    [
+      'pressure thresholds in the wrong order',
+      { pressure: { warnPercent: 95, criticalPercent: 90 } },
+      /"pressure.criticalPercent"/,
+    ],
     ['a non-boolean verifySchema', { verifySchema: 'yes' as never }, /option "verifySchema"/],
   ])(
     'Given %s, then the module refuses it with InvalidOptionsError naming the option',

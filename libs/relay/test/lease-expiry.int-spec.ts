@@ -45,6 +45,10 @@ describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
       .get<Registry>(RELAY_METRICS_REGISTRY)
       .getSingleMetricAsString('nest_outbox_relay_lease_lost_total');
     expect(metrics).toMatch(/nest_outbox_relay_lease_lost_total 10/);
+    const again = await slow
+      .get<Registry>(RELAY_METRICS_REGISTRY)
+      .getSingleMetricAsString('nest_outbox_relay_published_again_total');
+    expect(again).toMatch(/nest_outbox_relay_published_again_total\{cause="lease_lost"\} 10/);
 
     const { rows } = await schema.pool.query<{ owner: string }>(
       `SELECT lease_owner AS owner FROM "${schema.name}".outbox`,

@@ -11,6 +11,7 @@ import { eventRecord } from '../../../libs/inbox/test/inbox-test.records';
 import { OffsetSampler } from '../../../scripts/chaos/offset-sampler';
 import { TopicReader } from '../../../scripts/chaos/topic-reader';
 import { busiestLeader } from './cluster-relay';
+import { retrying } from './private-scene';
 
 /** What the churn found. */
 export interface ChurnReport {
@@ -57,7 +58,9 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
     topic,
     appliedSql: `SELECT DISTINCT event_id::text FROM "${db.name}".effects WHERE event_id = ANY($1::uuid[])`,
   });
-  const producer = cluster.kafka('faults-churn-producer').producer({ idempotent: true });
+  // Not idempotent: a send that failed while a leader was down is sent again (below), and an
+  // idempotent producer refuses that with OUT_OF_ORDER_SEQUENCE_NUMBER; copies are absorbed.
+  const producer = cluster.kafka('faults-churn-producer').producer({ idempotent: false });
   const report: ChurnReport = {
     events: 0,
     resent: 0,
@@ -84,15 +87,21 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
         ids.push(...records.map((r) => r.eventId));
         report.events += records.length;
         report.resent += resent.length;
-        await producer.send({
-          topic,
-          acks: -1,
-          messages: [...records, ...resent].map(({ key, value, headers }) => ({
-            key,
-            value,
-            headers,
-          })),
-        });
+        // Sent again while a leader is down longer than kafkajs' retries (a loaded machine
+        // moves leaders slowly): a copy sent twice is one more duplicate the inbox must absorb.
+        await retrying(
+          () =>
+            producer.send({
+              topic,
+              acks: -1,
+              messages: [...records, ...resent].map(({ key, value, headers }) => ({
+                key,
+                value,
+                headers,
+              })),
+            }),
+          180_000,
+        );
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();

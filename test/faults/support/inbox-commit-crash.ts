@@ -24,7 +24,8 @@ export interface InboxCrashReport {
 /**
  * An inbox consumer (libs/inbox/test/inbox-consumer.entry.ts) on the private PostgreSQL
  * through a fault proxy of its own: twice, the database dies the moment the consumer sends
- * the COMMIT of an inbox transaction (effect + inbox row), its answer never arriving. After
+ * the COMMIT of an inbox transaction (effect + inbox row), its answer never arriving; the
+ * second time it stays down 12 s, longer than the handler's retries take. After
  * each restart the consumer goes on; at the end each event has exactly one effect and the
  * group committed every offset.
  */
@@ -32,7 +33,8 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
   const schema = 'faults_pg_inbox';
   const topic = uniqueTopic('faults-pg-inbox');
   const groupId = uniqueTopic('faults-pg-inbox-g');
-  await createTopics([{ topic, numPartitions: 3 }]);
+  // Retried: the shared broker can time a creation out on a loaded machine.
+  await retrying(() => createTopics([{ topic, numPartitions: 3 }]));
   const db = crashTolerantPool(pg.url, 2);
   await retrying(() => db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
   await db.query(effectsDdl(schema));
@@ -56,7 +58,7 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
   let crashes = 0;
   let fired = false;
   const arm = () => void proxy.armOnce('COMMIT', () => pg.crash()).then(() => (fired = true));
-  const crashAtCommit = async () => {
+  const crashAtCommit = async (downMs: number) => {
     // A deadline, not a hang: a consumer that never commits again fails here, by name.
     await waitFor('a COMMIT of the consumer to crash the database at', () => fired, {
       timeoutMs: 240_000,
@@ -65,7 +67,7 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
       fired = false;
     });
     crashes += 1;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, downMs));
     pg.start();
   };
   try {
@@ -80,10 +82,12 @@ export async function runInboxCommitCrash(pg: PrivatePostgres): Promise<InboxCra
     // Armed once the consumer runs: the next COMMIT on its connections is an inbox transaction's.
     arm();
     await produce(200);
-    await crashAtCommit();
+    await crashAtCommit(1000);
+    // Down longer than the inbox's 5 attempts take (about 3 s): an outage must not use them up
+    // and dead-letter the events in flight (found by the chaos run, seed 13200 round 3).
     arm();
     await produce(200);
-    await crashAtCommit();
+    await crashAtCommit(12_000);
     await produce(200);
     let behind: number[] = [];
     await waitFor(

@@ -38,7 +38,8 @@ export interface BurstReport {
 export async function runWriteBurst(pg: PrivatePostgres): Promise<BurstReport> {
   const schema = 'faults_burst';
   const topic = uniqueTopic('faults-burst');
-  await createTopics([{ topic, numPartitions: 3 }]);
+  // Retried: the shared broker can time a creation out on a loaded machine.
+  await retrying(() => createTopics([{ topic, numPartitions: 3 }]));
   const port = await freePort();
   const app = new ChaosProcess(
     'order-service',

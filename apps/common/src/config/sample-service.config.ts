@@ -30,6 +30,17 @@ export interface SampleServiceConfig {
   readonly operatorConsole: boolean;
   /** `RELAY_CONSOLE_TOKENS` as given (parsed by the console). */
   readonly operatorConsoleTokens: string | undefined;
+  /**
+   * Back-pressure budgets of the outbox and the embedded relay: `PRESSURE_MAX_BACKLOG`
+   * (default 100000), `PRESSURE_MAX_OLDEST_AGE_MS` (300000), `PRESSURE_INTERVAL_MS` (5000),
+   * `PRESSURE_WINDOW_MS` (60000).
+   */
+  readonly pressure: {
+    readonly maxBacklog: number;
+    readonly maxOldestAgeMs: number;
+    readonly intervalMs: number;
+    readonly windowMs: number;
+  };
 }
 
 /** Where one service departs from the shared variables. */
@@ -64,5 +75,11 @@ export function readSampleServiceConfig(
     relayLeaseMs: read.int('RELAY_LEASE_MS', 10_000, 1000),
     operatorConsole: read.bool('OPERATOR_CONSOLE', false),
     operatorConsoleTokens: read.text('RELAY_CONSOLE_TOKENS', '') || undefined,
+    pressure: {
+      maxBacklog: read.int('PRESSURE_MAX_BACKLOG', 100_000, 1),
+      maxOldestAgeMs: read.int('PRESSURE_MAX_OLDEST_AGE_MS', 300_000, 1),
+      intervalMs: read.int('PRESSURE_INTERVAL_MS', 5_000, 10),
+      windowMs: read.int('PRESSURE_WINDOW_MS', 60_000, 10),
+    },
   };
 }

@@ -37,6 +37,7 @@ export function embeddedRelayModule(
     publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
     retry: { baseDelayMs: 200, maxDelayMs: 5000 },
     statsIntervalMs: 1000,
+    pressure: config.pressure,
   });
   // The operator console, by option; it refuses to start without tokens (ConsoleAccessError).
   const operatorConsole = config.operatorConsole

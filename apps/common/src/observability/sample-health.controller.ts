@@ -6,7 +6,9 @@ import {
   type HealthCheckResult,
   type HealthIndicatorFunction,
 } from '@nestjs/terminus';
+import { OutboxPressureService } from '@nest-outbox/outbox';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
+import { pressureDetails } from './pressure.details';
 
 /**
  * DI token of a service's own health checks (a `HealthIndicatorFunction[]`), run by
@@ -17,7 +19,8 @@ export const SERVICE_HEALTH_CHECKS = Symbol('sample:service-health-checks');
 /**
  * `GET /health`: 200 when the database, the service's own checks (`SERVICE_HEALTH_CHECKS`)
  * and the embedded relay (which probes the broker; not checked when the relay runs
- * elsewhere) are up, 503 otherwise.
+ * elsewhere) are up, 503 otherwise. With the outbox's `pressure` option, `details.pressure`
+ * shows the back-pressure state (`ok`, `warn`, `critical`) and the forecast; always `up`.
  */
 @Controller('health')
 export class SampleHealthController {
@@ -28,6 +31,7 @@ export class SampleHealthController {
     @Optional()
     @Inject(SERVICE_HEALTH_CHECKS)
     private readonly serviceChecks: readonly HealthIndicatorFunction[] = [],
+    @Optional() private readonly pressure?: OutboxPressureService,
   ) {}
 
   @Get()
@@ -39,6 +43,9 @@ export class SampleHealthController {
     ];
     const relay = this.relay;
     if (relay) checks.push(() => relay.isHealthy('relay', { brokerTimeoutMs: 2000 }));
+    const pressure = this.pressure;
+    // Shown, never down: a critical state refuses non-critical commands, it is not an outage.
+    if (pressure?.enabled) checks.push(() => ({ pressure: pressureDetails(pressure.latest) }));
     return this.health.check(checks);
   }
 }

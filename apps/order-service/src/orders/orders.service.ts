@@ -27,8 +27,12 @@ export class OrdersService {
     private readonly outbox: OutboxService,
   ) {}
 
-  /** Places an order (status `pending`, version 1) and records `order.created`. */
-  @OutboxTransactional()
+  /**
+   * Places an order (status `pending`, version 1) and records `order.created`. Non-critical:
+   * refused (`OutboxBackPressureError`, HTTP 503) while the outbox's pressure is critical;
+   * confirming and cancelling existing orders never are.
+   */
+  @OutboxTransactional({ critical: false })
   async create(input: CreateOrderDto): Promise<Order> {
     const now = new Date();
     const order: Order = {

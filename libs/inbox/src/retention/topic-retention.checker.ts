@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { errorLabel } from '@nest-outbox/core';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { InboxRetentionTooShortError } from '../errors/inbox-retention-too-short.error';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
@@ -8,7 +9,7 @@ import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
  * retention: the inbox must remember an event id for as long as the event can be
  * redelivered (topic retention plus the replay window). Too short: refuse to start, or
  * warn loudly with `onTooShort: 'warn'`. A topic whose config can not be read is warned
- * about (the Kafka transport fails on it anyway).
+ * about (the Kafka transport fails on it anyway), and so is a broker that does not answer.
  * @internal
  */
 export async function checkTopicRetention(
@@ -23,7 +24,16 @@ export async function checkTopicRetention(
     ...options.raw.kafka,
     clientId: `${options.raw.kafka.clientId ?? 'nest-outbox'}-inbox-admin`,
   }).admin();
-  await admin.connect();
+  try {
+    await admin.connect();
+  } catch (error) {
+    // A consumer started while the broker is down stays up and connects later (with backoff):
+    // the check is skipped rather than failing the start-up.
+    logger.warn(
+      `could not reach Kafka to read the topics' retention.ms (${errorLabel(error)}); retention not checked`,
+    );
+    return;
+  }
   try {
     for (const topic of topics) {
       let retentionMs: number;

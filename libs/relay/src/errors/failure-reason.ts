@@ -1,7 +1,7 @@
 import { NoTopicError } from './no-topic.error';
 import { PublishTimeoutError } from './publish-timeout.error';
 
-/** The bounded `reason` label of a failed publish. @publicApi */
+/** The bounded `reason` label of a failed publish. @internal */
 export type PublishFailureReason =
   | 'publish_timeout'
   | 'connection'
@@ -76,7 +76,7 @@ function reasonOf(error: unknown, depth: number): PublishFailureReason | undefin
  * our own publish timeout, a connection failure, a Kafka request timeout, leadership
  * changes, a missing topic, an oversize record, refused authorization, a record the broker
  * found invalid, throttling, or `other`. Looks through causes and aggregated errors.
- * @publicApi
+ * @internal
  */
 export function publishFailureReason(error: unknown): PublishFailureReason {
   return reasonOf(error, 0) ?? 'other';

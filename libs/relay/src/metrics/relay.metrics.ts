@@ -32,6 +32,7 @@ export class RelayMetrics {
   readonly delaySeconds: HistogramMetric;
   readonly backlogChange: GaugeMetric;
   readonly drainRate: GaugeMetric;
+  readonly fillRate: GaugeMetric;
   readonly forecastSeconds: GaugeMetric;
   readonly backlogBudget: GaugeMetric;
   readonly ageBudgetSeconds: GaugeMetric;
@@ -91,6 +92,10 @@ export class RelayMetrics {
     this.drainRate = make.gauge(
       'drain_rate_per_second',
       'Events this relay published per second over the trend window',
+    );
+    this.fillRate = make.gauge(
+      'fill_rate_per_second',
+      'Events recorded per second: this relay drain rate plus the backlog change',
     );
     this.forecastSeconds = make.gauge(
       'backlog_forecast_seconds',
@@ -160,6 +165,7 @@ export class RelayMetrics {
   observePressure(reading: BacklogAssessment, drainPerSecond: number): void {
     this.backlogChange.set(reading.rates.backlogPerSecond);
     this.drainRate.set(drainPerSecond);
+    this.fillRate.set(reading.rates.fillPerSecond);
     this.forecastSeconds.set(reading.forecastSeconds);
     this.pressureLevel.set(PRESSURE_LEVEL_VALUE[reading.state]);
   }

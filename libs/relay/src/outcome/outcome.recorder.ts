@@ -118,6 +118,7 @@ export class OutcomeRecorder {
       stage: 'publish',
       topic,
       kind,
+      reason,
       error: cause,
     };
     if (decision.action === 'park') {

@@ -1,5 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { backoffDelayMs, logLine, NestOutboxError, type EventEnvelope } from '@nest-outbox/core';
+import {
+  backoffDelayMs,
+  isDatabaseUnavailable,
+  logLine,
+  NestOutboxError,
+  type EventEnvelope,
+} from '@nest-outbox/core';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../../errors/inbox-retry-abandoned.error';
 import { INBOX_OPTIONS } from '../../inbox.constants';
@@ -16,7 +22,9 @@ import { waitWithHeartbeat } from './heartbeat-wait';
  * What follows a failed attempt (rolled back, inbox row included): count and log it; retry
  * after a backoff (core `backoffDelayMs` from `retry.baseDelayMs` to `retry.maxDelayMs`),
  * heartbeating while waiting and giving up when the partition is revoked; or, once the
- * attempts are used up or the error is permanent, apply the exhausted policy.
+ * attempts are used up or the error is permanent, apply the exhausted policy. A failure
+ * because PostgreSQL is unavailable (`isDatabaseUnavailable`: a restart, a crash) is not the
+ * event's fault: it is retried uncounted, never dead-lettered or paused for.
  * @internal
  */
 @Injectable()
@@ -29,17 +37,21 @@ export class HandlerFailures {
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {}
 
-  /** 'retry' once the backoff has passed, or the final outcome of the event. */
+  /**
+   * 'retry' once the backoff has passed ('retry-uncounted': the attempt does not count), or
+   * the final outcome of the event.
+   */
   async afterFailure(
     delivery: InboxDelivery,
     event: EventEnvelope,
     attempt: number,
     error: unknown,
-  ): Promise<'retry' | InboxOutcome> {
+  ): Promise<'retry' | 'retry-uncounted' | InboxOutcome> {
     const { policy } = delivery;
     const labels = { consumer: delivery.consumer, topic: delivery.position.topic };
     this.metrics.failed.inc(labels);
     const permanent = error instanceof InboxPermanentError || this.options.isPermanentError(error);
+    const unavailable = !permanent && isDatabaseUnavailable(error);
     this.metrics.applyFailed(labels, error, permanent);
     const summary = describeFailure(error);
     this.logger.warn(
@@ -49,20 +61,23 @@ export class HandlerFailures {
         max_attempts: policy.maxAttempts,
         stage: 'handle',
         permanent,
+        // A database outage is not the event's fault: retried, the attempt not counted.
+        database_unavailable: unavailable,
         error,
         // The library's own errors say what is wrong without values; others only by class.
         reason: error instanceof NestOutboxError ? summary : undefined,
       }),
     );
-    if (permanent || attempt >= policy.maxAttempts)
+    if (!unavailable && (permanent || attempt >= policy.maxAttempts))
       return this.exhausted.settle(delivery, event, attempt, summary);
-    const delay = backoffDelayMs(attempt, {
+    // An outage backs off at the delay of the last counted attempt (as the relay does).
+    const delay = backoffDelayMs(unavailable ? policy.maxAttempts : attempt, {
       baseMs: policy.baseDelayMs,
       capMs: policy.maxDelayMs,
     });
     await this.heartbeat(delivery);
     await waitWithHeartbeat(delay, () => this.heartbeat(delivery));
-    return 'retry';
+    return unavailable ? 'retry-uncounted' : 'retry';
   }
 
   private async heartbeat(delivery: InboxDelivery): Promise<void> {

@@ -54,7 +54,8 @@ export class InboxExecutor {
         return outcome;
       } catch (error) {
         const next = await this.failures.afterFailure(delivery, event, attempt, error);
-        if (next !== 'retry') return next;
+        if (next === 'retry-uncounted') attempt -= 1;
+        else if (next !== 'retry') return next;
       }
     }
   }

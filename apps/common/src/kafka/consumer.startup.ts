@@ -1,0 +1,57 @@
+import { Logger, type INestApplication } from '@nestjs/common';
+import type { ServerKafka } from '@nestjs/microservices';
+import { Backoff, errorLabel } from '@nest-outbox/core';
+import type { Consumer } from 'kafkajs';
+import { ensureTopics } from './topic.bootstrap';
+
+/** What `connectConsumerInBackground` needs besides the app and its Kafka server. */
+export interface ConsumerStartup {
+  readonly brokers: string[];
+  /** Topics to create first when missing (empty: none). */
+  readonly createTopics: readonly string[];
+  readonly topicPartitions: number;
+  /** Called once the consumer runs (e.g. attach it to `InboxConsumerRegistry`). */
+  readonly onRunning: (consumer: Consumer) => void;
+}
+
+/**
+ * Starts the app's Kafka microservice without waiting for the broker: tries at once, then
+ * again with backoff (0.5 s doubling to 10 s, jittered) for as long as the process lives,
+ * like the relay. The HTTP side is already up meanwhile, and `/health` answers 503 (no
+ * consumer attached) until the consumer runs. A service started while Kafka is down stays up.
+ * Stops trying when the process receives SIGTERM or SIGINT.
+ */
+export function connectConsumerInBackground(
+  app: INestApplication,
+  server: ServerKafka,
+  startup: ConsumerStartup,
+): Promise<void> {
+  const logger = new Logger('KafkaConsumerStartup');
+  const backoff = new Backoff({ baseMs: 500, capMs: 10_000 });
+  let stopping = false;
+  const stop = () => (stopping = true);
+  process.once('SIGTERM', stop).once('SIGINT', stop);
+  const attempt = async (): Promise<void> => {
+    if (startup.createTopics.length > 0)
+      await ensureTopics(startup.brokers, startup.createTopics, startup.topicPartitions);
+    await app.startAllMicroservices();
+    const [, consumer] = server.unwrap<[unknown, Consumer]>();
+    startup.onRunning(consumer);
+  };
+  return (async () => {
+    while (!stopping) {
+      try {
+        await attempt();
+        if (backoff.attempts > 0)
+          logger.log(`Kafka consumer running after ${backoff.attempts} failed start(s)`);
+        return;
+      } catch (error) {
+        // A half-started server (client, consumer, producer) is closed before the next try.
+        await server.close().catch(() => undefined);
+        const delay = backoff.next();
+        logger.warn(`Kafka consumer start failed (${errorLabel(error)}); retrying in ${delay} ms`);
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      }
+    }
+  })();
+}

@@ -1,0 +1,52 @@
+/**
+ * `npm run fuzz -- --records N [--seed S] [--transport plain|batched] [--health-limit-ms MS]`:
+ * the long inbox fuzz run (see inbox-fuzz.run.ts) against the shared broker and PostgreSQL.
+ * Prints progress, then a summary (records, stuck partitions, escaped errors, redeliveries,
+ * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
+ */
+import { runCli } from '@nest-outbox/core';
+import { runInboxFuzz } from './inbox-fuzz.run';
+
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+
+const FUZZ_CLI = {
+  name: 'fuzz',
+  usage: `usage: npm run fuzz -- [--records N] [--seed S] [--transport plain|batched] [--health-limit-ms MS]
+  --records          generated records (default 10000)
+  --seed             fast-check seed (default: drawn and printed)
+  --transport        batched (InboxKafkaServer, default) or plain (Nest's ServerKafka)
+  --health-limit-ms  bound of each /health probe (default 1000)`,
+  flags: {
+    records: { type: 'integer', min: 1, max: 10_000_000 },
+    seed: { type: 'integer', min: 0, max: 4_294_967_295 },
+    transport: { type: 'string' },
+    'health-limit-ms': { type: 'integer', min: 100, max: 60_000 },
+  },
+} as const;
+
+void runCli(FUZZ_CLI, process.argv.slice(2), async ({ values }, io) => {
+  const seed = values.seed ?? Math.floor(Math.random() * 4_294_967_295);
+  const transport = values.transport === 'plain' ? 'plain' : 'batched';
+  io.out(`inbox fuzz: ${values.records ?? 10_000} records, seed ${seed}, transport ${transport}`);
+  const summary = await runInboxFuzz({
+    records: values.records ?? 10_000,
+    seed,
+    transport,
+    healthLimitMs: values['health-limit-ms'],
+    log: (line) => io.out(line),
+  });
+  io.out(
+    [
+      `records ${summary.records} (canaries ${summary.canaries}, applied ${summary.canariesApplied})`,
+      `stuck partitions ${summary.stuckPartitions}`,
+      `escaped errors ${summary.escapedErrors}`,
+      `redeliveries ${summary.redeliveries}`,
+      `marker lines ${summary.markerLines}`,
+      `health probes ${summary.health.probes}, slowest ${summary.health.slowestMs} ms, failed ${summary.health.failures}`,
+      `seed ${summary.seed}, ${summary.seconds} s`,
+      ...summary.failures.map((f) => `FAILED: ${f}`),
+    ].join('\n'),
+  );
+  io.out(`FUZZ_RESULT ${JSON.stringify(summary)}`);
+  return summary.failures.length === 0 ? 0 : 1;
+});

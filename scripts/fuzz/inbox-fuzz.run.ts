@@ -1,0 +1,220 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type { Pool } from 'pg';
+import {
+  createTestSchema,
+  createTopics,
+  freePort,
+  REPO_ROOT,
+  spawnTs,
+  testKafka,
+  uniqueTopic,
+  waitFor,
+} from '../../test/support';
+import { watchHealthOffThread } from '../../test/support/health-watch.thread';
+import { effectsDdl } from '../../libs/inbox/test/inbox-test.app';
+import { canaryRecord, fuzzRecords, type FuzzRecord } from './inbox-fuzz.arbitraries';
+
+/** How to run one fuzz pass. */
+export interface InboxFuzzOptions {
+  readonly records: number;
+  readonly seed: number;
+  /** Bound of each `/health` probe. @default 1000 */
+  readonly healthLimitMs?: number;
+  /** `batched`: InboxKafkaServer chunks; `plain`: Nest's ServerKafka. @default 'batched' */
+  readonly transport?: 'plain' | 'batched';
+  readonly partitions?: number;
+  /** Longest wait for lag 0 after the last record was produced. @default 120000 + 5 ms a record */
+  readonly drainTimeoutMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+/** What a fuzz pass found. `failures` empty: every property held. */
+export interface InboxFuzzSummary {
+  readonly seed: number;
+  readonly records: number;
+  readonly canaries: number;
+  readonly canariesApplied: number;
+  readonly stuckPartitions: number;
+  readonly escapedErrors: number;
+  /** Offsets whose effect was applied more than once (escaped errors count their redeliveries). */
+  readonly redeliveries: number;
+  readonly markerLines: number;
+  readonly health: { probes: number; slowestMs: number; failures: number };
+  readonly shapes: Record<string, number>;
+  readonly seconds: number;
+  readonly failures: readonly string[];
+}
+
+/** Planted in hostile strings; it must reach no log line. */
+export const FUZZ_MARKER = 'InboxFuzzMark9Z';
+/** Log lines that say an error reached kafkajs (it then redelivers or crashes the consumer). */
+const ESCAPED =
+  /Error when calling eachMessage|Error when calling eachBatch|\[Consumer\] Crash|KafkaJSNonRetriableError|Maximum call stack/g;
+
+/**
+ * Generates `records` Kafka records from `seed` (hostile ones with arbitrary bytes in key,
+ * value, header names and values, any header count and nesting, between valid canaries),
+ * runs them through a REAL inbox consumer (a child process: the test app, real broker, real
+ * PostgreSQL), and checks: every canary applied, lag back to 0, no offset recorded twice,
+ * /health answered within the limit throughout, the planted marker in no log line.
+ */
+export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzzSummary> {
+  const started = performance.now();
+  const log = options.log ?? (() => undefined);
+  const partitions = options.partitions ?? 3;
+  const db = await createTestSchema('inbox_fuzz');
+  const kafka = testKafka();
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const admin = kafka.admin();
+  const topic = uniqueTopic('inbox-fuzz');
+  const groupId = uniqueTopic('fuzz-g');
+  await db.pool.query(effectsDdl(db.name));
+  await Promise.all([producer.connect(), admin.connect()]);
+  await createTopics([
+    {
+      topic,
+      numPartitions: partitions,
+      configEntries: [{ name: 'max.message.bytes', value: '2097152' }],
+    },
+  ]);
+  const port = await freePort();
+  const child = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
+    INBOX_SCHEMA: db.name,
+    INBOX_TOPIC: topic,
+    INBOX_GROUP: groupId,
+    INBOX_HTTP_PORT: String(port),
+    INBOX_TRANSPORT: options.transport ?? 'batched',
+  });
+  const failures: string[] = [];
+  const shapes: Record<string, number> = {};
+  const canaries: string[] = [];
+  let health = { probes: 0, slowestMs: 0, failures: [] as readonly string[] };
+  let stuck = partitions;
+  try {
+    await child.waitForOutput('INBOX_READY', 120_000);
+    const url = `http://127.0.0.1:${port}/health`;
+    // The inbox reports up once its consumer handled a record: a first canary.
+    const first = canaryRecord();
+    canaries.push(first.eventId!);
+    await producer.send({ topic, messages: [message(first)], acks: -1 });
+    await waitFor('/health 200 after the first canary', async () => (await fetch(url)).ok, {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
+    const watch = watchHealthOffThread([url], { limitMs: options.healthLimitMs ?? 1000 });
+    const stream = fc.sample(fuzzRecords(FUZZ_MARKER), {
+      seed: options.seed,
+      numRuns: options.records,
+    });
+    let produced = 0;
+    for (const slice of slices(stream)) {
+      for (const record of slice) {
+        shapes[record.shape] = (shapes[record.shape] ?? 0) + 1;
+        if (record.eventId) canaries.push(record.eventId);
+      }
+      await producer.send({ topic, messages: slice.map(message), acks: -1 });
+      const before = produced;
+      produced += slice.length;
+      if (Math.floor(produced / 5000) > Math.floor(before / 5000))
+        log(`produced ${produced}/${stream.length}`);
+    }
+    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
+    const lagging = async () => {
+      const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const committed = new Map((entry?.partitions ?? []).map((p) => [p.partition, p.offset]));
+      return [...ends].filter(([p, high]) => committed.get(p) !== high).length;
+    };
+    const drainMs = options.drainTimeoutMs ?? 120_000 + 5 * options.records;
+    await waitFor('lag 0 on every partition', async () => (stuck = await lagging()) === 0, {
+      timeoutMs: drainMs,
+      intervalMs: 1000,
+    }).catch(() => failures.push(`${stuck} partition(s) still lagging after ${drainMs} ms`));
+    const report = await watch.stop();
+    health = report;
+    if (report.failures.length > 0)
+      failures.push(
+        `/health: ${report.failures.length} failed probe(s), e.g. ${report.failures[0]}`,
+      );
+  } finally {
+    await child.stop(30_000).catch(() => undefined);
+    await Promise.all([producer.disconnect(), admin.disconnect()]).catch(() => undefined);
+  }
+  const applied = await count(
+    db.pool,
+    `SELECT count(DISTINCT event_id)::int AS n FROM "${db.name}".effects WHERE event_id = ANY($1::uuid[])`,
+    [canaries],
+  );
+  // inbox_rejected is unique per offset: a redelivered rejection shows as an escaped error.
+  const twice = await count(
+    db.pool,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM "${db.name}".effects GROUP BY kafka_partition, kafka_offset HAVING count(*) > 1) AS t`,
+  );
+  await db.drop();
+  const output = child.output();
+  // The consumer's whole log, for the failure's classes (`*.log` is git-ignored).
+  mkdirSync(join(REPO_ROOT, '.fuzz-logs'), { recursive: true });
+  writeFileSync(
+    join(REPO_ROOT, '.fuzz-logs', `inbox-${options.seed}-${options.records}.log`),
+    output,
+  );
+  const escaped = output.match(ESCAPED)?.length ?? 0;
+  const markerLines = output.split('\n').filter((line) => line.includes(FUZZ_MARKER)).length;
+  if (applied !== canaries.length)
+    failures.push(`${canaries.length - applied} canar(ies) not applied`);
+  if (twice > 0) failures.push(`${twice} offset(s) applied more than once`);
+  if (escaped > 0) failures.push(`${escaped} error(s) escaped to kafkajs`);
+  if (markerLines > 0) failures.push(`${markerLines} log line(s) with the planted marker`);
+  return {
+    seed: options.seed,
+    records: options.records,
+    canaries: canaries.length,
+    canariesApplied: applied,
+    stuckPartitions: stuck,
+    escapedErrors: escaped,
+    redeliveries: twice,
+    markerLines,
+    health: {
+      probes: health.probes,
+      slowestMs: health.slowestMs,
+      failures: health.failures.length,
+    },
+    shapes,
+    seconds: Math.round((performance.now() - started) / 1000),
+    failures,
+  };
+}
+
+/** Bytes a record takes, roughly (names, values, key). */
+function roughSize(record: FuzzRecord): number {
+  let size = 64 + (record.key?.length ?? 0) * 3 + (record.value?.length ?? 0) * 3;
+  for (const [name, value] of Object.entries(record.headers))
+    size += name.length * 3 + 8 + (value === undefined ? 0 : String(value).length * 3);
+  return size;
+}
+
+/** The records in produce requests of at most 200 records and about 600 KB each. */
+function* slices(stream: FuzzRecord[]): Generator<FuzzRecord[]> {
+  let slice: FuzzRecord[] = [];
+  let size = 0;
+  for (const record of stream) {
+    const bytes = roughSize(record);
+    if (slice.length > 0 && (slice.length >= 200 || size + bytes > 600_000)) {
+      yield slice;
+      slice = [];
+      size = 0;
+    }
+    slice.push(record);
+    size += bytes;
+  }
+  if (slice.length > 0) yield slice;
+}
+
+function message(record: FuzzRecord) {
+  return { key: record.key, value: record.value, headers: record.headers };
+}
+
+async function count(pool: Pool, sql: string, params: unknown[] = []): Promise<number> {
+  return (await pool.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
+}

@@ -1,0 +1,31 @@
+import { runInboxFuzz } from '../scripts/fuzz/inbox-fuzz.run';
+import { INBOX_FUZZ_REGRESSIONS } from '../scripts/fuzz/inbox-fuzz.regressions';
+
+/**
+ * The seeded short run of the inbox fuzz suite (`npm run fuzz -- --records N` is the long
+ * one): generated hostile records between canaries through a real inbox consumer process,
+ * real broker and PostgreSQL. FUZZ_INBOX_SEED / FUZZ_INBOX_RECORDS replay another run.
+ */
+const SEED = Number(process.env.FUZZ_INBOX_SEED ?? 20_261_203);
+const RECORDS = Number(process.env.FUZZ_INBOX_RECORDS ?? 600);
+/**
+ * Bound of each /health probe. The issue asks for 1 s; on the shared 2-core machine at load
+ * average 30-60 an idle consumer's probe took up to ~0.8 s, so 2 s (a stalled event loop,
+ * what this catches, means tens of seconds).
+ */
+const HEALTH_LIMIT_MS = 2000;
+
+jest.setTimeout(300_000);
+
+describe(`inbox under generated hostile records: ${RECORDS} records, seed ${SEED} (e2e fuzz)`, () => {
+  it.each([...INBOX_FUZZ_REGRESSIONS, { seed: SEED, records: RECORDS, found: 'the seeded run' }])(
+    'Given records of seed $seed ($found), then every canary is applied, lag returns to 0, nothing escapes to kafkajs, nothing is applied twice, /health answers throughout and no log line carries the marker',
+    async ({ seed, records }) => {
+      const summary = await runInboxFuzz({ records, seed, healthLimitMs: HEALTH_LIMIT_MS });
+      process.stdout.write(`inbox fuzz: ${JSON.stringify(summary)}\n`);
+      expect(summary.failures).toEqual([]);
+      expect(summary.canariesApplied).toBe(summary.canaries);
+      expect(summary.stuckPartitions).toBe(0);
+    },
+  );
+});
