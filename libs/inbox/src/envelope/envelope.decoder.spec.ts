@@ -48,6 +48,7 @@ describe('decodeEnvelope', () => {
     ['invalid_header', { value: '{}', headers: headers({ event_type: 'order\nconfirmed' }) }],
     ['invalid_header', { value: '{}', headers: headers({ aggregate_type: 'x'.repeat(1001) }) }],
     ['not_json', { value: null, headers: headers() }],
+    ['too_many_headers', { value: '{}', headers: { 'x-nest-outbox-too-many-headers': '50000' } }],
   ])('rejects with %s', (code, record) => {
     const result = decodeEnvelope(record, rules);
     expect(result.ok ? 'ok' : result.code).toBe(code);

@@ -1,6 +1,7 @@
 import { errorLabel, EVENT_HEADERS, isUuid, type EventEnvelope } from '@nest-outbox/core';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep, valueTooDeep } from './json-bounds';
 import { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
+import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../transport/header-decoding';
 
 export { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
 
@@ -139,6 +140,15 @@ function decode(
   rules: DecodeRules,
   headers: Record<string, string>,
 ): DecodeResult {
+  // Put there by the transport's capped header decoding instead of the record's own headers.
+  const headerCount = headers[TOO_MANY_HEADERS_HEADER];
+  if (headerCount !== undefined) {
+    const count = integer(headerCount);
+    return reject(
+      'too_many_headers',
+      `record has ${count ?? 'too many'} headers, more than ${MAX_RECORD_HEADERS} (capped before decoding)`,
+    );
+  }
   const maxDepth = rules.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const deepHeader = tooDeepHeader(record.headers, maxDepth);
   if (deepHeader !== undefined)
