@@ -149,9 +149,28 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
 
     await Promise.all([first.start(), second.start()]);
     await cluster.waitInSync(topic, 3);
-    await waitFor('the outage backlog drained', async () => (await scene.pending()) === 0, {
-      timeoutMs: 180_000,
-    });
+    const backAt = Date.now();
+    try {
+      await waitFor('the outage backlog drained', async () => (await scene.pending()) === 0, {
+        timeoutMs: 180_000,
+      });
+    } catch (error) {
+      // What the relay did since the brokers came back (error classes and messages of Kafka
+      // clients only: no payloads), to tell a stuck relay from a slow one.
+      const since = recording.attempts.filter((a) => a.start >= backAt);
+      const last = since.slice(-8).map((a) => ({
+        atMs: a.start - backAt,
+        records: a.eventIds.length,
+        tookMs: a.end === undefined ? 'in flight' : a.end - a.start,
+        error:
+          a.error === undefined
+            ? undefined
+            : `${(a.error as Error).name}: ${(a.error as Error).message}`,
+      }));
+      throw new Error(
+        `${(error as Error).message}; pending ${await scene.pending()}; ${since.length} publish calls since the brokers came back, the last: ${JSON.stringify(last)}`,
+      );
+    }
     health.stop();
     const back = await readBack(scene, cluster, topic, recording);
     expect(back.missing).toEqual([]);
