@@ -1,7 +1,7 @@
 import type { RecordMetadata } from 'kafkajs';
 import { classifyKafkaError } from '../errors/error-classifier';
 import { UnacknowledgedPartitionError } from '../errors/unacknowledged-partition.error';
-import { publishAcks } from './kafka-client.support';
+import { isProducerStateError, publishAcks } from './kafka-client.support';
 
 const record = (topic: string) => ({ topic, key: 'k', value: '{}', headers: {} });
 const meta = (topicName: string, partition: number, baseOffset: string) =>
@@ -37,5 +37,25 @@ describe('publishAcks', () => {
     expect(error).toBeInstanceOf(UnacknowledgedPartitionError);
     expect((error as UnacknowledgedPartitionError).partitions).toEqual(['a[1]']);
     expect(classifyKafkaError(error)).toBe('transient');
+  });
+});
+
+describe('isProducerStateError', () => {
+  const protocol = (type: string) => Object.assign(new Error(type), { type });
+
+  it('asks for a new producer when the broker refuses its sequence or id, wrapped or not', () => {
+    expect(isProducerStateError(protocol('OUT_OF_ORDER_SEQUENCE_NUMBER'))).toBe(true);
+    expect(isProducerStateError(protocol('UNKNOWN_PRODUCER_ID'))).toBe(true);
+    const retriesExceeded = Object.assign(new Error('retries exceeded'), {
+      cause: protocol('INVALID_PRODUCER_EPOCH'),
+    });
+    expect(isProducerStateError(retriesExceeded)).toBe(true);
+  });
+
+  it('keeps the producer for other failures (a new one would not help)', () => {
+    expect(isProducerStateError(protocol('NOT_ENOUGH_REPLICAS'))).toBe(false);
+    expect(isProducerStateError(protocol('MESSAGE_TOO_LARGE'))).toBe(false);
+    expect(isProducerStateError(new Error('timeout'))).toBe(false);
+    expect(isProducerStateError(undefined)).toBe(false);
   });
 });

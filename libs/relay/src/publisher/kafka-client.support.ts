@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { logLevel, type LogEntry, type RecordMetadata } from 'kafkajs';
+import { hasKafkaErrorType } from '../errors/error-classifier';
 import { UnacknowledgedPartitionError } from '../errors/unacknowledged-partition.error';
 import type { PublishAck, PublishRecord } from './relay-publisher.interface';
 
@@ -41,6 +42,25 @@ export function isConnectionError(error: unknown): boolean {
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * Broker answers that say the idempotent producer's sequence state is out of step with the
+ * broker's (typically after a cluster outage, when a request was appended but its answer was
+ * lost: NOT_ENOUGH_REPLICAS_AFTER_APPEND, a lost connection). kafkajs keeps the producer id and
+ * its sequence numbers, so every later send of that partition is refused the same way; only a
+ * new producer (a new producer id, sequences from 0) gets out of it.
+ */
+const PRODUCER_STATE_ERRORS = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+/** Whether `error` (or a cause of it) says the producer must start again with a new id. @internal */
+export function isProducerStateError(error: unknown): boolean {
+  return hasKafkaErrorType(error, PRODUCER_STATE_ERRORS);
 }
 
 /**

@@ -14,6 +14,7 @@ import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { RecordEncoderChoice, type KafkaRecordEncoder } from './encoding/record-encoder.choice';
 import {
   isConnectionError,
+  isProducerStateError,
   kafkaLogCreator,
   publishAcks,
   rejectOnAbort,
@@ -159,7 +160,8 @@ export class KafkaPublisher implements RelayPublisher {
       try {
         metadata = await Promise.race([sending, abort.promise]);
       } catch (error) {
-        if (signal.aborted || isConnectionError(error)) this.reset(producer);
+        if (signal.aborted || isConnectionError(error) || isProducerStateError(error))
+          this.reset(producer);
         throw error;
       }
       return publishAcks(records, (i) => partitionOf(messages[i]!), metadata);
