@@ -182,15 +182,8 @@ export class RelayLoop
     }
     for (const p of batch.crashLoopParked) {
       this.metrics.parked.inc({ kind: 'crash-loop' });
-      this.logger.error(
-        logLine('parked', {
-          event_id: p.eventId,
-          aggregate_id: p.aggregateId,
-          type: p.eventType,
-          stage: 'claim',
-          kind: 'crash-loop',
-        }),
-      );
+      const event = { event_id: p.eventId, aggregate_id: p.aggregateId, type: p.eventType };
+      this.logger.error(logLine('parked', { ...event, stage: 'claim', kind: 'crash-loop' }));
     }
     if (batch.rows.length === 0) return batch.crashLoopParked.length ? 'work' : 'idle';
     return batch;
@@ -201,10 +194,8 @@ export class RelayLoop
     try {
       const outcome = await this.processor.process(batch, this.abort.signal, () => this.stopping);
       this.counts.batches++;
-      this.counts.published += outcome.published;
-      this.counts.leaseLost += outcome.leaseLost;
-      this.counts.failed += outcome.failed;
-      this.counts.released += outcome.released;
+      for (const k of ['published', 'leaseLost', 'failed', 'released'] as const)
+        this.counts[k] += outcome[k];
     } catch (error) {
       // A database error while recording the outcome: the lease expires and the rows return.
       this.logger.error(
