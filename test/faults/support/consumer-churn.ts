@@ -150,7 +150,9 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
         const read = [...reader.positions(topic).values()].reduce((s, n) => s + n, 0);
         return read >= report.events + report.resent;
       },
-      { timeoutMs: 60_000 },
+      // The reader is a group consumer of its own: after leader kills on a loaded machine its
+      // coordinator can take minutes to settle, like the group above (240 s).
+      { timeoutMs: 240_000 },
     );
     await sampler.sample();
     const { rows } = await db.pool.query<{ event_id: string; n: string }>(
