@@ -157,7 +157,7 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
     } catch (error) {
       // What the relay did since the brokers came back (error classes and messages of Kafka
       // clients only: no payloads), to tell a stuck relay from a slow one.
-      const since = recording.attempts.filter((a) => a.start >= backAt);
+      const since = recording.attempts.filter((a) => a.start >= backAt || a.end === undefined);
       const last = since.slice(-8).map((a) => ({
         atMs: a.start - backAt,
         records: a.eventIds.length,
@@ -167,8 +167,12 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
             ? undefined
             : `${(a.error as Error).name}: ${(a.error as Error).message}`,
       }));
+      const { rows: reasons } = await scene.schema.pool.query<{ reason: string; n: string }>(
+        `SELECT left(parked_reason, 80) AS reason, count(*) AS n FROM "${scene.schema.name}".outbox
+          WHERE parked_at IS NOT NULL GROUP BY 1`,
+      );
       throw new Error(
-        `${(error as Error).message}; pending ${await scene.pending()}; ${since.length} publish calls since the brokers came back, the last: ${JSON.stringify(last)}`,
+        `${(error as Error).message}; pending ${await scene.pending()}; parked ${JSON.stringify(reasons)}; ${since.length} publish calls since the brokers came back (or still in flight), the last: ${JSON.stringify(last)}`,
       );
     }
     health.stop();

@@ -35,7 +35,12 @@ export class RecordingPublisher implements RelayPublisher {
   readonly attempts: PublishAttempt[] = [];
   delayMs = 0;
 
-  constructor(readonly inner: RelayPublisher) {}
+  /** The inner publisher's, when it has one (then the relay's ack evidence is per partition). */
+  readonly partitionOf?: (record: PublishRecord) => number | undefined;
+
+  constructor(readonly inner: RelayPublisher) {
+    if (inner.partitionOf) this.partitionOf = (record) => inner.partitionOf!(record);
+  }
 
   connect(): Promise<void> {
     return this.inner.connect();

@@ -49,7 +49,8 @@ export interface TopicRoutingOptions {
  * Retries of transient failures, per event (and backoff of failed claims), by the rule of
  * `backoffDelayMs` in `@nest-outbox/core`: doubling from `baseDelayMs` up to `maxDelayMs`,
  * each delay drawn in [delay/2, delay]; the event is parked after `maxAttempts` failed
- * attempts.
+ * attempts, once its own partition takes other records meanwhile (during an outage, or while
+ * its partition has no leader, it backs off at the cap without counting and is not parked).
  * @publicApi
  */
 export interface RetryOptions {

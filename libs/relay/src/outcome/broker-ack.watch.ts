@@ -1,11 +1,42 @@
+import type { PublishRecord, RelayPublisher } from '../publisher/relay-publisher.interface';
+
 /** Failing events remembered at most (the oldest are forgotten first). */
 const MAX_TRACKED = 10_000;
+/** Partitions remembered at most (the least recently acknowledged are forgotten first). */
+const MAX_PLACES = 10_000;
 
 /**
- * Whether the broker acknowledges other sends while one event keeps failing. An event whose
- * transient failures are its own (the broker takes everything else) is parked once its
- * attempts are exhausted; during an outage (broker gone, too few in-sync replicas, every
- * send failing) nothing is acknowledged and nothing is parked: events back off at the cap.
+ * Where a failed send went: `{ topic, partition }` when the publisher knows the partition it
+ * chose, `'unplaced'` when it tracks partitions but the send failed before choosing one (no
+ * metadata: the broker, not the event, is at fault), `'unknown'` when it does not say.
+ * @internal
+ */
+export type SendPlace =
+  | { readonly topic: string; readonly partition: number }
+  | 'unplaced'
+  | 'unknown';
+
+/** Where `publisher` says the last send of `record` went. @internal */
+export function sendPlace(
+  publisher: Pick<RelayPublisher, 'partitionOf'>,
+  record: PublishRecord,
+): SendPlace {
+  if (!publisher.partitionOf) return 'unknown';
+  const partition = publisher.partitionOf(record);
+  return partition === undefined ? 'unplaced' : { topic: record.topic, partition };
+}
+
+const placeKey = (topic: string, partition: number) => `${partition}\u0000${topic}`;
+
+/**
+ * Whether the broker takes other records where one event keeps failing. An event whose
+ * transient failures are its own (its partition takes other records) is parked once its
+ * attempts are exhausted; when its partition takes nothing (an outage, too few in-sync
+ * replicas, a partition whose leader is not back yet while others are) nothing is parked:
+ * events back off at the cap. Evidence is per partition: during a recovery some partitions
+ * take records while others still fail, and a broker-wide "something was acknowledged" would
+ * park the events of the partitions still down. A publisher that does not report partitions
+ * falls back to broker-wide evidence.
  * Per relay process, in memory: a restarted relay needs one acknowledgement after an event's
  * next failure before it parks it (it errs on the side of retrying).
  * @internal
@@ -13,20 +44,39 @@ const MAX_TRACKED = 10_000;
 export class BrokerAckWatch {
   private tick = 0;
   private lastAck = 0;
+  /** Partition -> tick of its latest acknowledgement. */
+  private readonly placeAcks = new Map<string, number>();
   /** Event id -> tick of its latest failed send. */
   private readonly failures = new Map<string, number>();
 
-  /** A send was acknowledged; its events are forgotten. */
-  acked(eventIds: readonly string[]): void {
+  /** A send was acknowledged: its events are forgotten, their partitions took records now. */
+  acked(
+    events: readonly {
+      readonly eventId: string;
+      readonly topic: string;
+      readonly partition: number;
+    }[],
+  ): void {
     this.lastAck = ++this.tick;
-    for (const id of eventIds) this.failures.delete(id);
+    for (const { eventId, topic, partition } of events) {
+      this.failures.delete(eventId);
+      const key = placeKey(topic, partition);
+      this.placeAcks.delete(key);
+      this.placeAcks.set(key, this.tick);
+    }
+    while (this.placeAcks.size > MAX_PLACES) {
+      const oldest = this.placeAcks.keys().next().value;
+      if (oldest === undefined) break;
+      this.placeAcks.delete(oldest);
+    }
   }
 
   /**
-   * A send of `eventId` failed. True when the broker acknowledged another send since this
-   * event's previous failure (a first failure seen by this process answers false).
+   * A send of `eventId` to `place` failed. True when that partition (or, for a publisher that
+   * does not say, the broker) acknowledged another send since this event's previous failure;
+   * a first failure seen by this process answers false.
    */
-  failed(eventId: string): boolean {
+  failed(eventId: string, place: SendPlace = 'unknown'): boolean {
     const previous = this.failures.get(eventId);
     this.failures.delete(eventId);
     this.failures.set(eventId, ++this.tick);
@@ -34,6 +84,11 @@ export class BrokerAckWatch {
       const oldest = this.failures.keys().next().value;
       if (oldest !== undefined) this.failures.delete(oldest);
     }
-    return previous !== undefined && this.lastAck > previous;
+    if (previous === undefined || place === 'unplaced') return false;
+    const since =
+      place === 'unknown'
+        ? this.lastAck
+        : (this.placeAcks.get(placeKey(place.topic, place.partition)) ?? 0);
+    return since > previous;
   }
 }

@@ -1,22 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { classifyKafkaError } from '../errors/error-classifier';
 import { NoTopicError } from '../errors/no-topic.error';
-import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
-import { BrokerAckWatch } from '../outcome/broker-ack.watch';
+import { BrokerAckWatch, sendPlace } from '../outcome/broker-ack.watch';
 import { emptyOutcome, type BatchOutcome } from '../outcome/batch-outcome';
 import { classifyFailure } from '../outcome/failure.policy';
 import { OutcomeRecorder } from '../outcome/outcome.recorder';
-import type { PublishAck, RelayPublisher } from '../publisher/relay-publisher.interface';
+import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
-import { tracePublish } from '../tracing/publish.tracer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
 import { SendGate } from './send-gate';
 import { atStage } from './stage-hooks';
+import { TimedPublish } from './timed-publish';
 
 /** How one send attempt ended: acknowledged, handed back unsent, or failed with `error`. */
 type Sent = 'acked' | 'released' | { readonly error: unknown };
@@ -32,14 +30,17 @@ const rowsOf = (items: readonly PlannedItem[]) => items.map((i) => i.row);
 export class BatchProcessor {
   private readonly gate = new SendGate();
   private readonly acks = new BrokerAckWatch();
+  private readonly timed: TimedPublish;
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
     private readonly store: RelayStore,
     private readonly recorder: OutcomeRecorder,
-    private readonly metrics: RelayMetrics,
-  ) {}
+    metrics: RelayMetrics,
+  ) {
+    this.timed = new TimedPublish(publisher, options, metrics);
+  }
 
   /**
    * Publishes one batch and records its outcome. Sends of concurrent batches take turns on
@@ -201,8 +202,15 @@ export class BatchProcessor {
     ledger: BatchLedger,
   ): Promise<{ readonly error: unknown } | undefined> {
     try {
-      ledger.ack(rowsOf(items), await this.send(items, shutdown));
-      this.acks.acked(items.map((i) => i.row.eventId));
+      const acks = await this.timed.send(items, shutdown);
+      ledger.ack(rowsOf(items), acks);
+      this.acks.acked(
+        items.map(({ row, record }, n) => ({
+          ...acks[n]!,
+          eventId: row.eventId,
+          topic: record.topic,
+        })),
+      );
       return undefined;
     } catch (error) {
       return { error };
@@ -213,38 +221,13 @@ export class BatchProcessor {
     return batch.leaseDeadline - Date.now() > this.options.publishTimeoutMs;
   }
 
-  /** Sends with a timeout that really cancels (the publisher drops its producer on abort). */
-  private async send(items: readonly PlannedItem[], shutdown: AbortSignal): Promise<PublishAck[]> {
-    const timeout = new AbortController();
-    const timer = setTimeout(
-      () => timeout.abort(new PublishTimeoutError(this.options.publishTimeoutMs)),
-      this.options.publishTimeoutMs,
-    );
-    await atStage(this.options.raw.hooks, 'before-send', () => items.map((i) => i.row.eventId));
-    const stopTimer = this.metrics.publishSeconds.startTimer();
-    try {
-      const records = items.map((i) => i.record);
-      const acks = await tracePublish(records, () =>
-        this.publisher.publish(records, AbortSignal.any([timeout.signal, shutdown])),
-      );
-      this.metrics.brokerUp.set(1);
-      return acks;
-    } catch (error) {
-      if (classifyKafkaError(error) === 'transient') this.metrics.brokerUp.set(0);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      stopTimer();
-    }
-  }
-
   private kindOf(error: unknown, { row, record }: PlannedItem) {
     return classifyFailure(error, row, record.topic, this.options.raw.classifyError);
   }
 
   private fail(ledger: BatchLedger, items: readonly PlannedItem[], error: unknown): void {
     const head = items[0]!;
-    const acking = this.acks.failed(head.row.eventId);
+    const acking = this.acks.failed(head.row.eventId, sendPlace(this.publisher, head.record));
     ledger.fail(rowsOf(items), head.record.topic, error, this.kindOf(error, head), acking);
   }
 }

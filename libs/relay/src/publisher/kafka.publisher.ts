@@ -44,6 +44,8 @@ export class KafkaPublisher implements RelayPublisher {
   /** The producer being connected, so that an abort can cancel the connect too. */
   private pending: Producer | undefined;
   private admin: Admin | undefined;
+  /** The partition each record's latest send chose (kept on failures too). */
+  private readonly partitions = new WeakMap<PublishRecord, number>();
 
   /**
    * @param encoder `relay`: the relay's own Produce request encoder (same bytes as kafkajs',
@@ -163,6 +165,8 @@ export class KafkaPublisher implements RelayPublisher {
         if (signal.aborted || isConnectionError(error) || isProducerStateError(error))
           this.reset(producer);
         throw error;
+      } finally {
+        records.forEach((r, i) => this.place(r, partitionOf(messages[i]!)));
       }
       return publishAcks(records, (i) => partitionOf(messages[i]!), metadata);
     } catch (error) {
@@ -180,6 +184,16 @@ export class KafkaPublisher implements RelayPublisher {
     } finally {
       abort.dispose();
     }
+  }
+
+  /** The partition the latest send of `record` chose (also when it failed), if it got that far. */
+  partitionOf(record: PublishRecord): number | undefined {
+    return this.partitions.get(record);
+  }
+
+  private place(record: PublishRecord, partition: number): void {
+    if (partition >= 0) this.partitions.set(record, partition);
+    else this.partitions.delete(record);
   }
 
   async ping(timeoutMs: number): Promise<boolean> {

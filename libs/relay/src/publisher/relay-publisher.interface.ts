@@ -23,6 +23,14 @@ export interface RelayPublisher {
   publish(records: readonly PublishRecord[], signal: AbortSignal): Promise<PublishAck[]>;
   /** True when the broker answers within `timeoutMs`. */
   ping(timeoutMs: number): Promise<boolean>;
+  /**
+   * Optional: the partition the latest publish of `record` chose, also when that publish
+   * failed; undefined when it failed before choosing one. With it, an event whose attempts
+   * are exhausted parks only when its own partition takes other records meanwhile (without
+   * it, when the broker takes any other record): the events of a partition still down while
+   * others recover back off instead of parking.
+   */
+  partitionOf?(record: PublishRecord): number | undefined;
   /** Disconnects; after `graceMs` (when given) whatever is still open is dropped. */
   disconnect(graceMs?: number): Promise<void>;
 }
