@@ -123,6 +123,19 @@ export class TopicReader {
     return out;
   }
 
+  /**
+   * Replaces the consumer by a new one (in a group of its own) that continues where this one
+   * stopped: for a reader whose group coordinator does not settle after broker kills.
+   */
+  async restart(): Promise<void> {
+    if (this.closed) return;
+    const old = this.consumer;
+    this.consumer = undefined;
+    this.restarts += 1;
+    await old?.disconnect().catch(() => undefined);
+    await this.start();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.consumer?.disconnect().catch(() => undefined);

@@ -144,16 +144,39 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
     } finally {
       await admin.disconnect();
     }
-    await waitFor(
-      'the reader at the end',
-      () => {
-        const read = [...reader.positions(topic).values()].reduce((s, n) => s + n, 0);
-        return read >= report.events + report.resent;
-      },
-      // The reader is a group consumer of its own: after leader kills on a loaded machine its
-      // coordinator can take minutes to settle, like the group above (240 s).
-      { timeoutMs: 240_000 },
-    );
+    // The reader is a group consumer of its own: after leader kills on a loaded machine its
+    // coordinator can take minutes to settle (like the group above). A reader that makes no
+    // progress for 30 s is replaced by a new one (a new group) that continues where it stopped.
+    const expected = report.events + report.resent;
+    const readSoFar = () => [...reader.positions(topic).values()].reduce((s, n) => s + n, 0);
+    let lastRead = -1;
+    let lastProgress = Date.now();
+    try {
+      await waitFor(
+        'the reader at the end',
+        async () => {
+          const read = readSoFar();
+          if (read !== lastRead) [lastRead, lastProgress] = [read, Date.now()];
+          else if (Date.now() - lastProgress > 30_000) {
+            await reader.restart();
+            lastProgress = Date.now();
+          }
+          return read >= expected;
+        },
+        { timeoutMs: 240_000 },
+      );
+    } catch (error) {
+      const admin = cluster.kafka().admin();
+      await admin.connect();
+      const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+      const positions = reader.positions(topic);
+      const behind = ends.map(
+        (e) => `${e.partition}: ${positions.get(e.partition) ?? 0}/${e.high}`,
+      );
+      throw new Error(
+        `${(error as Error).message}; read ${readSoFar()} of ${expected}; reader restarts ${reader.restarts}; per partition read/end: ${behind.join(', ')}`,
+      );
+    }
     await sampler.sample();
     const { rows } = await db.pool.query<{ event_id: string; n: string }>(
       `SELECT event_id::text, count(*) AS n FROM "${db.name}".effects GROUP BY event_id`,
