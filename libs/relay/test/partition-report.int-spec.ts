@@ -5,11 +5,11 @@ import { keyPartition } from '../src/publisher/key-partitioner';
 import type { PublishRecord } from '../src/publisher/relay-publisher.interface';
 
 /**
- * The Kafka publisher reports the partition each record's latest send chose, also when the
- * broker refused it: the relay's ack evidence is per partition (BrokerAckWatch), so that the
- * events of a partition still down while others recover back off instead of parking.
+ * The Kafka publisher pins a failed send on a partition only when its request held that
+ * partition alone: the relay's evidence for parking an exhausted event is per partition
+ * (BrokerAckWatch), and kafkajs fails a request over several brokers as a whole.
  */
-describe('KafkaPublisher partition reports (real Kafka)', () => {
+describe('KafkaPublisher pins failures on partitions (real Kafka)', () => {
   const topic = uniqueTopic('partition-report');
   const small = uniqueTopic('partition-report-small');
   let publisher: KafkaPublisher;
@@ -31,6 +31,14 @@ describe('KafkaPublisher partition reports (real Kafka)', () => {
 
   afterAll(() => publisher.disconnect());
 
+  /** A key of the same (or of another) partition as `key`'s, of a 4-partition topic. */
+  const sameAs = (key: string, prefix: string) => keyOn(prefix, (p) => p === keyPartition(key, 4));
+  const otherThan = (key: string, prefix: string) =>
+    keyOn(prefix, (p) => p !== keyPartition(key, 4));
+  const keyOn = (prefix: string, wanted: (partition: number) => boolean) => {
+    for (let i = 0; ; i++) if (wanted(keyPartition(`${prefix}-${i}`, 4))) return `${prefix}-${i}`;
+  };
+
   const record = (to: string, key: string, value = '{}'): PublishRecord => ({
     topic: to,
     key,
@@ -38,22 +46,35 @@ describe('KafkaPublisher partition reports (real Kafka)', () => {
     headers: { event_id: `e-${key}` },
   });
 
-  it('Given acknowledged records, then each reports the partition its ack names', async () => {
-    const records = Array.from({ length: 40 }, (_, i) => record(topic, `agg-${i}`));
-    const acks = await publisher.publish(records, new AbortController().signal);
-    expect(new Set(acks.map((a) => a.partition)).size).toBeGreaterThan(1);
-    records.forEach((r, i) => expect(publisher.partitionOf(r)).toBe(acks[i]!.partition));
+  it('Given a record the broker refuses in a request of its partition alone, then the failure is pinned on the partition its key maps to', async () => {
+    const refused = record(small, 'agg-big', JSON.stringify({ text: 'x'.repeat(4000) }));
+    const neighbour = record(small, sameAs('agg-big', 'n'), '{}');
+    await expect(
+      publisher.publish([refused, neighbour], new AbortController().signal),
+    ).rejects.toThrow();
+    expect(publisher.failedPartition(refused)).toBe(keyPartition('agg-big', 4));
+    expect(publisher.failedPartition(neighbour)).toBe(keyPartition('agg-big', 4));
   });
 
-  it('Given a record the broker refuses (too large for its topic), then it still reports the partition its key maps to', async () => {
+  it('Given a failed request over several partitions (it fails as a whole), then no record of it is pinned on a partition', async () => {
     const refused = record(small, 'agg-big', JSON.stringify({ text: 'x'.repeat(4000) }));
-    await expect(publisher.publish([refused], new AbortController().signal)).rejects.toThrow();
-    expect(publisher.partitionOf(refused)).toBe(keyPartition('agg-big', 4));
+    const other = record(small, otherThan('agg-big', 'o'), '{}');
+    await expect(
+      publisher.publish([refused, other], new AbortController().signal),
+    ).rejects.toThrow();
+    expect(publisher.failedPartition(refused)).toBeUndefined();
+    expect(publisher.failedPartition(other)).toBeUndefined();
+  });
+
+  it('Given acknowledged records, then none is reported as failed', async () => {
+    const records = Array.from({ length: 10 }, (_, i) => record(topic, `agg-${i}`));
+    await publisher.publish(records, new AbortController().signal);
+    for (const r of records) expect(publisher.failedPartition(r)).toBeUndefined();
   });
 
   it('Given a topic that does not exist (no metadata, no partition chosen), then the record reports none', async () => {
     const lost = record(uniqueTopic('partition-report-missing'), 'agg-1');
     await expect(publisher.publish([lost], new AbortController().signal)).rejects.toThrow();
-    expect(publisher.partitionOf(lost)).toBeUndefined();
+    expect(publisher.failedPartition(lost)).toBeUndefined();
   });
 });

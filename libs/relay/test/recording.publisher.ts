@@ -36,10 +36,10 @@ export class RecordingPublisher implements RelayPublisher {
   delayMs = 0;
 
   /** The inner publisher's, when it has one (then the relay's ack evidence is per partition). */
-  readonly partitionOf?: (record: PublishRecord) => number | undefined;
+  readonly failedPartition?: (record: PublishRecord) => number | undefined;
 
   constructor(readonly inner: RelayPublisher) {
-    if (inner.partitionOf) this.partitionOf = (record) => inner.partitionOf!(record);
+    if (inner.failedPartition) this.failedPartition = (record) => inner.failedPartition!(record);
   }
 
   connect(): Promise<void> {

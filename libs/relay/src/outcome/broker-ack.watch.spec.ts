@@ -29,7 +29,7 @@ describe('BrokerAckWatch', () => {
     expect(watch.failed('e1', at(0))).toBe(false);
   });
 
-  it('never blames an event whose send failed before a partition was chosen (no metadata)', () => {
+  it('never blames an event whose failure is not pinned on its partition (a request over several partitions, or no metadata)', () => {
     const watch = new BrokerAckWatch();
     watch.failed('e1', 'unplaced');
     watch.acked([acked('e2', 0)]);
@@ -50,14 +50,14 @@ describe('BrokerAckWatch', () => {
     expect(watch.failed('e1', at(0))).toBe(false);
   });
 
-  it('reads the place from the publisher: its partition, unplaced when it chose none, unknown when it does not say', () => {
+  it('reads the place from the publisher: the partition it pins, unplaced when it pins none, unknown when it does not say', () => {
     const record: PublishRecord = { topic: 'orders', key: 'k', value: '{}', headers: {} };
     const base = {} as RelayPublisher;
     expect(sendPlace(base, record)).toBe('unknown');
-    expect(sendPlace({ ...base, partitionOf: () => 4 }, record)).toEqual({
+    expect(sendPlace({ ...base, failedPartition: () => 4 }, record)).toEqual({
       topic: 'orders',
       partition: 4,
     });
-    expect(sendPlace({ ...base, partitionOf: () => undefined }, record)).toBe('unplaced');
+    expect(sendPlace({ ...base, failedPartition: () => undefined }, record)).toBe('unplaced');
   });
 });

@@ -6,9 +6,10 @@ const MAX_TRACKED = 10_000;
 const MAX_PLACES = 10_000;
 
 /**
- * Where a failed send went: `{ topic, partition }` when the publisher knows the partition it
- * chose, `'unplaced'` when it tracks partitions but the send failed before choosing one (no
- * metadata: the broker, not the event, is at fault), `'unknown'` when it does not say.
+ * Where a failed send failed: `{ topic, partition }` when the publisher pins the failure on
+ * the event's partition (the request held no other partition), `'unplaced'` when it cannot
+ * (a request over several partitions fails as a whole; no partition chosen: no metadata), and
+ * then the event is not blamed; `'unknown'` when the publisher does not say.
  * @internal
  */
 export type SendPlace =
@@ -16,13 +17,13 @@ export type SendPlace =
   | 'unplaced'
   | 'unknown';
 
-/** Where `publisher` says the last send of `record` went. @internal */
+/** Where `publisher` pins the latest failed send of `record`. @internal */
 export function sendPlace(
-  publisher: Pick<RelayPublisher, 'partitionOf'>,
+  publisher: Pick<RelayPublisher, 'failedPartition'>,
   record: PublishRecord,
 ): SendPlace {
-  if (!publisher.partitionOf) return 'unknown';
-  const partition = publisher.partitionOf(record);
+  if (!publisher.failedPartition) return 'unknown';
+  const partition = publisher.failedPartition(record);
   return partition === undefined ? 'unplaced' : { topic: record.topic, partition };
 }
 
@@ -35,8 +36,10 @@ const placeKey = (topic: string, partition: number) => `${partition}\u0000${topi
  * replicas, a partition whose leader is not back yet while others are) nothing is parked:
  * events back off at the cap. Evidence is per partition: during a recovery some partitions
  * take records while others still fail, and a broker-wide "something was acknowledged" would
- * park the events of the partitions still down. A publisher that does not report partitions
- * falls back to broker-wide evidence.
+ * park the events of the partitions still down; and a failure is pinned on a partition only
+ * when its request held that partition alone (kafkajs fails a request over several brokers
+ * as a whole when one of them is refused). A publisher that does not pin failures falls back
+ * to broker-wide evidence.
  * Per relay process, in memory: a restarted relay needs one acknowledgement after an event's
  * next failure before it parks it (it errs on the side of retrying).
  * @internal

@@ -44,8 +44,8 @@ export class KafkaPublisher implements RelayPublisher {
   /** The producer being connected, so that an abort can cancel the connect too. */
   private pending: Producer | undefined;
   private admin: Admin | undefined;
-  /** The partition each record's latest send chose (kept on failures too). */
-  private readonly partitions = new WeakMap<PublishRecord, number>();
+  /** The partition each record's latest failed send is pinned on (see `failedPartition`). */
+  private readonly failedOn = new WeakMap<PublishRecord, number>();
 
   /**
    * @param encoder `relay`: the relay's own Produce request encoder (same bytes as kafkajs',
@@ -164,9 +164,8 @@ export class KafkaPublisher implements RelayPublisher {
       } catch (error) {
         if (signal.aborted || isConnectionError(error) || isProducerStateError(error))
           this.reset(producer);
+        this.pin(records, messages);
         throw error;
-      } finally {
-        records.forEach((r, i) => this.place(r, partitionOf(messages[i]!)));
       }
       return publishAcks(records, (i) => partitionOf(messages[i]!), metadata);
     } catch (error) {
@@ -186,14 +185,19 @@ export class KafkaPublisher implements RelayPublisher {
     }
   }
 
-  /** The partition the latest send of `record` chose (also when it failed), if it got that far. */
-  partitionOf(record: PublishRecord): number | undefined {
-    return this.partitions.get(record);
+  /** The partition the latest failed send of `record` is pinned on (one partition only). */
+  failedPartition(record: PublishRecord): number | undefined {
+    return this.failedOn.get(record);
   }
 
-  private place(record: PublishRecord, partition: number): void {
-    if (partition >= 0) this.partitions.set(record, partition);
-    else this.partitions.delete(record);
+  /** A failed request pins its records on their partition when it held one partition only. */
+  private pin(records: readonly PublishRecord[], messages: readonly Message[]): void {
+    const places = new Set(records.map((r, i) => `${partitionOf(messages[i]!)}:${r.topic}`));
+    const partition = partitionOf(messages[0]!);
+    for (const record of records) {
+      if (places.size === 1 && partition >= 0) this.failedOn.set(record, partition);
+      else this.failedOn.delete(record);
+    }
   }
 
   async ping(timeoutMs: number): Promise<boolean> {

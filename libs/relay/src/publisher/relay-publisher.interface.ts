@@ -24,13 +24,16 @@ export interface RelayPublisher {
   /** True when the broker answers within `timeoutMs`. */
   ping(timeoutMs: number): Promise<boolean>;
   /**
-   * Optional: the partition the latest publish of `record` chose, also when that publish
-   * failed; undefined when it failed before choosing one. With it, an event whose attempts
-   * are exhausted parks only when its own partition takes other records meanwhile (without
-   * it, when the broker takes any other record): the events of a partition still down while
-   * others recover back off instead of parking.
+   * Optional: the partition the latest failed publish of `record` can be pinned on: its
+   * partition when that request held records of no other partition; undefined when the
+   * failure cannot be pinned on one partition (a request over several partitions fails as a
+   * whole, or it failed before a partition was chosen). With it, an event whose attempts are
+   * exhausted parks only when it failed on its own partition while that partition took other
+   * records (without it, when the broker took any other record): an outage, a partition still
+   * without a leader, or a failure of another partition's broker in the same request parks
+   * nothing.
    */
-  partitionOf?(record: PublishRecord): number | undefined;
+  failedPartition?(record: PublishRecord): number | undefined;
   /** Disconnects; after `graceMs` (when given) whatever is still open is dropped. */
   disconnect(graceMs?: number): Promise<void>;
 }
