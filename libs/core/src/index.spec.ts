@@ -33,6 +33,7 @@ describe('@nest-outbox/core public barrel', () => {
        "function forecastSecondsToBudget",
        "function formatTraceHeaders",
        "type GaugeMetric",
+       "function heldBehindParkedSql",
        "type HistogramMetric",
        "interface IntegerRange",
        "function inTransaction",

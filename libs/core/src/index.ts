@@ -95,3 +95,4 @@ export {
   type PressureReading,
 } from './pressure/pressure-state';
 export { BacklogPressure, type BacklogAssessment } from './pressure/backlog-pressure';
+export { heldBehindParkedSql } from './pressure/held-back.sql';

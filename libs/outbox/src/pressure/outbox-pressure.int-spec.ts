@@ -144,3 +144,56 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     expect(await rows('orders')).toBe(orders + 2);
   });
 });
+
+describe('OutboxModule back-pressure and parked events (real PostgreSQL)', () => {
+  let app: TestingModule;
+
+  beforeAll(async () => {
+    await db.pool.query(`DELETE FROM "${schema}".outbox`);
+    app = await createOutboxApp(
+      {
+        schema,
+        pressure: {
+          maxBacklog: 1000,
+          maxOldestAgeMs: 60_000,
+          intervalMs: 60_000,
+          warnForecastSeconds: 0,
+          criticalForecastSeconds: 0,
+        },
+      },
+      { providers: [Commands] },
+    );
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const age = (aggregateId: string) =>
+    db.pool.query(
+      `UPDATE "${schema}".outbox SET created_at = now() - interval '10 minutes' WHERE aggregate_id = $1`,
+      [aggregateId],
+    );
+
+  it('Given old events held back behind a parked event of their aggregate, then they do not age the backlog: one poisoned aggregate does not refuse every command', async () => {
+    const commands = app.get(Commands);
+    const pressure = app.get(OutboxPressureService);
+    await commands.critical('poisoned-1', 3);
+    await age('poisoned-1');
+    await db.pool.query(
+      `UPDATE "${schema}".outbox SET parked_at = now(), parked_reason = 'permanent: test'
+        WHERE id = (SELECT min(id) FROM "${schema}".outbox WHERE aggregate_id = 'poisoned-1')`,
+    );
+    await commands.critical('fresh-1');
+    const held = await pressure.refresh();
+    expect(held?.state).toBe('ok');
+    expect(held?.oldestAgeMs).toBeLessThan(60_000);
+    await commands.optional('fresh-2'); // not refused
+
+    // An old event that is not held back still ages the backlog.
+    await age('fresh-1');
+    const stale = await pressure.refresh();
+    expect(stale?.state).toBe('critical');
+    expect(stale?.reasons.join(' ')).toMatch(/^oldest age \d+ ms >= \d+ ms/);
+  });
+});

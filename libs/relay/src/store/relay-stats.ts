@@ -4,7 +4,10 @@ export interface RelayStats {
   readonly parked: number;
   /** Age of the oldest unpublished event (parked included), 0 when there is none. */
   readonly oldestAgeMs: number;
-  /** Age of the oldest unpublished, unparked event (what the relay can still publish), 0 when none. */
+  /**
+   * Age of the oldest unpublished event the relay can still publish (not parked, not held back
+   * behind a parked event of its aggregate), 0 when none.
+   */
   readonly oldestUnparkedAgeMs: number;
   /** Unpublished events an earlier publish of which started and never finished. */
   readonly suspects: number;

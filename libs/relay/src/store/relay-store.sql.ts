@@ -1,4 +1,5 @@
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
+import { heldBehindParkedSql } from '@nest-outbox/core';
 import { HISTORY, PENDING } from '../schema/row-state.sql';
 
 /**
@@ -57,7 +58,8 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
        (SELECT extract(epoch FROM now() - f.created_at) * 1000 FROM ${T} f
          WHERE ${PENDING('f')} ORDER BY f.id LIMIT 1)::float8 AS oldest_age_ms,
        (SELECT extract(epoch FROM now() - f.created_at) * 1000 FROM ${T} f
-         WHERE ${PENDING('f')} AND f.parked_at IS NULL ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
+         WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
+         ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
   FROM ${T} s WHERE ${PENDING('s')}`,
     /** The outbox table's size and vacuum figures (cheap: catalog views only). */
     tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS size_bytes,
