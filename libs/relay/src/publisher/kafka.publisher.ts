@@ -193,11 +193,9 @@ export class KafkaPublisher implements RelayPublisher {
   /** A failed request pins its records on their partition when it held one partition only. */
   private pin(records: readonly PublishRecord[], messages: readonly Message[]): void {
     const places = new Set(records.map((r, i) => `${partitionOf(messages[i]!)}:${r.topic}`));
-    const partition = partitionOf(messages[0]!);
-    for (const record of records) {
-      if (places.size === 1 && partition >= 0) this.failedOn.set(record, partition);
-      else this.failedOn.delete(record);
-    }
+    const partition = places.size === 1 ? partitionOf(messages[0]!) : -1;
+    for (const r of records)
+      void (partition >= 0 ? this.failedOn.set(r, partition) : this.failedOn.delete(r));
   }
 
   async ping(timeoutMs: number): Promise<boolean> {
