@@ -149,6 +149,13 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
     // progress for 30 s is replaced by a new one (a new group) that continues where it stopped.
     const expected = report.events + report.resent;
     const readSoFar = () => [...reader.positions(topic).values()].reduce((s, n) => s + n, 0);
+    const atEnd = async () => {
+      const probe = cluster.kafka().admin();
+      await probe.connect();
+      const ends = await probe.fetchTopicOffsets(topic).finally(() => probe.disconnect());
+      const positions = reader.positions(topic);
+      return ends.every((e) => (positions.get(e.partition) ?? 0) >= Number(e.high));
+    };
     let lastRead = -1;
     let lastProgress = Date.now();
     try {
@@ -161,7 +168,9 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
             await reader.restart();
             lastProgress = Date.now();
           }
-          return read >= expected;
+          // At the end of every partition (a count short of `expected` is left to the
+          // per-event effect checks below, which name any event missing from the topic).
+          return read >= expected || (await atEnd());
         },
         { timeoutMs: 240_000 },
       );
