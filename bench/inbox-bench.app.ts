@@ -1,7 +1,8 @@
 /**
  * The inbox benchmark's consumer application: TypeORM + ClsModule (transactional plugin) +
  * InboxModule, and one Kafka controller applying a simple projection through the inbox:
- * ONE UPSERT per event, through `TransactionHost.tx` (the inbox's transaction).
+ * ONE UPSERT per event, through `TransactionHost.tx` (the inbox's transaction), from an
+ * `@InboxHandler` or an `@InboxBatchHandler`.
  */
 import { Controller, Inject, Module, type Type } from '@nestjs/common';
 import { EventPattern } from '@nestjs/microservices';
@@ -9,7 +10,13 @@ import { ClsPluginTransactional, TransactionHost } from '@nestjs-cls/transaction
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { EventEnvelope } from '@nest-outbox/core';
-import { InboxEvent, InboxHandler, InboxModule } from '@nest-outbox/inbox';
+import {
+  InboxBatchHandler,
+  InboxEvent,
+  InboxEvents,
+  InboxHandler,
+  InboxModule,
+} from '@nest-outbox/inbox';
 import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
 import { ClsModule } from 'nestjs-cls';
 
@@ -23,8 +30,40 @@ export function projectionDdl(schema: string): string {
   return `CREATE TABLE "${schema}".projection (aggregate_id text PRIMARY KEY, events bigint NOT NULL, total bigint NOT NULL)`;
 }
 
-/** The application module for one round (own schema, own topic). */
-export function inboxBenchModule(schema: string, topic: string, clock: FirstRecordClock): Type {
+/** How the projection's handler takes its events: one call per record, or per chunk. */
+export type BenchHandlerKind = 'record' | 'batch';
+
+/**
+ * The application module for one round (own schema, own topic): the projection through an
+ * `@InboxHandler` (one call per record) or an `@InboxBatchHandler` (one call per chunk, the
+ * same UPSERT per event).
+ */
+export function inboxBenchModule(
+  schema: string,
+  topic: string,
+  clock: FirstRecordClock,
+  kind: BenchHandlerKind = 'record',
+): Type {
+  const upsert = `INSERT INTO "${schema}".projection (aggregate_id, events, total) VALUES ($1, 1, $2)
+         ON CONFLICT (aggregate_id) DO UPDATE SET events = projection.events + 1, total = projection.total + EXCLUDED.total`;
+
+  @Controller()
+  class BatchProjectionController {
+    constructor(
+      @Inject(TransactionHost)
+      private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    ) {}
+
+    @EventPattern(topic)
+    @InboxBatchHandler('bench-projection', { eventTypes: ['order.confirmed'] })
+    async apply(@InboxEvents() events: readonly EventEnvelope<{ total: number }>[]): Promise<void> {
+      clock.at ??= process.hrtime.bigint();
+      for (const event of events) {
+        await this.txHost.tx.query(upsert, [event.aggregateId, event.payload.total]);
+      }
+    }
+  }
+
   @Controller()
   class ProjectionController {
     constructor(
@@ -36,11 +75,7 @@ export function inboxBenchModule(schema: string, topic: string, clock: FirstReco
     @InboxHandler('bench-projection', { eventTypes: ['order.confirmed'] })
     async apply(@InboxEvent() event: EventEnvelope<{ total: number }>): Promise<void> {
       clock.at ??= process.hrtime.bigint();
-      await this.txHost.tx.query(
-        `INSERT INTO "${schema}".projection (aggregate_id, events, total) VALUES ($1, 1, $2)
-         ON CONFLICT (aggregate_id) DO UPDATE SET events = projection.events + 1, total = projection.total + EXCLUDED.total`,
-        [event.aggregateId, event.payload.total],
-      );
+      await this.txHost.tx.query(upsert, [event.aggregateId, event.payload.total]);
     }
   }
 
@@ -67,7 +102,7 @@ export function inboxBenchModule(schema: string, topic: string, clock: FirstReco
         installSchema: true,
       }),
     ],
-    controllers: [ProjectionController],
+    controllers: [kind === 'batch' ? BatchProjectionController : ProjectionController],
   })
   class InboxBenchModule {}
   return InboxBenchModule;

@@ -43,7 +43,12 @@ import {
 import type { Message } from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
-import { inboxBenchModule, projectionDdl, type FirstRecordClock } from './inbox-bench.app';
+import {
+  inboxBenchModule,
+  projectionDdl,
+  type BenchHandlerKind,
+  type FirstRecordClock,
+} from './inbox-bench.app';
 import { RawInboxConsumer } from './support/inbox-raw-consumer';
 import { load1, loadNote, median, ownCpuSeconds } from './support/proc-stats';
 import { PhaseProfiler } from './write/profiler';
@@ -226,10 +231,14 @@ async function measure(
 }
 
 /** The inbox: the Nest app with InboxKafkaServer (or plain ServerKafka) and the projection. */
-function inboxRound(index: number, messages: Message[]): Promise<RoundResult> {
+function inboxRound(
+  index: number,
+  messages: Message[],
+  kind: BenchHandlerKind,
+): Promise<RoundResult> {
   return withFixture(messages, async (schema, topic, pool) => {
     const clock: FirstRecordClock = { at: undefined };
-    const app = await NestFactory.create(inboxBenchModule(schema, topic, clock), {
+    const app = await NestFactory.create(inboxBenchModule(schema, topic, clock, kind), {
       logger: ['error'],
     });
     try {
@@ -241,7 +250,8 @@ function inboxRound(index: number, messages: Message[]): Promise<RoundResult> {
           (s, v) => s + v.value,
           0,
         );
-      return await measure(`round ${index + 1} inbox`, { schema, pool }, async () => {
+      const label = kind === 'batch' ? 'inbox batch' : 'inbox      ';
+      return await measure(`round ${index + 1} ${label}`, { schema, pool }, async () => {
         await app.startAllMicroservices();
         return {
           committed: async () =>
@@ -273,7 +283,7 @@ function rawRound(index: number, messages: Message[]): Promise<RoundResult> {
       uniqueTopic('bench-raw-g'),
     );
     try {
-      return await measure(`round ${index + 1} raw  `, { schema, pool }, async () => {
+      return await measure(`round ${index + 1} raw        `, { schema, pool }, async () => {
         await raw.start();
         const { progress } = raw;
         return {
@@ -296,17 +306,21 @@ async function main(): Promise<void> {
       `transport=${TRANSPORT}${TRANSPORT === 'batched' ? ` inboxBatchSize=${BATCH_SIZE}` : ''}`,
   );
   const results: RoundResult[] = [];
+  const batches: RoundResult[] = [];
   const raws: RoundResult[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    results.push(await inboxRound(i, messages));
+    results.push(await inboxRound(i, messages, 'record'));
+    batches.push(await inboxRound(i, messages, 'batch'));
     raws.push(await rawRound(i, messages));
   }
   const vsRaw = median(results.map((r, i) => r.eps / raws[i]!.eps));
+  const batchVsRaw = median(batches.map((r, i) => r.eps / raws[i]!.eps));
+  const batchEps = median(batches.map((r) => r.eps));
   const rawEps = median(raws.map((r) => r.eps));
   const eps = results.map((r) => r.eps);
   const headline = median(eps);
   const middle = results.find((r) => r.eps === headline)!;
-  const wrong = [...results, ...raws].filter(
+  const wrong = [...results, ...batches, ...raws].filter(
     (r) => r.effects !== UNIQUE || r.duplicates !== DUPLICATES,
   );
   console.log(
@@ -321,6 +335,12 @@ async function main(): Promise<void> {
       `Node CPU per record: inbox ${median(results.map((r) => r.cpuUs)).toFixed(0)} us, raw ${median(raws.map((r) => r.cpuUs)).toFixed(0)} us`,
   );
   console.log(
+    `@InboxBatchHandler (one call per chunk, the same UPSERT per event): median ${Math.round(batchEps)} events/s ` +
+      `(${batches.map((r) => Math.round(r.eps)).join(', ')}) = ${batchVsRaw.toFixed(2)} of raw; Node CPU ` +
+      `${median(batches.map((r) => r.cpuUs)).toFixed(0)} us/record; goal >= 5000 events/s and >= 0.8 of raw: ` +
+      `${batchEps >= 5000 && batchVsRaw >= 0.8 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
     JSON.stringify({
       bench: 'inbox',
       events_per_s: Math.round(headline),
@@ -331,6 +351,9 @@ async function main(): Promise<void> {
       inbox_vs_raw: Number(vsRaw.toFixed(3)),
       inbox_cpu_us_per_record: Math.round(median(results.map((r) => r.cpuUs))),
       raw_cpu_us_per_record: Math.round(median(raws.map((r) => r.cpuUs))),
+      batch_events_per_s: Math.round(batchEps),
+      batch_vs_raw: Number(batchVsRaw.toFixed(3)),
+      batch_cpu_us_per_record: Math.round(median(batches.map((r) => r.cpuUs))),
       duplicates_absorbed: middle.duplicates,
       effects: middle.effects,
       expected_effects: UNIQUE,

@@ -13,6 +13,8 @@ export type {
 export { INBOX_METRICS_REGISTRY } from './inbox.constants';
 export { InboxHandler } from './handler/decorators/inbox-handler.decorator';
 export { InboxEvent } from './handler/decorators/inbox-event.decorator';
+export { InboxBatchHandler } from './handler/decorators/inbox-batch-handler.decorator';
+export { InboxEvents } from './handler/decorators/inbox-events.decorator';
 export type { InboxOutcome } from './handler/pipeline/inbox-outcome';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';

@@ -29,7 +29,9 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { ClsModule } from 'nestjs-cls';
 import {
+  InboxBatchHandler,
   InboxEvent,
+  InboxEvents,
   InboxHandler,
   InboxKafkaServer,
   InboxModule,
@@ -43,6 +45,8 @@ import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
 export interface HandlerBehavior {
   before?(event: EventEnvelope, ctx: KafkaContext): Promise<void> | void;
   after?(event: EventEnvelope, ctx: KafkaContext): Promise<void> | void;
+  /** `batchHandler`: each call's events, before their effects are written. */
+  batch?(events: readonly EventEnvelope[]): Promise<void> | void;
 }
 
 export interface InboxTestAppOptions {
@@ -69,6 +73,8 @@ export interface InboxTestAppOptions {
    * TypeORM module, the transactional plugin, InboxModule and InboxKafkaServer).
    */
   readonly connectionName?: string;
+  /** The handler is an `@InboxBatchHandler` (one effect row per event of each call). */
+  readonly batchHandler?: boolean;
 }
 
 /** DDL of the effect table the test handler writes. */
@@ -98,6 +104,29 @@ function buildAppModule(o: InboxTestAppOptions): Type {
         [consumer, event.eventId, event.aggregateId, ctx.getPartition(), ctx.getMessage().offset],
       );
       await behavior.after?.(event, ctx);
+    }
+  }
+
+  @Controller()
+  class BatchEffectController {
+    constructor(
+      @Inject(getTransactionHostToken(o.connectionName))
+      private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    ) {}
+
+    @EventPattern(o.topics)
+    @InboxBatchHandler(consumer, o.handler)
+    async onEvents(
+      @InboxEvents() events: readonly EventEnvelope[],
+      @Ctx() ctx: KafkaContext,
+    ): Promise<void> {
+      await behavior.batch?.(events);
+      for (const event of events) {
+        await this.txHost.tx.query(
+          `INSERT INTO "${o.schema}".effects (consumer, event_id, aggregate_id, kafka_partition, kafka_offset) VALUES ($1, $2, $3, $4, $5)`,
+          [consumer, event.eventId, event.aggregateId, ctx.getPartition(), ctx.getMessage().offset],
+        );
+      }
     }
   }
 
@@ -146,7 +175,7 @@ function buildAppModule(o: InboxTestAppOptions): Type {
       }),
       TerminusModule,
     ],
-    controllers: [EffectController, HealthController],
+    controllers: [o.batchHandler ? BatchEffectController : EffectController, HealthController],
     providers: [InboxHealthIndicator],
   })
   class AppModule {}

@@ -21,12 +21,15 @@ FROM unnest($4::uuid[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::b
 ORDER BY r.ord
 ON CONFLICT (consumer, event_id) DO NOTHING
 RETURNING event_id::text AS event_id`,
-    // The row lock of prev serialises concurrent deliveries of one aggregate.
+    // The row lock of prev serialises concurrent deliveries of one aggregate. The INSERT reads
+    // prev (the join), so prev is read and locked BEFORE the upsert writes: read only from
+    // RETURNING, it would run after the upsert and find nothing (a row updated by the same
+    // command cannot be locked), and every check would say 'first'.
     version: `WITH prev AS (
   SELECT last_version FROM ${tables.versions}
   WHERE consumer = $1 AND aggregate_type = $2 AND aggregate_id = $3 FOR UPDATE)
 INSERT INTO ${tables.versions} AS v (consumer, aggregate_type, aggregate_id, last_version)
-VALUES ($1, $2, $3, $4)
+SELECT $1::text, $2::text, $3::text, $4::bigint FROM (VALUES (1)) AS one (n) LEFT JOIN prev ON true
 ON CONFLICT (consumer, aggregate_type, aggregate_id)
   DO UPDATE SET last_version = GREATEST(v.last_version, EXCLUDED.last_version), updated_at = now()
 RETURNING (SELECT last_version FROM prev) AS previous`,

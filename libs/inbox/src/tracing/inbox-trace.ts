@@ -57,3 +57,46 @@ export async function traceInboxHandler<T>(
   );
   return runInSpan(api, span, parent, handle);
 }
+
+/**
+ * Runs an `@InboxBatchHandler` call for a chunk in one CONSUMER span of the current context,
+ * linked to each event's producing span context (OpenTelemetry's batch-processing shape: one
+ * span, a link per message). A no-op without `@opentelemetry/api`.
+ * @internal
+ */
+export async function traceInboxChunk<T>(
+  record: TracedRecord,
+  events: readonly EventEnvelope[],
+  handle: () => Promise<T>,
+): Promise<T> {
+  const api = otelApi();
+  if (!api) return handle();
+  const links = [];
+  for (const event of events) {
+    const producing = parseTraceHeaders(
+      event.headers[EVENT_HEADERS.traceparent],
+      event.headers[EVENT_HEADERS.tracestate],
+    );
+    if (producing) links.push({ context: producing });
+  }
+  const parent = api.context.active();
+  const { topic, partition } = record.position;
+  const span = api.trace.getTracer(TRACER_NAME).startSpan(
+    `process ${topic}`,
+    {
+      kind: api.SpanKind.CONSUMER,
+      links,
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': topic,
+        'messaging.destination.partition.id': String(partition),
+        'messaging.batch.message_count': events.length,
+        'messaging.consumer.group.name': record.consumer,
+      },
+    },
+    parent,
+  );
+  return runInSpan(api, span, parent, handle);
+}

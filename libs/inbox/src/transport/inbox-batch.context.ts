@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { AheadRegistrations } from '../handler/dedup/ahead-registrations';
 import type { ResolvedHandlerPolicy } from '../options/inbox-options.resolver';
 import type { InboxStore } from '../store/inbox.store';
+import type { ChunkRecord } from '../handler/dedup/chunk-registration';
 
 /**
  * An `@InboxHandler` seen on a topic inside a batch: what `InboxKafkaServer` needs to
@@ -12,6 +13,8 @@ export interface ChunkHandler {
   readonly consumer: string;
   readonly policy: ResolvedHandlerPolicy;
   readonly store: InboxStore;
+  /** An `@InboxBatchHandler`: the whole chunk may be handed to it in one call. */
+  readonly batch: boolean;
 }
 
 /**
@@ -30,6 +33,11 @@ export class InboxBatch {
   readonly handlers: ChunkHandler[] = [];
   aborted: unknown = undefined;
   applied = 0;
+  /**
+   * Set while `InboxKafkaServer` hands these parsed records to the topic's batch handlers in
+   * ONE call (their guard reads them all; the call's own message is the last one).
+   */
+  chunkCall: readonly ChunkRecord[] | undefined = undefined;
 
   /** @param transactionHost the host whose transaction the chunk runs in */
   constructor(readonly transactionHost?: unknown) {}
@@ -53,7 +61,8 @@ export class InboxBatch {
   /** Notes a handler that ran here (see `handlers`). */
   noteHandler(handler: ChunkHandler): void {
     const seen = this.handlers.some(
-      (h) => h.consumer === handler.consumer && h.policy === handler.policy,
+      (h) =>
+        h.consumer === handler.consumer && h.policy === handler.policy && h.batch === handler.batch,
     );
     if (!seen) this.handlers.push(handler);
   }

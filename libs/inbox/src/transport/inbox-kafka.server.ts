@@ -34,6 +34,8 @@ type Position = { readonly topic: string; readonly partition: number };
  * transaction (same decoder, rules and parsed record as the guard), and handlers run only
  * for the new ones. A row registered that way whose handler did not run rolls the chunk back (and
  * turns registration ahead off for that topic): nothing is marked processed unapplied.
+ * When every inbox handler of the topic is an `@InboxBatchHandler`, the chunk then goes through
+ * Nest's pipeline ONCE: the handlers receive its new events together (`@InboxEvents()`).
  * Handlers must only write through `TransactionHost.tx` (an error aborts the whole chunk).
  * @example
  * app.connectMicroservice({ strategy: new InboxKafkaServer({ client, consumer, run: { autoCommit: false } }) });
@@ -162,6 +164,13 @@ export class InboxKafkaServer extends ServerKafka {
         record: this.aheadParser.parseAhead<object>(Object.assign(message, at)),
       }));
       for (const handler of handlers) await registerAhead(batch, handler, at, records);
+      if (handlers.every((h) => h.batch)) {
+        // Only @InboxBatchHandlers: ONE call, on the last record, whose guards read them all.
+        batch.chunkCall = records;
+        await inOrder(rest.slice(-1));
+        batch.chunkCall = undefined;
+        return this.checkClaimed(at, batch);
+      }
     }
     await inOrder(rest);
     this.checkClaimed(at, batch);

@@ -10,7 +10,13 @@ import { deliveryOf } from '../pipeline/inbox-delivery';
  * @publicApi
  */
 export const InboxEvent = createParamDecorator((_data: unknown, context: ExecutionContext) => {
-  const envelope = deliveryOf(context.switchToRpc().getContext<unknown>())?.envelope;
+  const delivery = deliveryOf(context.switchToRpc().getContext<unknown>());
+  if (delivery?.batch) {
+    throw new InboxMisuseError(
+      '@InboxEvent() in an @InboxBatchHandler method: read its events with @InboxEvents()',
+    );
+  }
+  const envelope = delivery?.envelope;
   if (!envelope) {
     throw new InboxMisuseError(
       '@InboxEvent() is only available in a method decorated with @InboxHandler(consumer)',

@@ -25,12 +25,20 @@ import { InboxInterceptor } from '../pipeline/inbox.interceptor';
  * @publicApi
  */
 export function InboxHandler(consumer: string, options: InboxHandlerOptions = {}): MethodDecorator {
+  return markInboxHandler('InboxHandler', { consumer, options });
+}
+
+/** Validates the consumer name and marks the method for the inbox's guard and interceptor. @internal */
+export function markInboxHandler(
+  decorator: string,
+  metadata: InboxHandlerMetadata,
+): MethodDecorator {
+  const { consumer } = metadata;
   if (typeof consumer !== 'string' || consumer.trim() === '' || consumer.length > 200) {
     throw new InboxMisuseError(
-      `@InboxHandler(consumer): consumer must be a non-empty name of at most 200 characters (got ${JSON.stringify(consumer)}), for example 'shipping-projection'`,
+      `@${decorator}(consumer): consumer must be a non-empty name of at most 200 characters (got ${JSON.stringify(consumer)}), for example 'shipping-projection'`,
     );
   }
-  const metadata: InboxHandlerMetadata = { consumer, options };
   return applyDecorators(
     SetMetadata(INBOX_HANDLER_METADATA, metadata),
     UseGuards(InboxGuard),

@@ -51,7 +51,7 @@ describe('registerAhead', () => {
     const batch = new InboxBatch();
     await registerAhead(
       batch,
-      { consumer: 'c', policy, store },
+      { consumer: 'c', policy, store, batch: false },
       { topic: 't', partition: 0 },
       records,
     );
@@ -83,7 +83,7 @@ describe('registerAhead', () => {
     const records = [{ offset: '1', record: record(uuidv7(), 'other') }];
     await registerAhead(
       batch,
-      { consumer: 'c', policy, store },
+      { consumer: 'c', policy, store, batch: false },
       { topic: 't', partition: 0 },
       records,
     );

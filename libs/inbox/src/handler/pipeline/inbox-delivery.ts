@@ -14,6 +14,22 @@ export interface Rejection {
   readonly reason: string;
 }
 
+/** One record of a chunk handed to an `@InboxBatchHandler` in one call. @internal */
+export interface ChunkEntry {
+  readonly position: RecordPosition;
+  readonly offset: bigint;
+  readonly headers: Record<string, string>;
+  readonly envelope: EventEnvelope | undefined;
+  readonly rejection: Rejection | undefined;
+}
+
+/** The records of one `InboxKafkaServer` chunk call, and the new events the handler applies. @internal */
+export interface ChunkDelivery {
+  readonly entries: readonly ChunkEntry[];
+  /** Filled by the interceptor before the handler runs (`@InboxEvents()`). */
+  readonly fresh: EventEnvelope[];
+}
+
 /**
  * One record on its way through the guard and the interceptor, attached to its
  * KafkaContext (a per-record object, so nothing is shared between records or apps).
@@ -22,6 +38,10 @@ export interface Rejection {
 export interface InboxDelivery {
   readonly consumer: string;
   readonly policy: ResolvedHandlerPolicy;
+  /** `@InboxBatchHandler`: the handler reads `@InboxEvents()`. */
+  readonly batch: boolean;
+  /** Set when `InboxKafkaServer` hands a whole chunk to a batch handler in one call. */
+  readonly chunk?: ChunkDelivery;
   readonly session: ConsumerSession;
   readonly context: KafkaContext;
   readonly position: RecordPosition;

@@ -11,6 +11,15 @@ import {
 export interface InboxHandlerMetadata {
   readonly consumer: string;
   readonly options: InboxHandlerOptions;
+  /** `@InboxBatchHandler`: called with a chunk's new events (`@InboxEvents()`). */
+  readonly batch?: boolean;
+}
+
+/** A handler's consumer name, resolved policy and kind. @internal */
+export interface InboxHandlerEntry {
+  readonly consumer: string;
+  readonly policy: ResolvedHandlerPolicy;
+  readonly batch: boolean;
 }
 
 /**
@@ -20,10 +29,7 @@ export interface InboxHandlerMetadata {
  */
 @Injectable()
 export class InboxHandlerPolicies {
-  private readonly cache = new WeakMap<
-    object,
-    { consumer: string; policy: ResolvedHandlerPolicy }
-  >();
+  private readonly cache = new WeakMap<object, InboxHandlerEntry>();
 
   constructor(@Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions) {}
 
@@ -31,8 +37,8 @@ export class InboxHandlerPolicies {
     return Reflect.getMetadata(INBOX_HANDLER_METADATA, handler) as InboxHandlerMetadata | undefined;
   }
 
-  /** The consumer name and policy of a handler, or undefined if it has no `@InboxHandler`. */
-  forHandler(handler: object): { consumer: string; policy: ResolvedHandlerPolicy } | undefined {
+  /** The consumer name, policy and kind of a handler, or undefined if it has no `@InboxHandler`. */
+  forHandler(handler: object): InboxHandlerEntry | undefined {
     let entry = this.cache.get(handler);
     if (!entry) {
       const meta = this.metadataOf(handler);
@@ -40,6 +46,7 @@ export class InboxHandlerPolicies {
       entry = {
         consumer: meta.consumer,
         policy: resolveHandlerPolicy(meta.consumer, this.options, meta.options),
+        batch: meta.batch === true,
       };
       this.cache.set(handler, entry);
     }

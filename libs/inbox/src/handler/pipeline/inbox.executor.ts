@@ -70,11 +70,7 @@ export class InboxExecutor {
     event: EventEnvelope,
     handle: () => Promise<unknown>,
   ): Promise<BatchedOutcome> {
-    if (batch.transactionHost !== undefined && batch.transactionHost !== this.txHost) {
-      batch.abort(this.foreignTransaction());
-      return 'aborted';
-    }
-    batch.noteHandler({ consumer: delivery.consumer, policy: delivery.policy, store: this.store });
+    if (!this.joinBatch(batch, delivery)) return 'aborted';
     let outcome: AttemptOutcome;
     try {
       outcome = await this.attempt(delivery, event, handle, batch);
@@ -82,10 +78,60 @@ export class InboxExecutor {
       batch.abort(error);
       return 'aborted';
     }
+    this.settleAtCommit(batch, delivery, outcome);
+    return outcome;
+  }
+
+  /**
+   * A whole chunk for an `@InboxBatchHandler`, in the batch's transaction: admits each
+   * accepted event (registration, version check), then runs the handler ONCE with the new
+   * ones (`fresh`, filled in offset order). Each event's outcome counts when the batch
+   * commits; an error aborts the batch (replayed record by record).
+   */
+  async runChunk(
+    batch: InboxBatch,
+    delivery: InboxDelivery,
+    accepted: readonly { delivery: InboxDelivery; event: EventEnvelope }[],
+    fresh: EventEnvelope[],
+    handle: () => Promise<unknown>,
+  ): Promise<void> {
+    if (!this.joinBatch(batch, delivery)) return;
+    const outcomes: AttemptOutcome[] = [];
+    try {
+      for (const one of accepted) {
+        const admitted = await this.admit(one.delivery, one.event, batch);
+        outcomes.push(admitted === 'new' ? 'applied' : admitted);
+        if (admitted === 'new') fresh.push(one.event);
+      }
+      if (fresh.length > 0) {
+        const done = this.metrics.handlerSeconds.startTimer({ consumer: delivery.consumer });
+        try {
+          await handle();
+        } finally {
+          done();
+        }
+      }
+    } catch (error) {
+      return void batch.abort(error);
+    }
+    outcomes.forEach((outcome, i) => this.settleAtCommit(batch, accepted[i]!.delivery, outcome));
+  }
+
+  /** The batch runs on this inbox's transaction host: note the handler; else abort it. */
+  private joinBatch(batch: InboxBatch, delivery: InboxDelivery): boolean {
+    if (batch.transactionHost !== undefined && batch.transactionHost !== this.txHost) {
+      batch.abort(this.foreignTransaction());
+      return false;
+    }
+    const { consumer, policy } = delivery;
+    batch.noteHandler({ consumer, policy, store: this.store, batch: delivery.batch });
+    return true;
+  }
+
+  private settleAtCommit(batch: InboxBatch, delivery: InboxDelivery, outcome: AttemptOutcome) {
     if (outcome === 'applied') batch.applied += 1;
     const labels = labelsOf(delivery);
     batch.onCommit(() => this.count(outcome, labels));
-    return outcome;
   }
 
   /** A chunk in another connection's transaction: replayed record by record, said once. */
@@ -119,6 +165,18 @@ export class InboxExecutor {
     handle: () => Promise<unknown>,
     batch?: InboxBatch,
   ): Promise<AttemptOutcome> {
+    const admitted = await this.admit(delivery, event, batch);
+    if (admitted !== 'new') return admitted;
+    await handle();
+    return 'applied';
+  }
+
+  /** Registers (consumer, event_id) and checks the aggregate version: may the effect run? */
+  private async admit(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    batch?: InboxBatch,
+  ): Promise<'new' | 'duplicate' | 'stale'> {
     if (!(await registerOnce(this.store, delivery, event, batch))) return 'duplicate';
     if (delivery.policy.versionCheck !== 'off') {
       const check = await this.store.checkVersion(delivery.consumer, event);
@@ -137,8 +195,7 @@ export class InboxExecutor {
         }
       }
     }
-    await handle();
-    return 'applied';
+    return 'new';
   }
 
   private count(outcome: AttemptOutcome, labels: Labels): void {

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { InboxConsumerRegistry } from '../../consumer/inbox-consumer.registry';
-import { decodeEnvelope, headerStrings } from '../../envelope/envelope.decoder';
+import { decodeEnvelope, headerStrings, type ParsedRecord } from '../../envelope/envelope.decoder';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
-import { attachDelivery } from './inbox-delivery';
+import { attachDelivery, type ChunkDelivery } from './inbox-delivery';
 import { InboxHandlerPolicies } from './inbox-handler.policies';
 import { kafkaContextOf } from './kafka-context';
 
@@ -13,7 +13,9 @@ import { kafkaContextOf } from './kafka-context';
  * known type, supported schema_version, size, JSON) and attaches the verdict to the
  * record's context: accepted with its envelope, or refused with a reason. It records
  * nothing and never denies: a guard returning `false` makes Nest throw, and kafkajs would
- * redeliver the bad record forever. The interceptor settles both verdicts.
+ * redeliver the bad record forever. The interceptor settles both verdicts. When
+ * `InboxKafkaServer` hands a whole chunk to an `@InboxBatchHandler` in one call, every record
+ * of the chunk gets its verdict (`chunk`).
  * @internal
  */
 @Injectable()
@@ -30,30 +32,41 @@ export class InboxGuard implements CanActivate {
       throw new InboxMisuseError(
         'InboxGuard applied without @InboxHandler; use @InboxHandler(consumer) instead',
       );
-    const message = kafka.getMessage() as unknown as {
-      offset: string;
-      key?: unknown;
-      value?: unknown;
-      headers?: Record<string, unknown>;
+    const message = kafka.getMessage() as unknown as ParsedRecord & { offset: string };
+    const batch = currentInboxBatch();
+    const at = { topic: kafka.getTopic(), partition: kafka.getPartition() };
+    const verdict = (record: ParsedRecord) => {
+      // Inside a chunk whose rows were registered ahead: the very result registration used.
+      const ahead = batch?.ahead.decodedOf(record);
+      const headers = ahead?.headers ?? headerStrings(record.headers);
+      const result =
+        ahead?.results.get(handler.policy) ?? decodeEnvelope(record, handler.policy, headers);
+      return {
+        headers,
+        envelope: result.ok ? result.envelope : undefined,
+        rejection: result.ok ? undefined : { code: result.code, reason: result.reason },
+      };
     };
-    // Inside a chunk whose rows were registered ahead: the very result registration used.
-    const ahead = currentInboxBatch()?.ahead.decodedOf(message);
-    const headers = ahead?.headers ?? headerStrings(message.headers);
-    const result =
-      ahead?.results.get(handler.policy) ?? decodeEnvelope(message, handler.policy, headers);
+    let chunk: ChunkDelivery | undefined;
+    if (batch?.chunkCall) {
+      if (!handler.batch)
+        throw new InboxMisuseError('a chunk was handed to an @InboxHandler (not a batch handler)');
+      const entries = batch.chunkCall.map(({ offset, record }) => ({
+        position: { ...at, offset },
+        offset: BigInt(offset),
+        ...verdict(record),
+      }));
+      chunk = { entries, fresh: [] };
+    }
     attachDelivery(kafka, {
       ...handler,
       session: this.registry.attach(kafka.getConsumer() as unknown as Consumer),
       context: kafka,
-      position: {
-        topic: kafka.getTopic(),
-        partition: kafka.getPartition(),
-        offset: message.offset,
-      },
+      position: { ...at, offset: message.offset },
       offset: BigInt(message.offset),
-      headers,
-      envelope: result.ok ? result.envelope : undefined,
-      rejection: result.ok ? undefined : { code: result.code, reason: result.reason },
+      ...(chunk
+        ? { headers: {}, envelope: undefined, rejection: undefined, chunk }
+        : verdict(message)),
     });
     return true;
   }

@@ -10,10 +10,10 @@ import { defer, lastValueFrom, type Observable } from 'rxjs';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { currentInboxBatch, type InboxBatch } from '../../transport/inbox-batch.context';
 import { RejectedRecordSettler } from '../failure/rejected-record.settler';
-import { deliveryOf, type InboxDelivery } from './inbox-delivery';
+import { deliveryOf, type ChunkDelivery, type InboxDelivery } from './inbox-delivery';
 import { InboxExecutor } from './inbox.executor';
 import { kafkaContextOf } from './kafka-context';
-import { traceInboxHandler } from '../../tracing/inbox-trace';
+import { traceInboxChunk, traceInboxHandler } from '../../tracing/inbox-trace';
 
 /**
  * Settles every record the guard classified, and tracks its offset: a refused record is
@@ -40,7 +40,9 @@ export class InboxInterceptor implements NestInterceptor {
     const handle = () => lastValueFrom(next.handle(), { defaultValue: undefined });
     return defer(async () => {
       const event = delivery.envelope;
-      if (delivery.rejection) await this.rejected.settle(delivery, delivery.rejection);
+      const batch = currentInboxBatch();
+      if (delivery.chunk && batch) await this.settleChunk(batch, delivery, delivery.chunk, handle);
+      else if (delivery.rejection) await this.rejected.settle(delivery, delivery.rejection);
       else if (event) await this.settleAccepted(delivery, event, handle);
       return undefined;
     });
@@ -77,5 +79,33 @@ export class InboxInterceptor implements NestInterceptor {
     batch.onCommit(() => session.finish(tracker, offset));
     batch.onRollback(() => tracker.abandon(offset));
     if (batch.aborted === undefined) await this.executor.runBatched(batch, delivery, event, handle);
+  }
+
+  /**
+   * InboxKafkaServer handed a whole chunk to an `@InboxBatchHandler`: refused records are
+   * settled one by one, accepted ones begin their offsets in order, and the handler runs once
+   * with the new events; every offset becomes committable when the batch's transaction commits.
+   */
+  private async settleChunk(
+    batch: InboxBatch,
+    delivery: InboxDelivery,
+    chunk: ChunkDelivery,
+    untraced: () => Promise<unknown>,
+  ): Promise<void> {
+    const { session } = delivery;
+    const accepted: { delivery: InboxDelivery; event: EventEnvelope }[] = [];
+    for (const entry of chunk.entries) {
+      const one: InboxDelivery = { ...delivery, ...entry, chunk: undefined };
+      if (entry.rejection) await this.rejected.settle(one, entry.rejection);
+      else if (entry.envelope) {
+        const tracker = session.begin(entry.position.topic, entry.position.partition, entry.offset);
+        batch.onCommit(() => session.finish(tracker, entry.offset));
+        batch.onRollback(() => tracker.abandon(entry.offset));
+        accepted.push({ delivery: { ...one, tracker }, event: entry.envelope });
+      }
+      if (batch.aborted !== undefined) return;
+    }
+    const handle = () => traceInboxChunk(delivery, chunk.fresh, untraced);
+    await this.executor.runChunk(batch, delivery, accepted, chunk.fresh, handle);
   }
 }
