@@ -21,16 +21,26 @@ describe(`inbox under generated hostile records: ${RECORDS} records, seed ${SEED
   // One child consumer start costs ~25 s on a loaded machine: a regression equal to the seeded
   // run is run once.
   const runs = [
-    ...INBOX_FUZZ_REGRESSIONS,
-    { seed: SEED, records: RECORDS, found: 'the seeded run' },
+    ...INBOX_FUZZ_REGRESSIONS.map((r) => ({ ...r, handler: 'record' as const })),
+    { seed: SEED, records: RECORDS, found: 'the seeded run', handler: 'record' as const },
+    // The same records through an @InboxBatchHandler: a chunk's verdicts in one call.
+    { seed: SEED, records: RECORDS, found: 'the seeded run', handler: 'batch' as const },
   ];
   const distinct = runs.filter(
-    (run, i) => runs.findIndex((r) => r.seed === run.seed && r.records === run.records) === i,
+    (run, i) =>
+      runs.findIndex(
+        (r) => r.seed === run.seed && r.records === run.records && r.handler === run.handler,
+      ) === i,
   );
   it.each(distinct)(
-    'Given records of seed $seed ($found), then every canary is applied, lag returns to 0, nothing escapes to kafkajs, nothing is applied twice, /health answers throughout and no log line carries the marker',
-    async ({ seed, records }) => {
-      const summary = await runInboxFuzz({ records, seed, healthLimitMs: HEALTH_LIMIT_MS });
+    'Given records of seed $seed ($found) and a $handler handler, then every canary is applied, lag returns to 0, nothing escapes to kafkajs, nothing is applied twice, /health answers throughout and no log line carries the marker',
+    async ({ seed, records, handler }) => {
+      const summary = await runInboxFuzz({
+        records,
+        seed,
+        handler,
+        healthLimitMs: HEALTH_LIMIT_MS,
+      });
       process.stdout.write(`inbox fuzz: ${JSON.stringify(summary)}\n`);
       expect(summary.failures).toEqual([]);
       expect(summary.canariesApplied).toBe(summary.canaries);

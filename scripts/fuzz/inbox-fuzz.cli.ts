@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz -- --records N [--seed S] [--transport plain|batched] [--health-limit-ms MS]`:
+ * `npm run fuzz -- --records N [--seed S] [--transport plain|batched] [--handler record|batch] [--health-limit-ms MS]`:
  * the long inbox fuzz run (see inbox-fuzz.run.ts) against the shared broker and PostgreSQL.
  * Prints progress, then a summary (records, stuck partitions, escaped errors, redeliveries,
  * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
@@ -11,15 +11,17 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
 const FUZZ_CLI = {
   name: 'fuzz',
-  usage: `usage: npm run fuzz -- [--records N] [--seed S] [--transport plain|batched] [--health-limit-ms MS]
+  usage: `usage: npm run fuzz -- [--records N] [--seed S] [--transport plain|batched] [--handler record|batch] [--health-limit-ms MS]
   --records          generated records (default 10000)
   --seed             fast-check seed (default: drawn and printed)
   --transport        batched (InboxKafkaServer, default) or plain (Nest's ServerKafka)
+  --handler          record (@InboxHandler, default) or batch (@InboxBatchHandler)
   --health-limit-ms  bound of each /health probe (default 1000)`,
   flags: {
     records: { type: 'integer', min: 1, max: 10_000_000 },
     seed: { type: 'integer', min: 0, max: 4_294_967_295 },
     transport: { type: 'string' },
+    handler: { type: 'string' },
     'health-limit-ms': { type: 'integer', min: 100, max: 60_000 },
   },
 } as const;
@@ -27,11 +29,15 @@ const FUZZ_CLI = {
 void runCli(FUZZ_CLI, process.argv.slice(2), async ({ values }, io) => {
   const seed = values.seed ?? Math.floor(Math.random() * 4_294_967_295);
   const transport = values.transport === 'plain' ? 'plain' : 'batched';
-  io.out(`inbox fuzz: ${values.records ?? 10_000} records, seed ${seed}, transport ${transport}`);
+  const handler = values.handler === 'batch' ? 'batch' : 'record';
+  io.out(
+    `inbox fuzz: ${values.records ?? 10_000} records, seed ${seed}, transport ${transport}, handler ${handler}`,
+  );
   const summary = await runInboxFuzz({
     records: values.records ?? 10_000,
     seed,
     transport,
+    handler,
     healthLimitMs: values['health-limit-ms'],
     log: (line) => io.out(line),
   });

@@ -24,6 +24,8 @@ export interface InboxFuzzOptions {
   readonly healthLimitMs?: number;
   /** `batched`: InboxKafkaServer chunks; `plain`: Nest's ServerKafka. @default 'batched' */
   readonly transport?: 'plain' | 'batched';
+  /** `batch`: the consumer's handler is an `@InboxBatchHandler`. @default 'record' */
+  readonly handler?: 'record' | 'batch';
   readonly partitions?: number;
   /** Longest wait for lag 0 after the last record was produced. @default 120000 + 5 ms a record */
   readonly drainTimeoutMs?: number;
@@ -38,7 +40,7 @@ export interface InboxFuzzSummary {
   readonly canariesApplied: number;
   readonly stuckPartitions: number;
   readonly escapedErrors: number;
-  /** Offsets whose effect was applied more than once (escaped errors count their redeliveries). */
+  /** Events whose effect was applied more than once (escaped errors count their redeliveries). */
   readonly redeliveries: number;
   readonly markerLines: number;
   readonly health: { probes: number; slowestMs: number; failures: number };
@@ -86,6 +88,7 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     INBOX_GROUP: groupId,
     INBOX_HTTP_PORT: String(port),
     INBOX_TRANSPORT: options.transport ?? 'batched',
+    INBOX_HANDLER: options.handler ?? 'record',
   });
   const failures: string[] = [];
   const shapes: Record<string, number> = {};
@@ -144,9 +147,10 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     [canaries],
   );
   // inbox_rejected is unique per offset: a redelivered rejection shows as an escaped error.
+  // Effects by event (a batch handler's effect rows carry its chunk's last offset).
   const twice = await count(
     db.pool,
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM "${db.name}".effects GROUP BY kafka_partition, kafka_offset HAVING count(*) > 1) AS t`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM "${db.name}".effects GROUP BY event_id HAVING count(*) > 1) AS t`,
   );
   await db.drop();
   const output = child.output();
@@ -160,7 +164,7 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
   const markerLines = output.split('\n').filter((line) => line.includes(FUZZ_MARKER)).length;
   if (applied !== canaries.length)
     failures.push(`${canaries.length - applied} canar(ies) not applied`);
-  if (twice > 0) failures.push(`${twice} offset(s) applied more than once`);
+  if (twice > 0) failures.push(`${twice} event(s) applied more than once`);
   if (escaped > 0) failures.push(`${escaped} error(s) escaped to kafkajs`);
   if (markerLines > 0) failures.push(`${markerLines} log line(s) with the planted marker`);
   return {

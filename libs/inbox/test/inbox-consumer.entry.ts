@@ -3,7 +3,7 @@
  * INBOX_GROUP into schema INBOX_SCHEMA. With NEST_OUTBOX_INBOX_FAULT=kill-after-pg-commit
  * it kills itself right after the PostgreSQL commit of the first applied event (with
  * INBOX_TRANSPORT=batched: of the first chunk that applied one). With INBOX_HTTP_PORT it also
- * serves `/health` on that port.
+ * serves `/health` on that port; INBOX_HANDLER=batch makes its handler an `@InboxBatchHandler`.
  */
 import { startInboxApp } from './inbox-test.app';
 
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     topics: [env('INBOX_TOPIC')],
     groupId: env('INBOX_GROUP'),
     transport: process.env.INBOX_TRANSPORT === 'batched' ? 'batched' : 'plain',
+    batchHandler: process.env.INBOX_HANDLER === 'batch',
   });
   const port = process.env.INBOX_HTTP_PORT;
   if (port) await app.listen(Number(port), '127.0.0.1');
