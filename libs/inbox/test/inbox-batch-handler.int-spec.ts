@@ -1,10 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
-import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
-import type { Registry } from 'prom-client';
 import { committedOffsets, send } from './inbox-test.kafka';
-import { useInboxFixture } from './inbox-test.fixture';
+import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp, type InboxTestAppOptions } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
@@ -23,11 +20,6 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
       [ids(records)],
     );
     return new Map(rows.map((r) => [r.id, Number(r.n)]));
-  };
-  const metric = async (app: INestApplication, name: string) => {
-    const values = (await app.get<Registry>(INBOX_METRICS_REGISTRY).getSingleMetric(name)?.get())
-      ?.values;
-    return (values ?? []).reduce((sum, v) => sum + v.value, 0);
   };
   const committed = async (groupId: string, topic: string) =>
     (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n;
@@ -96,9 +88,9 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
       `SELECT kafka_offset, reason_code FROM "${fx.db.name}".inbox_rejected`,
     );
     expect(rows).toEqual([{ kafka_offset: '4', reason_code: 'unknown_event_type' }]);
-    expect(await metric(app, 'inbox_events_applied_total')).toBe(1 + 3);
-    expect(await metric(app, 'inbox_events_duplicate_total')).toBe(2);
-    expect(await metric(app, 'inbox_events_stale_total')).toBe(1);
+    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1 + 3);
+    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(2);
+    expect(await inboxMetric(app, 'inbox_events_stale_total')).toBe(1);
   });
 
   it('Given a batch handler that fails once on a chunk, when the chunk is replayed, then it runs record by record with one event per call, and each effect is applied exactly once', async () => {

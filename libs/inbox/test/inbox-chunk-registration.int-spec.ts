@@ -2,17 +2,14 @@ import {
   Injectable,
   type CallHandler,
   type ExecutionContext,
-  type INestApplication,
   type NestInterceptor,
 } from '@nestjs/common';
 import type { KafkaContext } from '@nestjs/microservices';
-import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
-import type { Registry } from 'prom-client';
 import { of, type Observable } from 'rxjs';
 import { InboxStore } from '../src/store/inbox.store';
 import { committedOffsets, send } from './inbox-test.kafka';
-import { useInboxFixture } from './inbox-test.fixture';
+import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp, type InboxTestAppOptions } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
@@ -43,11 +40,6 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
       [ids(records)],
     );
     return new Map(rows.map((r) => [r.id, Number(r.n)]));
-  };
-  const metric = async (app: INestApplication, name: string) => {
-    const values = (await app.get<Registry>(INBOX_METRICS_REGISTRY).getSingleMetric(name)?.get())
-      ?.values;
-    return (values ?? []).reduce((sum, v) => sum + v.value, 0);
   };
   const committedTotal = async (groupId: string, topic: string) =>
     [...(await committedOffsets(fx.tools.admin, groupId, topic)).values()].reduce(
@@ -114,8 +106,8 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     expect(bulkIds()).toEqual([expect.arrayContaining([...ids(fresh), w1.eventId, w2.eventId])]);
     expect(bulkIds()[0]).toHaveLength(7); // n2 once, at its first offset
     expect(singleIds()).toEqual([]); // no row registered record by record
-    expect(await metric(app, 'inbox_events_applied_total')).toBe(3 + 5);
-    expect(await metric(app, 'inbox_events_duplicate_total')).toBe(3);
+    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(3 + 5);
+    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(3);
   });
 
   it('Given a registered-ahead chunk whose fourth record fails once, when the chunk is replayed record by record, then nothing at or after the failure was marked processed or committed before its replay, and each effect is applied once', async () => {
@@ -161,8 +153,8 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     expect(seenAtReplay?.offset).toBeLessThanOrEqual(6n); // never past the failing offset (6)
     const effects = await countBy('effects', chunk);
     expect(effects).toEqual(new Map(ids(chunk).map((id) => [id, 1])));
-    expect(await metric(app, 'inbox_events_applied_total')).toBe(3 + 5);
-    expect(await metric(app, 'inbox_events_duplicate_total')).toBe(1);
+    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(3 + 5);
+    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(1);
   });
 
   it('Given an interceptor that skips one handler of a registered-ahead chunk, when the chunk ends, then it is rolled back and replayed, the skipped event is not marked processed, and the topic is registered record by record from then on', async () => {

@@ -1,9 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
 import { InboxConsumerRegistry, INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
 import type { Registry } from 'prom-client';
 import { committedOffsets, send } from './inbox-test.kafka';
-import { useInboxFixture } from './inbox-test.fixture';
+import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp, type HandlerBehavior } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
@@ -18,11 +17,6 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       eventId ? [eventId] : [],
     );
     return Number(rows[0]!.n);
-  };
-  const metric = async (app: INestApplication, name: string) => {
-    const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
-    const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
-    return values.reduce((sum, v) => sum + v.value, 0);
   };
   const start = async (
     topic: string,
@@ -52,7 +46,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     const first = await start(topic, groupId);
     await waitFor('both events applied and all three offsets committed', async () => {
       const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
-      return committed === 3n && (await metric(first, 'inbox_events_duplicate_total')) === 1;
+      return committed === 3n && (await inboxMetric(first, 'inbox_events_duplicate_total')) === 1;
     });
     expect(await effects()).toBe(2);
     expect(await effects(event.eventId)).toBe(1);
@@ -62,11 +56,11 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     const second = await start(topic, uniqueTopic('g'));
     await waitFor(
       'the redeliveries absorbed',
-      async () => (await metric(second, 'inbox_events_duplicate_total')) === 3,
+      async () => (await inboxMetric(second, 'inbox_events_duplicate_total')) === 3,
     );
     expect(await effects(event.eventId)).toBe(1);
     expect(await effects(other.eventId)).toBe(1);
-    expect(await metric(second, 'inbox_events_applied_total')).toBe(0);
+    expect(await inboxMetric(second, 'inbox_events_applied_total')).toBe(0);
   });
 
   it.each(['plain', 'batched'] as const)(
@@ -84,7 +78,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       });
       await waitFor('every offset committed, the duplicates absorbed', async () => {
         const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
-        return committed === 7n && (await metric(app, 'inbox_events_duplicate_total')) === 2;
+        return committed === 7n && (await inboxMetric(app, 'inbox_events_duplicate_total')) === 2;
       });
       expect(await effects(event.eventId)).toBe(1);
       for (const other of others) expect(await effects(other.eventId)).toBe(1);
@@ -121,21 +115,21 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     );
     expect(committedDuringFailures).toEqual([-1n, -1n, -1n]);
     expect(await effects(event.eventId)).toBe(1);
-    expect(await metric(app, 'inbox_handler_failures_total')).toBe(2);
-    expect(await metric(app, 'inbox_events_applied_total')).toBe(1);
-    expect(await metric(app, 'inbox_apply_errors_total')).toBe(2);
+    expect(await inboxMetric(app, 'inbox_handler_failures_total')).toBe(2);
+    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1);
+    expect(await inboxMetric(app, 'inbox_apply_errors_total')).toBe(2);
     const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
     expect(await registry.getSingleMetricAsString('inbox_apply_errors_total')).toMatch(
       /reason="handler"\} 2/,
     );
-    expect(await metric(app, 'inbox_events_received_total')).toBe(1);
+    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(1);
     expect(await registry.getSingleMetricAsString('inbox_handler_duration_seconds')).toMatch(
       /inbox_handler_duration_seconds_count\{consumer="[^"]+"\} 3$/m,
     );
     // Applied and committed: no distance left between the two offsets.
     await waitFor(
       'the applied-to-committed distance to close',
-      async () => (await metric(app, 'inbox_applied_uncommitted_offsets')) === 0,
+      async () => (await inboxMetric(app, 'inbox_applied_uncommitted_offsets')) === 0,
     );
     const rows = await fx.db.pool.query(
       `SELECT kafka_offset FROM "${fx.db.name}".inbox WHERE event_id = $1`,
@@ -187,9 +181,9 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(rows).toHaveLength(30);
     expect(rows.every((r) => r.n === '1')).toBe(true);
     expect(failures).toBe(2);
-    expect(await metric(app, 'inbox_events_applied_total')).toBe(30);
-    expect(await metric(app, 'inbox_events_duplicate_total')).toBe(3);
+    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(30);
+    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(3);
     // The duplicate share's denominator: every settled delivery.
-    expect(await metric(app, 'inbox_events_received_total')).toBe(33);
+    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(33);
   });
 });

@@ -1,5 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
+import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { createTestSchema, type TestSchema } from '@test/support';
+import type { Registry } from 'prom-client';
 import { effectsDdl } from './inbox-test.app';
 import { kafkaTools } from './inbox-test.kafka';
 
@@ -41,4 +43,11 @@ export function useInboxFixture(schemaPrefix: string): InboxFixture {
     },
     apps,
   };
+}
+
+/** The sum of an inbox metric's values (all label sets) in the app's registry. */
+export async function inboxMetric(app: INestApplication, name: string): Promise<number> {
+  const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
+  const values = (await registry.getSingleMetric(name)?.get())?.values;
+  return (values ?? []).reduce((sum, v) => sum + v.value, 0);
 }

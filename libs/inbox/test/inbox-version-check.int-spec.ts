@@ -1,9 +1,6 @@
-import type { INestApplication } from '@nestjs/common';
-import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
-import type { Registry } from 'prom-client';
 import { committedOffsets, send } from './inbox-test.kafka';
-import { useInboxFixture } from './inbox-test.fixture';
+import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
@@ -16,12 +13,6 @@ jest.setTimeout(90_000);
  */
 describe('versionCheck of an @InboxHandler (real PostgreSQL + Kafka)', () => {
   const fx = useInboxFixture('inbox_version');
-
-  const metric = async (app: INestApplication, name: string) => {
-    const values = (await app.get<Registry>(INBOX_METRICS_REGISTRY).getSingleMetric(name)?.get())
-      ?.values;
-    return (values ?? []).reduce((sum, v) => sum + v.value, 0);
-  };
 
   it.each(['plain', 'batched'] as const)(
     "Given versionCheck 'log' and the %s transport, when an aggregate's events arrive as 1, 2, a stale 1, then 4, then the stale event has no effect, the gap is counted, and every offset is committed",
@@ -54,8 +45,8 @@ describe('versionCheck of an @InboxHandler (real PostgreSQL + Kafka)', () => {
         [aggregateId],
       );
       expect(rows.map((r) => r.id)).toEqual([v1.eventId, v2.eventId, v4.eventId]);
-      expect(await metric(app, 'inbox_events_stale_total')).toBe(1);
-      expect(await metric(app, 'inbox_version_gaps_total')).toBe(1);
+      expect(await inboxMetric(app, 'inbox_events_stale_total')).toBe(1);
+      expect(await inboxMetric(app, 'inbox_version_gaps_total')).toBe(1);
       const versions = await fx.db.pool.query<{ last_version: string }>(
         `SELECT last_version FROM "${fx.db.name}".inbox_aggregate_versions WHERE aggregate_id = $1`,
         [aggregateId],

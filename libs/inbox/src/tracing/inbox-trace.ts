@@ -36,19 +36,14 @@ export async function traceInboxHandler<T>(
   const parent = producing
     ? api.trace.setSpanContext(api.context.active(), producing)
     : api.context.active();
-  const { topic, partition, offset } = record.position;
+  const { topic, offset } = record.position;
   const span = api.trace.getTracer(TRACER_NAME).startSpan(
     `process ${topic}`,
     {
       kind: api.SpanKind.CONSUMER,
       attributes: {
-        'messaging.system': 'kafka',
-        'messaging.operation.type': 'process',
-        'messaging.operation.name': 'process',
-        'messaging.destination.name': topic,
-        'messaging.destination.partition.id': String(partition),
+        ...processAttributes(record),
         'messaging.kafka.offset': Number(offset),
-        'messaging.consumer.group.name': record.consumer,
         'messaging.message.id': event.eventId,
         'nest_outbox.event_type': event.eventType,
       },
@@ -80,23 +75,30 @@ export async function traceInboxChunk<T>(
     if (producing) links.push({ context: producing });
   }
   const parent = api.context.active();
-  const { topic, partition } = record.position;
+  const { topic } = record.position;
   const span = api.trace.getTracer(TRACER_NAME).startSpan(
     `process ${topic}`,
     {
       kind: api.SpanKind.CONSUMER,
       links,
       attributes: {
-        'messaging.system': 'kafka',
-        'messaging.operation.type': 'process',
-        'messaging.operation.name': 'process',
-        'messaging.destination.name': topic,
-        'messaging.destination.partition.id': String(partition),
+        ...processAttributes(record),
         'messaging.batch.message_count': events.length,
-        'messaging.consumer.group.name': record.consumer,
       },
     },
     parent,
   );
   return runInSpan(api, span, parent, handle);
+}
+
+/** The attributes of every `process` span of the inbox (semantic conventions for messaging). */
+function processAttributes(record: TracedRecord) {
+  return {
+    'messaging.system': 'kafka',
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': record.position.topic,
+    'messaging.destination.partition.id': String(record.position.partition),
+    'messaging.consumer.group.name': record.consumer,
+  };
 }
