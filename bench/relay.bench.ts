@@ -8,7 +8,10 @@
  *    kafkajs sendBatch + mark loop into the same broker, no ordering, no headers, in this
  *    process), then the relay in one process, then in three processes, each draining
  *    BENCH_EVENTS (100,000) pre-filled events over BENCH_AGGREGATES (1,000); ratios are per
- *    round, the JSON gives medians;
+ *    round, the JSON gives medians. Each of these drains first moves BENCH_WARMUP (30,000)
+ *    untimed events on aggregates of their own, with the same processes (or, for the raw
+ *    loop, the same producer): the timed drain measures warm code, as a relay that runs for
+ *    days is (BENCH_WARMUP=0: cold processes, where three relays pay three JIT warm-ups);
  * 3. steady load of BENCH_RATE (500) events/s for BENCH_LATENCY_SECONDS (30 s), written by
  *    @OutboxTransactional() commands, relay in the same app: commit-to-broker-ack latency;
  * 4. relay RSS while draining BENCH_RSS_ROWS (1,000,000) pending rows, one relay process of
@@ -57,6 +60,7 @@ const RATE = int('BENCH_RATE', 500);
 const LATENCY_SECONDS = int('BENCH_LATENCY_SECONDS', 30);
 const RSS_ROWS = int('BENCH_RSS_ROWS', 1_000_000);
 const SCALE_EVENTS = int('BENCH_SCALE_EVENTS', 50_000);
+const WARM_UP = int('BENCH_WARMUP', 30_000);
 const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
   env.oneOf(name, process.env[name] || undefined, values, fallback);
 const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'], 'relay');
@@ -128,15 +132,14 @@ async function drainNullInProcess(): Promise<number> {
 
 async function rawKafka(producer: Producer, topic: string): Promise<RawDrain> {
   await outbox.reset();
+  const target = { table: outbox.table, batch: BATCH };
+  if (WARM_UP > 0) {
+    // Untimed, on aggregates of its own: the timed loop runs warm, as the relay processes do.
+    await outbox.fill({ ...shape, events: WARM_UP, aggregatePrefix: 'w' }, false);
+    await drainRawKafka(target, DATABASE_URL, producer, topic, WARM_UP, () => Promise.resolve());
+  }
   await outbox.fill(shape, false);
-  return drainRawKafka(
-    { table: outbox.table, batch: BATCH },
-    DATABASE_URL,
-    producer,
-    topic,
-    EVENTS,
-    () => outbox.vacuum(),
-  );
+  return drainRawKafka(target, DATABASE_URL, producer, topic, EVENTS, () => outbox.vacuum());
 }
 
 interface KafkaRound {
@@ -158,15 +161,19 @@ async function kafkaRounds(
       log(
         `round ${i + 1}: raw Kafka reference (claim + kafkajs sendBatch + mark, no headers, no ordering): ${round.raw.rate.toFixed(0)} events/s, Node CPU ${round.raw.cpuUsPerEvent.toFixed(1)} us/event`,
       );
-    round.one = await phase('kafka1', () => drainWithProcesses(outbox, processes(1), shape));
+    round.one = await phase('kafka1', () =>
+      drainWithProcesses(outbox, { ...processes(1), warmUpEvents: WARM_UP }, shape),
+    );
     if (round.one)
       log(
-        `round ${i + 1}: Kafka, 1 relay process: ${round.one.rate.toFixed(0)} events/s${round.raw ? ` (${(round.one.rate / round.raw.rate).toFixed(2)} of raw Kafka ${round.raw.rate.toFixed(0)})` : ''}, Node CPU ${round.one.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.one.rssMb.toFixed(0)} MB (fill took ${round.one.fillMs} ms before the timed drain)`,
+        `round ${i + 1}: Kafka, 1 relay process: ${round.one.rate.toFixed(0)} events/s${round.raw ? ` (${(round.one.rate / round.raw.rate).toFixed(2)} of raw Kafka ${round.raw.rate.toFixed(0)})` : ''}, Node CPU ${round.one.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.one.rssMb.toFixed(0)} MB, ${round.one.claims} claims of ${round.one.eventsPerClaim.toFixed(0)} events on average (fill took ${round.one.fillMs} ms before the timed drain)`,
       );
-    round.three = await phase('kafka3', () => drainWithProcesses(outbox, processes(3), shape));
+    round.three = await phase('kafka3', () =>
+      drainWithProcesses(outbox, { ...processes(3), warmUpEvents: WARM_UP }, shape),
+    );
     if (round.three)
       log(
-        `round ${i + 1}: Kafka, 3 relay processes: ${round.three.rate.toFixed(0)} events/s${round.one ? ` (${(round.three.rate / round.one.rate).toFixed(2)}x one relay ${round.one.rate.toFixed(0)})` : ''}, Node CPU ${round.three.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.three.rssMb.toFixed(0)} MB`,
+        `round ${i + 1}: Kafka, 3 relay processes: ${round.three.rate.toFixed(0)} events/s${round.one ? ` (${(round.three.rate / round.one.rate).toFixed(2)}x one relay ${round.one.rate.toFixed(0)})` : ''}, Node CPU ${round.three.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.three.rssMb.toFixed(0)} MB, ${round.three.claims} claims of ${round.three.eventsPerClaim.toFixed(0)} events on average`,
       );
     rounds.push(round);
   }
@@ -199,7 +206,7 @@ async function main(): Promise<void> {
   });
   try {
     log(
-      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
+      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, Kafka drains warmed by ${WARM_UP} untimed events each, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
     );
     const raw = await phase('raw', async () => {
       await outbox.reset();
@@ -281,6 +288,7 @@ async function main(): Promise<void> {
         encoder: ENCODER,
         relay_runtime: RUNTIME,
         rounds: ROUNDS,
+        warm_up_events: WARM_UP,
         kafka_events_per_s: round(one),
         kafka_events_per_s_3_relays: round(three),
         kafka3_vs_kafka1: round(threeVsOne, 3),

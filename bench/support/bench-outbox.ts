@@ -65,4 +65,27 @@ export class BenchOutbox {
     );
     return rows[0]!.at;
   }
+
+  /** The highest id in the table (0 when empty): rows filled later have higher ids. */
+  async lastId(): Promise<number> {
+    const { rows } = await this.pool.query<{ id: number }>(
+      `SELECT coalesce(max(id), 0)::float8 AS id FROM ${this.table}`,
+    );
+    return rows[0]!.id;
+  }
+
+  /**
+   * How the rows after `afterId` were batched: the relay leaves each published row's lease
+   * token (`<relayId>:<claim sequence>`) in `lease_owner`, so distinct tokens are claims that
+   * published something, and their mean size is events per claim.
+   */
+  async claimShape(afterId = 0): Promise<{ claims: number; eventsPerClaim: number }> {
+    const { rows } = await this.pool.query<{ claims: number; rows: number }>(
+      `SELECT count(DISTINCT lease_owner)::int AS claims, count(*)::int AS rows FROM ${this.table}
+        WHERE published_at IS NOT NULL AND id > $1`,
+      [afterId],
+    );
+    const { claims, rows: published } = rows[0]!;
+    return { claims, eventsPerClaim: claims > 0 ? published / claims : 0 };
+  }
 }

@@ -9,6 +9,8 @@ export interface FillShape {
    * default the bench's classic payload (`{"n": g, "note": "x" * 64}`, about 85 bytes).
    */
   readonly payloadBytes?: number;
+  /** Prefix of the aggregate ids (default `a`): a warm-up fill uses its own aggregates. */
+  readonly aggregatePrefix?: string;
 }
 
 /** JSON object framing around the note: `{"n" : 123456, "note" : "..."}`. */
@@ -35,11 +37,11 @@ export async function fillOutbox(
   const startedAt = Date.now();
   await pool.query(
     `INSERT INTO ${table} (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers)
-     SELECT gen_random_uuid(), 'bench.event', 1, 'bench', 'a' || (g % $2), g / $2 + 1, now(),
+     SELECT gen_random_uuid(), 'bench.event', 1, 'bench', $3::text || (g % $2), g / $2 + 1, now(),
             ${payloadSql(shape.payloadBytes)},
             '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}'::jsonb
        FROM generate_series(0, $1 - 1) g`,
-    [shape.events, shape.aggregates],
+    [shape.events, shape.aggregates, shape.aggregatePrefix ?? 'a'],
   );
   const insertMs = Date.now() - startedAt;
   if (vacuum) await pool.query(`VACUUM ANALYZE ${table}`);

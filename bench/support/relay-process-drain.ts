@@ -16,6 +16,11 @@ export interface RelayProcesses {
   /** Compiled JavaScript (plain Node), or ts-node when undefined. */
   readonly compiled?: CompiledBuild;
   readonly nullPublisher?: boolean;
+  /**
+   * Events drained before the timed fill (on aggregates of their own), so that the timed
+   * drain measures warm processes (JIT, connections, metadata) as a long-running relay is.
+   */
+  readonly warmUpEvents?: number;
 }
 
 /** What a drain by relay processes measured. */
@@ -27,6 +32,9 @@ export interface ProcessDrain {
   readonly cpuUsPerEvent: number;
   /** The fill's INSERT, before the timed drain. */
   readonly fillMs: number;
+  /** Claims that published something, and their mean size (see `BenchOutbox.claimShape`). */
+  readonly claims: number;
+  readonly eventsPerClaim: number;
 }
 
 function spawnRelay(relays: RelayProcesses, relayId: string): TsChild {
@@ -55,13 +63,21 @@ export async function drainWithProcesses(
     for (const child of children) await child.waitForOutput('RELAY READY', 120_000);
     const pids = children.map((c) => c.process.pid ?? 0);
     const rss = new RssSampler(() => pids);
+    if (relays.warmUpEvents) {
+      const warmUp = { ...shape, events: relays.warmUpEvents, aggregatePrefix: 'w' };
+      await outbox.fill(warmUp, false);
+      await outbox.drainedAt();
+    }
+    const afterId = await outbox.lastId();
     const fillMs = await outbox.fill(shape, false);
     const cpuBefore = pids.map(cpuSeconds);
     const startedAt = Date.now();
     await outbox.vacuum();
     const endedAt = await outbox.drainedAt();
     const cpu = pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - cpuBefore[i]!, 0);
+    const shapeOfClaims = await outbox.claimShape(afterId);
     return {
+      ...shapeOfClaims,
       rate: shape.events / ((endedAt - startedAt) / 1000),
       rssMb: rss.stop(),
       cpuUsPerEvent: (cpu * 1e6) / shape.events,
