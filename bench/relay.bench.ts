@@ -11,7 +11,7 @@
  *    round, the JSON gives medians. Each of these drains first moves BENCH_WARMUP (30,000)
  *    untimed events on aggregates of their own, with the same processes (or, for the raw
  *    loop, the same producer): the timed drain measures warm code, as a relay that runs for
- *    days is (BENCH_WARMUP=0: cold processes, where three relays pay three JIT warm-ups);
+ *    days is (BENCH_WARMUP=0: cold processes);
  * 3. steady load of BENCH_RATE (500) events/s for BENCH_LATENCY_SECONDS (30 s), written by
  *    @OutboxTransactional() commands, relay in the same app: commit-to-broker-ack latency;
  * 4. relay RSS while draining BENCH_RSS_ROWS (1,000,000) pending rows, one relay process of
@@ -45,6 +45,7 @@ import {
   type RelayProcesses,
 } from './support/relay-process-drain';
 import { drainRawKafka, drainRawSql, rawProducer, type RawDrain } from './support/relay-raw-drains';
+import { warmUpShape } from './support/relay-fill';
 import { scalingRows } from './support/relay-scaling';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
@@ -135,7 +136,7 @@ async function rawKafka(producer: Producer, topic: string): Promise<RawDrain> {
   const target = { table: outbox.table, batch: BATCH };
   if (WARM_UP > 0) {
     // Untimed, on aggregates of its own: the timed loop runs warm, as the relay processes do.
-    await outbox.fill({ ...shape, events: WARM_UP, aggregatePrefix: 'w' }, false);
+    await outbox.fill(warmUpShape(shape, WARM_UP), false);
     await drainRawKafka(target, DATABASE_URL, producer, topic, WARM_UP, () => Promise.resolve());
   }
   await outbox.fill(shape, false);

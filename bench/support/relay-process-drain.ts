@@ -3,7 +3,7 @@ import { spawnTs, type TsChild } from '@test/support';
 import type { BenchOutbox } from './bench-outbox';
 import type { CompiledBuild } from './compiled-build';
 import { cpuSeconds } from './proc-stats';
-import type { FillShape } from './relay-fill';
+import { warmUpShape, type FillShape } from './relay-fill';
 import { RssSampler } from './rss-sampler';
 
 /** The relay in a child process: libs/relay/test/relay-child.ts takes its options as JSON. */
@@ -64,8 +64,7 @@ export async function drainWithProcesses(
     const pids = children.map((c) => c.process.pid ?? 0);
     const rss = new RssSampler(() => pids);
     if (relays.warmUpEvents) {
-      const warmUp = { ...shape, events: relays.warmUpEvents, aggregatePrefix: 'w' };
-      await outbox.fill(warmUp, false);
+      await outbox.fill(warmUpShape(shape, relays.warmUpEvents), false);
       await outbox.drainedAt();
     }
     const afterId = await outbox.lastId();
