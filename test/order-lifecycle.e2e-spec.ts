@@ -163,8 +163,20 @@ describe('sample order system: order lifecycle over HTTP (e2e)', () => {
     const report = await system.http.reconcile(startedAt, new Date());
     expect(report.body).toMatchObject({ verdict: 'mismatch', missingShipments: [order.id] });
     expect(report.body.missingEvents).toEqual([]);
-    const metrics = await system.http.metrics(system.orders.url);
-    expect(metrics).toContain('orders_reconciliation_mismatches{kind="missingShipments"} 1');
+    // The gauge holds the LAST run's figures, and the periodic job runs every second over
+    // changes older than 2 s: a tick between the HTTP run and the scrape may not see this
+    // order yet and sets it back to 0. Once the order is older than the settle time every
+    // tick finds it, so the gauge must reach 1 and stay there.
+    const metrics = await waitFor(
+      'orders_reconciliation_mismatches{kind="missingShipments"} to be 1',
+      async () => {
+        const text = await system.http.metrics(system.orders.url);
+        return text.includes('orders_reconciliation_mismatches{kind="missingShipments"} 1')
+          ? text
+          : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     expect(metricSum(metrics, 'orders_reconciliation_runs_total')).toBeGreaterThan(0);
 
     await system.orders.waitForOutput(
