@@ -91,16 +91,22 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
     expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1 + 3);
     expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(2);
     expect(await inboxMetric(app, 'inbox_events_stale_total')).toBe(1);
+    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(4 + 2 + 1);
   });
 
   it('Given a batch handler that fails once on a chunk, when the chunk is replayed, then it runs record by record with one event per call, and each effect is applied exactly once', async () => {
     const chunk = [eventRecord(), eventRecord(), eventRecord()];
-    const { topic, groupId, calls } = await warmStart({ failFirstCallWith: chunk[1]!.eventId });
+    const { topic, groupId, app, calls } = await warmStart({
+      failFirstCallWith: chunk[1]!.eventId,
+    });
     await send(fx.tools.producer, topic, chunk, 0);
 
     await waitFor('every offset committed', async () => (await committed(groupId, topic)) === 4n);
     expect(calls).toEqual([ids(chunk), ...ids(chunk).map((id) => [id])]);
     expect(await effectCounts(chunk)).toEqual(new Map(ids(chunk).map((id) => [id, 1])));
+    // The rolled-back chunk counted nothing; the warm-up record and the replay count once each.
+    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1 + 3);
+    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(1 + 3);
   });
 
   it('Given plain ServerKafka, when records arrive, then the batch handler is called once per record with that one event', async () => {

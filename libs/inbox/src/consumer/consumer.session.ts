@@ -81,6 +81,14 @@ export class ConsumerSession {
     this.committer.schedule();
   }
 
+  /** Records of one partition got their final results together (a committed chunk). */
+  finishAll(tracker: PartitionOffsetTracker, offsets: readonly bigint[]): void {
+    if (offsets.length === 0) return;
+    for (const offset of offsets) tracker.finish(offset);
+    this.observeUncommitted(tracker);
+    this.committer.schedule();
+  }
+
   private observeUncommitted(tracker: PartitionOffsetTracker): void {
     const labels = {
       group: this.groupId ?? '',

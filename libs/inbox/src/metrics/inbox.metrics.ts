@@ -144,6 +144,19 @@ export class InboxMetrics {
     else this.stale.inc(labels);
   }
 
+  /** Counts the settled deliveries of one chunk (one consumer and topic) in one go. */
+  settledMany(
+    tally: { readonly applied: number; readonly duplicate: number; readonly stale: number },
+    labels: { consumer: string; topic: string },
+  ): void {
+    const total = tally.applied + tally.duplicate + tally.stale;
+    if (total === 0) return;
+    this.received.inc(labels, total);
+    if (tally.applied > 0) this.applied.inc(labels, tally.applied);
+    if (tally.duplicate > 0) this.duplicates.inc(labels, tally.duplicate);
+    if (tally.stale > 0) this.stale.inc(labels, tally.stale);
+  }
+
   /** Counts a failed apply attempt under its reason. */
   applyFailed(
     labels: { consumer: string; topic: string },

@@ -3,7 +3,11 @@ import type { DecodeResult, DecodeRules } from '../../envelope/envelope.decoder'
 /** What registration ahead computed for one parsed record (by decode rules). @internal */
 export interface DecodedAhead {
   readonly headers: Record<string, string>;
-  readonly results: Map<DecodeRules, DecodeResult>;
+  /** The decode result under `rules` (the topic's usual single handler, without a Map). */
+  readonly rules: DecodeRules;
+  readonly result: DecodeResult;
+  /** Results under other rules (several inbox handlers on one topic). */
+  others?: Map<DecodeRules, DecodeResult>;
 }
 
 /** A record's inbox row registered ahead by the chunk's one INSERT. */
@@ -33,14 +37,21 @@ export class AheadRegistrations {
     headers: Record<string, string>,
     result: DecodeResult,
   ): void {
-    let kept = this.decoded.get(record);
-    if (!kept) this.decoded.set(record, (kept = { headers, results: new Map() }));
-    kept.results.set(rules, result);
+    const kept = this.decoded.get(record);
+    if (!kept) this.decoded.set(record, { headers, rules, result });
+    else if (kept.rules !== rules) (kept.others ??= new Map()).set(rules, result);
   }
 
-  /** The header strings and decode results kept for this parsed record, if any. */
-  decodedOf(record: object): DecodedAhead | undefined {
-    return this.decoded.get(record);
+  /** The header strings kept for this parsed record, if any. */
+  headersOf(record: object): Record<string, string> | undefined {
+    return this.decoded.get(record)?.headers;
+  }
+
+  /** The decode result kept for this parsed record under `rules`, if any. */
+  resultOf(record: object, rules: DecodeRules): DecodeResult | undefined {
+    const kept = this.decoded.get(record);
+    if (!kept) return undefined;
+    return kept.rules === rules ? kept.result : kept.others?.get(rules);
   }
 
   /** Records that the row of (consumer, event_id) at `offset` was registered ahead. */

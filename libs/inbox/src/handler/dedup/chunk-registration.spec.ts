@@ -71,7 +71,7 @@ describe('registerAhead', () => {
     expect(batch.ahead.claim('c', '14', b)).toBe(true);
     expect(batch.ahead.unclaimed()).toBeUndefined();
     // The guard gets the very decode results registration used, rejections included.
-    expect(batch.ahead.decodedOf(records[2]!.record)?.results.get(policy)).toMatchObject({
+    expect(batch.ahead.resultOf(records[2]!.record, policy)).toMatchObject({
       ok: false,
       code: 'unknown_event_type',
     });
@@ -99,5 +99,42 @@ describe('InboxBatch registrations ahead', () => {
     expect(batch.ahead.claim('c', '5', 'e-1')).toBe(true);
     expect(batch.ahead.claim('c', '5', 'e-1')).toBe(false); // a second handler with the same consumer
     expect(batch.ahead.claim('other', '5', 'e-1')).toBeUndefined();
+  });
+});
+
+describe('AheadRegistrations: decode results kept for the guards', () => {
+  it('gives each handler the result registered under its own rules, and none under rules never used', async () => {
+    const other = resolveHandlerPolicy('d', options, { eventTypes: ['order.cancelled'] });
+    const unused = resolveHandlerPolicy('e', options, {});
+    const batch = new InboxBatch();
+    const records = [{ offset: '1', record: record(uuidv7(), 'order.confirmed') }];
+    await registerAhead(
+      batch,
+      { consumer: 'c', policy, store: fakeStore([]).store, batch: true },
+      {
+        topic: 't',
+        partition: 0,
+      },
+      records,
+    );
+    await registerAhead(
+      batch,
+      { consumer: 'd', policy: other, store: fakeStore([]).store, batch: true },
+      {
+        topic: 't',
+        partition: 0,
+      },
+      records,
+    );
+
+    const parsed = records[0]!.record;
+    expect(batch.ahead.resultOf(parsed, policy)).toMatchObject({ ok: true });
+    expect(batch.ahead.resultOf(parsed, other)).toMatchObject({
+      ok: false,
+      code: 'unknown_event_type',
+    });
+    expect(batch.ahead.resultOf(parsed, unused)).toBeUndefined();
+    expect(batch.ahead.headersOf(parsed)).toMatchObject({ event_type: 'order.confirmed' });
+    expect(batch.ahead.resultOf({}, policy)).toBeUndefined();
   });
 });

@@ -26,7 +26,7 @@ export async function registerAhead(
   const firsts = new Map<string, PendingRegistration>();
   const accepted: { offset: string; eventId: string }[] = [];
   for (const { offset, record } of records) {
-    const headers = batch.ahead.decodedOf(record)?.headers ?? headerStrings(record.headers);
+    const headers = batch.ahead.headersOf(record) ?? headerStrings(record.headers);
     const result = decodeEnvelope(record, handler.policy, headers);
     batch.ahead.keepDecoded(record, handler.policy, headers, result); // the guard uses this very result
     if (!result.ok) continue; // the guard rejects it: no inbox row

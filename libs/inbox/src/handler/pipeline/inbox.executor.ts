@@ -96,12 +96,15 @@ export class InboxExecutor {
     handle: () => Promise<unknown>,
   ): Promise<void> {
     if (!this.joinBatch(batch, delivery)) return;
-    const outcomes: AttemptOutcome[] = [];
+    const tally = { applied: 0, duplicate: 0, stale: 0 };
     try {
-      for (const one of accepted) {
-        const admitted = await this.admit(one.delivery, one.event, batch);
-        outcomes.push(admitted === 'new' ? 'applied' : admitted);
-        if (admitted === 'new') fresh.push(one.event);
+      for (const { delivery: one, event } of accepted) {
+        const admitted =
+          this.admitRegisteredAhead(one, event, batch) ?? (await this.admit(one, event, batch));
+        if (admitted === 'new') {
+          tally.applied += 1;
+          fresh.push(event);
+        } else tally[admitted] += 1;
       }
       if (fresh.length > 0) {
         const done = this.metrics.handlerSeconds.startTimer({ consumer: delivery.consumer });
@@ -114,7 +117,23 @@ export class InboxExecutor {
     } catch (error) {
       return void batch.abort(error);
     }
-    outcomes.forEach((outcome, i) => this.settleAtCommit(batch, accepted[i]!.delivery, outcome));
+    batch.applied += tally.applied;
+    const labels = labelsOf(delivery);
+    batch.onCommit(() => this.metrics.settledMany(tally, labels));
+  }
+
+  /**
+   * The admission decided without a statement or an await: the row was registered ahead and
+   * no version check applies. Undefined: `admit` decides.
+   */
+  private admitRegisteredAhead(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    batch: InboxBatch,
+  ): 'new' | 'duplicate' | undefined {
+    if (delivery.policy.versionCheck !== 'off') return undefined;
+    const fresh = batch.ahead.claim(delivery.consumer, delivery.position.offset, event.eventId);
+    return fresh === undefined ? undefined : fresh ? 'new' : 'duplicate';
   }
 
   /** The batch runs on this inbox's transaction host: note the handler; else abort it. */

@@ -37,10 +37,10 @@ export class InboxGuard implements CanActivate {
     const at = { topic: kafka.getTopic(), partition: kafka.getPartition() };
     const verdict = (record: ParsedRecord) => {
       // Inside a chunk whose rows were registered ahead: the very result registration used.
-      const ahead = batch?.ahead.decodedOf(record);
-      const headers = ahead?.headers ?? headerStrings(record.headers);
+      const headers = batch?.ahead.headersOf(record) ?? headerStrings(record.headers);
       const result =
-        ahead?.results.get(handler.policy) ?? decodeEnvelope(record, handler.policy, headers);
+        batch?.ahead.resultOf(record, handler.policy) ??
+        decodeEnvelope(record, handler.policy, headers);
       return {
         headers,
         envelope: result.ok ? result.envelope : undefined,

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
+import type { PartitionOffsetTracker } from '../../consumer/partition-offset.tracker';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { currentInboxBatch, type InboxBatch } from '../../transport/inbox-batch.context';
 import { RejectedRecordSettler } from '../failure/rejected-record.settler';
@@ -94,14 +95,27 @@ export class InboxInterceptor implements NestInterceptor {
   ): Promise<void> {
     const { session } = delivery;
     const accepted: { delivery: InboxDelivery; event: EventEnvelope }[] = [];
+    // The accepted offsets, by tracker (one, unless the assignment changed mid-chunk).
+    const begun = new Map<PartitionOffsetTracker, bigint[]>();
+    batch.onCommit(() => {
+      for (const [tracker, offsets] of begun) session.finishAll(tracker, offsets);
+    });
+    batch.onRollback(() => {
+      for (const [tracker, offsets] of begun) for (const offset of offsets) tracker.abandon(offset);
+    });
     for (const entry of chunk.entries) {
-      const one: InboxDelivery = { ...delivery, ...entry, chunk: undefined };
-      if (entry.rejection) await this.rejected.settle(one, entry.rejection);
+      if (entry.rejection)
+        await this.rejected.settle({ ...delivery, ...entry, chunk: undefined }, entry.rejection);
       else if (entry.envelope) {
-        const tracker = session.begin(entry.position.topic, entry.position.partition, entry.offset);
-        batch.onCommit(() => session.finish(tracker, entry.offset));
-        batch.onRollback(() => tracker.abandon(entry.offset));
-        accepted.push({ delivery: { ...one, tracker }, event: entry.envelope });
+        const { topic, partition } = entry.position;
+        const tracker = session.begin(topic, partition, entry.offset);
+        const offsets = begun.get(tracker);
+        if (offsets) offsets.push(entry.offset);
+        else begun.set(tracker, [entry.offset]);
+        accepted.push({
+          delivery: { ...delivery, ...entry, chunk: undefined, tracker },
+          event: entry.envelope,
+        });
       }
       if (batch.aborted !== undefined) return;
     }
