@@ -3,6 +3,8 @@ import { EventEmitter } from 'node:events';
 import type { Consumer } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { InboxMetrics } from '../metrics/inbox.metrics';
+import { InboxBatch } from '../transport/inbox-batch.context';
+import { ChunkOffsets } from './chunk-offsets';
 import { ConsumerSession } from './consumer.session';
 
 const EVENTS = {
@@ -71,6 +73,37 @@ describe('ConsumerSession', () => {
         { topic: 't', partition: 1, offset: '4' },
       ],
     ]);
+  });
+
+  it('makes the offsets of a chunk committable only when its transaction commits, in one commit', async () => {
+    const { session, commits } = newSession();
+    const batch = new InboxBatch();
+    const offsets = ChunkOffsets.of(batch, session);
+    expect(ChunkOffsets.of(batch, session)).toBe(offsets);
+    const tracker = offsets.begin('t', 0, 20n);
+    offsets.begin('t', 0, 21n);
+    offsets.begin('t', 0, 22n);
+    await session.flush();
+    expect(tracker.committable()).toBeUndefined();
+    batch.settle(true);
+    await session.flush();
+    expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '23' }]]);
+  });
+
+  it('releases the offsets of a rolled-back chunk for redelivery: a later record commits nothing past them', async () => {
+    const { session, commits } = newSession();
+    const rolledBack = new InboxBatch();
+    const offsets = ChunkOffsets.of(rolledBack, session);
+    const tracker = offsets.begin('t', 0, 30n);
+    offsets.begin('t', 0, 31n);
+    rolledBack.settle(false);
+    expect(tracker.committable()).toBeUndefined();
+    // Replayed record by record: 30 finishes, 31 is still running, so only 31 is committable.
+    const replay = session.begin('t', 0, 30n);
+    session.begin('t', 0, 31n);
+    session.finish(replay, 30n);
+    await session.flush();
+    expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '31' }]]);
   });
 
   it('commits nothing between a rebalance and the next join, and nothing for a partition the join revoked', async () => {

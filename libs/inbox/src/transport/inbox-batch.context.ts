@@ -42,6 +42,19 @@ export class InboxBatch {
   /** @param transactionHost the host whose transaction the chunk runs in */
   constructor(readonly transactionHost?: unknown) {}
 
+  private readonly kept = new Map<object, unknown>();
+
+  /**
+   * What the chunk keeps under `key` (offsets to finish, outcomes to count): made by `create`
+   * on first use, which registers its own commit and rollback hooks once.
+   */
+  keep<T>(key: object, create: () => T): T {
+    if (this.kept.has(key)) return this.kept.get(key) as T;
+    const value = create();
+    this.kept.set(key, value);
+    return value;
+  }
+
   onCommit(fn: () => void): void {
     this.committed.push(fn);
   }

@@ -15,6 +15,7 @@ import type { InboxDelivery } from './inbox-delivery';
 import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
 
 type Labels = { consumer: string; topic: string };
+type OutcomeTally = { applied: number; duplicate: number; stale: number };
 
 /**
  * Runs one accepted record: in one transaction, registers (consumer, event_id) and, when
@@ -117,9 +118,11 @@ export class InboxExecutor {
     } catch (error) {
       return void batch.abort(error);
     }
+    const counted = this.outcomesOf(batch, delivery);
     batch.applied += tally.applied;
-    const labels = labelsOf(delivery);
-    batch.onCommit(() => this.metrics.settledMany(tally, labels));
+    counted.applied += tally.applied;
+    counted.duplicate += tally.duplicate;
+    counted.stale += tally.stale;
   }
 
   /**
@@ -149,8 +152,24 @@ export class InboxExecutor {
 
   private settleAtCommit(batch: InboxBatch, delivery: InboxDelivery, outcome: AttemptOutcome) {
     if (outcome === 'applied') batch.applied += 1;
+    this.outcomesOf(batch, delivery)[outcome] += 1;
+  }
+
+  /** The chunk's outcomes for the delivery's consumer and topic, counted when it commits. */
+  private outcomesOf(batch: InboxBatch, delivery: InboxDelivery): OutcomeTally {
+    const byLabels = batch.keep(this, () => {
+      const tallies = new Map<string, { labels: Labels; tally: OutcomeTally }>();
+      batch.onCommit(() => {
+        for (const { labels, tally } of tallies.values()) this.metrics.settledMany(tally, labels);
+      });
+      return tallies;
+    });
     const labels = labelsOf(delivery);
-    batch.onCommit(() => this.count(outcome, labels));
+    const key = `${labels.consumer}\u0000${labels.topic}`;
+    let entry = byLabels.get(key);
+    if (!entry)
+      byLabels.set(key, (entry = { labels, tally: { applied: 0, duplicate: 0, stale: 0 } }));
+    return entry.tally;
   }
 
   /** A chunk in another connection's transaction: replayed record by record, said once. */

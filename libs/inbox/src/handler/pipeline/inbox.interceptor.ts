@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
-import type { PartitionOffsetTracker } from '../../consumer/partition-offset.tracker';
+import { ChunkOffsets } from '../../consumer/chunk-offsets';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { currentInboxBatch, type InboxBatch } from '../../transport/inbox-batch.context';
 import { RejectedRecordSettler } from '../failure/rejected-record.settler';
@@ -57,9 +57,16 @@ export class InboxInterceptor implements NestInterceptor {
     // Each attempt runs in a span continuing the producing trace (a no-op without OpenTelemetry).
     const handle = () => traceInboxHandler(delivery, event, untraced);
     const { session, position, offset } = delivery;
-    const tracker = session.begin(position.topic, position.partition, offset);
     const batch = currentInboxBatch();
-    if (batch) return this.settleInBatch(batch, { ...delivery, tracker }, event, handle);
+    if (batch) {
+      // InboxKafkaServer: the offset becomes committable when the batch's transaction commits.
+      const offsets = ChunkOffsets.of(batch, session);
+      const tracker = offsets.begin(position.topic, position.partition, offset);
+      if (batch.aborted === undefined)
+        await this.executor.runBatched(batch, { ...delivery, tracker }, event, handle);
+      return;
+    }
+    const tracker = session.begin(position.topic, position.partition, offset);
     let final = false;
     try {
       final = (await this.executor.run({ ...delivery, tracker }, event, handle)) !== 'paused';
@@ -67,19 +74,6 @@ export class InboxInterceptor implements NestInterceptor {
       if (final) session.finish(tracker, offset);
       else tracker.abandon(offset);
     }
-  }
-
-  /** InboxKafkaServer: the offset becomes committable when the batch's transaction commits. */
-  private async settleInBatch(
-    batch: InboxBatch,
-    delivery: InboxDelivery & { tracker: NonNullable<InboxDelivery['tracker']> },
-    event: EventEnvelope,
-    handle: () => Promise<unknown>,
-  ): Promise<void> {
-    const { session, tracker, offset } = delivery;
-    batch.onCommit(() => session.finish(tracker, offset));
-    batch.onRollback(() => tracker.abandon(offset));
-    if (batch.aborted === undefined) await this.executor.runBatched(batch, delivery, event, handle);
   }
 
   /**
@@ -93,25 +87,14 @@ export class InboxInterceptor implements NestInterceptor {
     chunk: ChunkDelivery,
     untraced: () => Promise<unknown>,
   ): Promise<void> {
-    const { session } = delivery;
     const accepted: { delivery: InboxDelivery; event: EventEnvelope }[] = [];
-    // The accepted offsets, by tracker (one, unless the assignment changed mid-chunk).
-    const begun = new Map<PartitionOffsetTracker, bigint[]>();
-    batch.onCommit(() => {
-      for (const [tracker, offsets] of begun) session.finishAll(tracker, offsets);
-    });
-    batch.onRollback(() => {
-      for (const [tracker, offsets] of begun) for (const offset of offsets) tracker.abandon(offset);
-    });
+    const offsets = ChunkOffsets.of(batch, delivery.session);
     for (const entry of chunk.entries) {
       if (entry.rejection)
         await this.rejected.settle({ ...delivery, ...entry, chunk: undefined }, entry.rejection);
       else if (entry.envelope) {
         const { topic, partition } = entry.position;
-        const tracker = session.begin(topic, partition, entry.offset);
-        const offsets = begun.get(tracker);
-        if (offsets) offsets.push(entry.offset);
-        else begun.set(tracker, [entry.offset]);
+        const tracker = offsets.begin(topic, partition, entry.offset);
         accepted.push({
           delivery: { ...delivery, ...entry, chunk: undefined, tracker },
           event: entry.envelope,
