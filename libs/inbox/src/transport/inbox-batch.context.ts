@@ -28,6 +28,8 @@ export interface ChunkHandler {
 export class InboxBatch {
   private readonly committed: (() => void)[] = [];
   private readonly rolledBack: (() => void)[] = [];
+  /** Per-chunk state of the pipeline's parts (see `keep`). */
+  private readonly kept = new Map<object, unknown>();
   readonly ahead = new AheadRegistrations();
   /** The inbox handlers that ran in this chunk (distinct consumer and policy). */
   readonly handlers: ChunkHandler[] = [];
@@ -41,8 +43,6 @@ export class InboxBatch {
 
   /** @param transactionHost the host whose transaction the chunk runs in */
   constructor(readonly transactionHost?: unknown) {}
-
-  private readonly kept = new Map<object, unknown>();
 
   /**
    * What the chunk keeps under `key` (offsets to finish, outcomes to count): made by `create`
