@@ -97,15 +97,17 @@ export class InboxExecutor {
     handle: () => Promise<unknown>,
   ): Promise<void> {
     if (!this.joinBatch(batch, delivery)) return;
-    const tally = { applied: 0, duplicate: 0, stale: 0 };
+    // Counted only if the chunk commits: an error below aborts (and rolls back) all of it.
+    const counted = this.outcomesOf(batch, delivery);
     try {
       for (const { delivery: one, event } of accepted) {
         const admitted =
           this.admitRegisteredAhead(one, event, batch) ?? (await this.admit(one, event, batch));
         if (admitted === 'new') {
-          tally.applied += 1;
+          counted.applied += 1;
+          batch.applied += 1;
           fresh.push(event);
-        } else tally[admitted] += 1;
+        } else counted[admitted] += 1;
       }
       if (fresh.length > 0) {
         const done = this.metrics.handlerSeconds.startTimer({ consumer: delivery.consumer });
@@ -116,13 +118,8 @@ export class InboxExecutor {
         }
       }
     } catch (error) {
-      return void batch.abort(error);
+      batch.abort(error);
     }
-    const counted = this.outcomesOf(batch, delivery);
-    batch.applied += tally.applied;
-    counted.applied += tally.applied;
-    counted.duplicate += tally.duplicate;
-    counted.stale += tally.stale;
   }
 
   /**
