@@ -1,6 +1,6 @@
 import { errorLabel, EVENT_HEADERS, isUuid, type EventEnvelope } from '@nest-outbox/core';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep, valueTooDeep } from './json-bounds';
-import { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
+import { headerStrings, valueByteLength, type ParsedRecord } from './record-parts';
 import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../transport/header-decoding';
 
 export { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
@@ -92,7 +92,10 @@ function integer(text: string): number | undefined {
 
 /** The first header whose parsed JSON value nests too deep, if any. */
 function tooDeepHeader(raw: ParsedRecord['headers'], maxDepth: number): string | undefined {
-  for (const [name, value] of Object.entries(raw ?? {})) {
+  if (!raw) return undefined;
+  for (const name in raw) {
+    if (!Object.hasOwn(raw, name)) continue;
+    const value = raw[name];
     if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) {
       if (valueTooDeep(value, maxDepth + 1, 100_000)) return name;
     }
@@ -100,11 +103,15 @@ function tooDeepHeader(raw: ParsedRecord['headers'], maxDepth: number): string |
   return undefined;
 }
 
+const isMissing = (headers: Record<string, string>, name: string) =>
+  headers[name] === undefined || headers[name] === '';
+
 /** Checks the contract's headers; the reasons name fields, never the values refused. */
 function checkHeaders(headers: Record<string, string>, rules: DecodeRules): DecodeResult | null {
-  const missing = REQUIRED.filter((h) => headers[h] === undefined || headers[h] === '');
-  if (missing.length > 0)
+  if (REQUIRED.some((h) => isMissing(headers, h))) {
+    const missing = REQUIRED.filter((h) => isMissing(headers, h));
     return reject('missing_header', `missing header(s): ${missing.join(', ')}`);
+  }
   const eventId = headers[EVENT_HEADERS.eventId]!;
   const idLength = eventId.length;
   if (!isUuid(eventId))
@@ -158,21 +165,22 @@ function decode(
   // A value Nest's parser already parsed is measured only once its nesting is known bounded.
   if (isParsed(record.value) && valueTooDeep(record.value, maxDepth, rules.maxMessageBytes))
     return reject('too_deep', `value nests deeper than ${maxDepth} levels`);
-  const bytes = valueBytes(record.value);
-  if (bytes && bytes.length > rules.maxMessageBytes)
+  // A parsed value's nesting is bounded by now (checked just above).
+  const bytes = valueByteLength(record.value, maxDepth);
+  if (bytes !== undefined && bytes > rules.maxMessageBytes)
     return reject(
       'oversize',
-      `value is ${bytes.length} bytes, more than the limit of ${rules.maxMessageBytes}`,
+      `value is ${bytes} bytes, more than the limit of ${rules.maxMessageBytes}`,
     );
   const parsed = parsePayload(record.value, maxDepth);
   if (!parsed.ok) return reject(parsed.code, parsed.reason);
   const own: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!CONTRACT_FIELDS.has(name)) own[name] = value;
+  for (const name in headers) {
+    if (Object.hasOwn(headers, name) && !CONTRACT_FIELDS.has(name)) own[name] = headers[name]!;
   }
   return {
     ok: true,
-    bytes: bytes?.length ?? 0,
+    bytes: bytes ?? 0,
     envelope: {
       eventId: headers[EVENT_HEADERS.eventId]!.toLowerCase(),
       eventType: headers[EVENT_HEADERS.eventType]!,

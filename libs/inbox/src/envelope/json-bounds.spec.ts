@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { jsonTextTooDeep, valueTooDeep } from './json-bounds';
+import { valueByteLength, valueBytes } from './record-parts';
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
@@ -24,5 +26,58 @@ describe('valueTooDeep', () => {
     expect(valueTooDeep({ a: 1, b: [1, 2] }, 2, 3)).toBe(true);
     expect(valueTooDeep('text', 0, 1)).toBe(false);
     expect(valueTooDeep(JSON.parse(nested(100_000)), 64, 1_000_000)).toBe(true);
+  });
+});
+
+/** The walk's definition, recursively (fine for the small values generated here). */
+function reference(value: unknown, limit: number, maxNodes: number): boolean {
+  let nodes = 0;
+  const deep = (v: unknown, depth: number): boolean => {
+    if (++nodes > maxNodes) return true;
+    if (typeof v !== 'object' || v === null || Buffer.isBuffer(v)) return false;
+    if (depth + 1 > limit) return true;
+    return Object.values(v).some((child) => deep(child, depth + 1));
+  };
+  return deep(value, 0);
+}
+
+describe('valueTooDeep against its recursive definition', () => {
+  it('gives the same answer for any JSON value, depth limit and node budget', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 6 }),
+        fc.integer({ min: 0, max: 7 }),
+        fc.integer({ min: 1, max: 60 }),
+        (value, limit, maxNodes) => {
+          expect(valueTooDeep(value, limit, maxNodes)).toBe(reference(value, limit, maxNodes));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('valueByteLength', () => {
+  it('is the length valueBytes gives, for parsed values, text and bytes, without the buffer', () => {
+    const values = fc.oneof(
+      fc.jsonValue({ maxDepth: 5 }),
+      fc.string({ unit: 'grapheme' }),
+      fc.uint8Array().map((bytes) => Buffer.from(bytes)),
+      fc.constantFrom(undefined, null),
+    );
+    fc.assert(
+      fc.property(values, (value) => {
+        expect(valueByteLength(value)).toBe(valueBytes(value)?.length);
+        // A value whose nesting is known bounded is not walked again: same length.
+        expect(valueByteLength(value, 64)).toBe(valueBytes(value)?.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives no length for a parsed value too deep to serialise again', () => {
+    const deep = JSON.parse('['.repeat(2_000) + ']'.repeat(2_000)) as unknown;
+    expect(valueByteLength(deep)).toBeUndefined();
+    expect(valueBytes(deep)).toBeUndefined();
   });
 });

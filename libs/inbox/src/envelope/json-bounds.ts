@@ -32,15 +32,28 @@ export function jsonTextTooDeep(text: string, limit: number): boolean {
  * @internal
  */
 export function valueTooDeep(value: unknown, limit: number, maxNodes: number): boolean {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  // Two parallel stacks (value, depth): no object allocated per node walked.
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
   let nodes = 0;
-  while (stack.length > 0) {
-    const { value: v, depth } = stack.pop()!;
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (++nodes > maxNodes) return true;
     if (typeof v !== 'object' || v === null || Buffer.isBuffer(v)) continue;
     if (depth + 1 > limit) return true;
-    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
-    for (const child of children) stack.push({ value: child, depth: depth + 1 });
+    if (Array.isArray(v)) {
+      for (const child of v as unknown[]) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        values.push((v as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }

@@ -33,7 +33,9 @@ function jsonText(value: unknown): string | undefined {
  */
 export function headerStrings(raw: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw ?? {})) {
+  for (const name in raw) {
+    if (!Object.hasOwn(raw, name)) continue;
+    const value = raw[name];
     const first: unknown = Array.isArray(value) && !Buffer.isBuffer(value) ? value[0] : value;
     if (first === undefined || first === null) continue;
     if (typeof first === 'string') out[name] = first;
@@ -56,6 +58,26 @@ export function valueBytes(value: unknown): Buffer | undefined {
   if (valueTooDeep(value, SERIALISE_DEPTH, Number.MAX_SAFE_INTEGER)) return undefined;
   try {
     return Buffer.from(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The length in bytes `valueBytes` would give, without building the buffer (a parsed value
+ * is serialised again to measure it). `depthChecked`: the parsed value is known to nest at
+ * most that deep (so it is walked again only when that bound exceeds what is serialised).
+ * @internal
+ */
+export function valueByteLength(value: unknown, depthChecked?: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Buffer.isBuffer(value)) return value.length;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  const bounded = depthChecked !== undefined && depthChecked <= SERIALISE_DEPTH;
+  if (!bounded && valueTooDeep(value, SERIALISE_DEPTH, Number.MAX_SAFE_INTEGER)) return undefined;
+  try {
+    const text = JSON.stringify(value) as string | undefined;
+    return text === undefined ? undefined : Buffer.byteLength(text);
   } catch {
     return undefined;
   }

@@ -109,7 +109,7 @@ export class InboxKafkaServer extends ServerKafka {
           if (this.isPaused(batch)) return;
           resolveOffset(message.offset);
         }
-      } else for (const message of chunk) resolveOffset(message.offset);
+      } else resolveOffset(chunk[chunk.length - 1]!.offset); // the chunk's last: all of it
       await heartbeat();
     }
   }
@@ -159,12 +159,19 @@ export class InboxKafkaServer extends ServerKafka {
     }
     const handlers = this.topicHandlers.get(at.topic);
     if (handlers !== undefined && handlers !== 'off' && rest.length > 0) {
-      const records = rest.map((message) => ({
+      // Only @InboxBatchHandlers: just the last record goes through handleMessage (and its
+      // parse); the others are read from batch.chunkCall, so their parse is not kept for it.
+      const chunkCall = handlers.every((h) => h.batch);
+      const last = rest.length - 1;
+      const records = rest.map((message, i) => ({
         offset: message.offset,
-        record: this.aheadParser.parseAhead<object>(Object.assign(message, at)),
+        record: this.aheadParser.parseAhead<object>(
+          Object.assign(message, at),
+          !chunkCall || i === last,
+        ),
       }));
       for (const handler of handlers) await registerAhead(batch, handler, at, records);
-      if (handlers.every((h) => h.batch)) {
+      if (chunkCall) {
         // Only @InboxBatchHandlers: ONE call, on the last record, whose guards read them all.
         batch.chunkCall = records;
         await inOrder(rest.slice(-1));

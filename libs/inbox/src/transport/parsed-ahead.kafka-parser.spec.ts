@@ -15,4 +15,13 @@ describe('ParsedAheadKafkaParser', () => {
     expect(again).not.toBe(ahead);
     expect(again).toEqual(ahead);
   });
+
+  it('keeps nothing for a record parsed ahead without keep (it will not reach handleMessage)', () => {
+    const parser = new ParsedAheadKafkaParser();
+    const message = { offset: '2', value: Buffer.from('[1,2]'), headers: {} };
+    const ahead = parser.parseAhead<object>(message, false);
+    const parsed = parser.parse<object>(message);
+    expect(parsed).not.toBe(ahead);
+    expect(parsed).toEqual(ahead);
+  });
 });

@@ -9,10 +9,13 @@ import { KafkaParser } from '@nestjs/microservices';
 export class ParsedAheadKafkaParser extends KafkaParser {
   private readonly ahead = new WeakMap<object, unknown>();
 
-  /** Parses `data` now; the next `parse(data)` returns this result. */
-  parseAhead<T>(data: object): T {
+  /**
+   * Parses `data` now. With `keep` (default), the next `parse(data)` returns this result;
+   * without it nothing is kept (the record will not go through `handleMessage`).
+   */
+  parseAhead<T>(data: object, keep = true): T {
     const parsed = super.parse<T>(data);
-    this.ahead.set(data, parsed);
+    if (keep) this.ahead.set(data, parsed);
     return parsed;
   }
 

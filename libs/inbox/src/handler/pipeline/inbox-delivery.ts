@@ -23,6 +23,12 @@ export interface ChunkEntry {
   readonly rejection: Rejection | undefined;
 }
 
+/** An entry of a chunk call the guard accepted, with its envelope. @internal */
+export interface AcceptedEntry {
+  readonly entry: ChunkEntry;
+  readonly event: EventEnvelope;
+}
+
 /** The records of one `InboxKafkaServer` chunk call, and the new events the handler applies. @internal */
 export interface ChunkDelivery {
   readonly entries: readonly ChunkEntry[];

@@ -11,7 +11,7 @@ import type { InboxBatch } from '../../transport/inbox-batch.context';
 import { registerOnce } from '../dedup/inbox-registration';
 import { HandlerFailures } from '../failure/handler-failures';
 import { deliveryFields } from './delivery-log';
-import type { InboxDelivery } from './inbox-delivery';
+import type { AcceptedEntry, InboxDelivery } from './inbox-delivery';
 import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
 
 type Labels = { consumer: string; topic: string };
@@ -92,7 +92,7 @@ export class InboxExecutor {
   async runChunk(
     batch: InboxBatch,
     delivery: InboxDelivery,
-    accepted: readonly { delivery: InboxDelivery; event: EventEnvelope }[],
+    accepted: readonly AcceptedEntry[],
     fresh: EventEnvelope[],
     handle: () => Promise<unknown>,
   ): Promise<void> {
@@ -100,9 +100,11 @@ export class InboxExecutor {
     // Counted only if the chunk commits: an error below aborts (and rolls back) all of it.
     const counted = this.outcomesOf(batch, delivery);
     try {
-      for (const { delivery: one, event } of accepted) {
+      for (const { entry, event } of accepted) {
+        // The record's own delivery is built only when a statement must decide.
         const admitted =
-          this.admitRegisteredAhead(one, event, batch) ?? (await this.admit(one, event, batch));
+          this.admitRegisteredAhead(delivery, entry.position.offset, event, batch) ??
+          (await this.admit({ ...delivery, ...entry, chunk: undefined }, event, batch));
         if (admitted === 'new') {
           counted.applied += 1;
           batch.applied += 1;
@@ -127,12 +129,13 @@ export class InboxExecutor {
    * no version check applies. Undefined: `admit` decides.
    */
   private admitRegisteredAhead(
-    delivery: InboxDelivery,
+    { policy, consumer }: InboxDelivery,
+    offset: string,
     event: EventEnvelope,
     batch: InboxBatch,
   ): 'new' | 'duplicate' | undefined {
-    if (delivery.policy.versionCheck !== 'off') return undefined;
-    const fresh = batch.ahead.claim(delivery.consumer, delivery.position.offset, event.eventId);
+    if (policy.versionCheck !== 'off') return undefined;
+    const fresh = batch.ahead.claim(consumer, offset, event.eventId);
     return fresh === undefined ? undefined : fresh ? 'new' : 'duplicate';
   }
 

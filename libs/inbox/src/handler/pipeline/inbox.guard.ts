@@ -4,7 +4,7 @@ import { InboxConsumerRegistry } from '../../consumer/inbox-consumer.registry';
 import { decodeEnvelope, headerStrings, type ParsedRecord } from '../../envelope/envelope.decoder';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
-import { attachDelivery, type ChunkDelivery } from './inbox-delivery';
+import { attachDelivery, type ChunkDelivery, type ChunkEntry } from './inbox-delivery';
 import { InboxHandlerPolicies } from './inbox-handler.policies';
 import { kafkaContextOf } from './kafka-context';
 
@@ -35,13 +35,16 @@ export class InboxGuard implements CanActivate {
     const message = kafka.getMessage() as unknown as ParsedRecord & { offset: string };
     const batch = currentInboxBatch();
     const at = { topic: kafka.getTopic(), partition: kafka.getPartition() };
-    const verdict = (record: ParsedRecord) => {
-      // Inside a chunk whose rows were registered ahead: the very result registration used.
+    // The record's verdict and place; inside a chunk whose rows were registered ahead, from
+    // the very result registration used.
+    const entryOf = (record: ParsedRecord, offset: string): ChunkEntry => {
       const headers = batch?.ahead.headersOf(record) ?? headerStrings(record.headers);
       const result =
         batch?.ahead.resultOf(record, handler.policy) ??
         decodeEnvelope(record, handler.policy, headers);
       return {
+        position: { topic: at.topic, partition: at.partition, offset },
+        offset: BigInt(offset),
         headers,
         envelope: result.ok ? result.envelope : undefined,
         rejection: result.ok ? undefined : { code: result.code, reason: result.reason },
@@ -51,22 +54,23 @@ export class InboxGuard implements CanActivate {
     if (batch?.chunkCall) {
       if (!handler.batch)
         throw new InboxMisuseError('a chunk was handed to an @InboxHandler (not a batch handler)');
-      const entries = batch.chunkCall.map(({ offset, record }) => ({
-        position: { ...at, offset },
-        offset: BigInt(offset),
-        ...verdict(record),
-      }));
+      const entries = batch.chunkCall.map(({ offset, record }) => entryOf(record, offset));
       chunk = { entries, fresh: [] };
     }
     attachDelivery(kafka, {
       ...handler,
       session: this.registry.attach(kafka.getConsumer() as unknown as Consumer),
       context: kafka,
-      position: { ...at, offset: message.offset },
-      offset: BigInt(message.offset),
       ...(chunk
-        ? { headers: {}, envelope: undefined, rejection: undefined, chunk }
-        : verdict(message)),
+        ? {
+            position: { ...at, offset: message.offset },
+            offset: BigInt(message.offset),
+            headers: {},
+            envelope: undefined,
+            rejection: undefined,
+            chunk,
+          }
+        : entryOf(message, message.offset)),
     });
     return true;
   }

@@ -11,7 +11,12 @@ import { ChunkOffsets } from '../../consumer/chunk-offsets';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { currentInboxBatch, type InboxBatch } from '../../transport/inbox-batch.context';
 import { RejectedRecordSettler } from '../failure/rejected-record.settler';
-import { deliveryOf, type ChunkDelivery, type InboxDelivery } from './inbox-delivery';
+import {
+  deliveryOf,
+  type AcceptedEntry,
+  type ChunkDelivery,
+  type InboxDelivery,
+} from './inbox-delivery';
 import { InboxExecutor } from './inbox.executor';
 import { kafkaContextOf } from './kafka-context';
 import { traceInboxChunk, traceInboxHandler } from '../../tracing/inbox-trace';
@@ -87,18 +92,15 @@ export class InboxInterceptor implements NestInterceptor {
     chunk: ChunkDelivery,
     untraced: () => Promise<unknown>,
   ): Promise<void> {
-    const accepted: { delivery: InboxDelivery; event: EventEnvelope }[] = [];
+    const accepted: AcceptedEntry[] = [];
     const offsets = ChunkOffsets.of(batch, delivery.session);
     for (const entry of chunk.entries) {
       if (entry.rejection)
         await this.rejected.settle({ ...delivery, ...entry, chunk: undefined }, entry.rejection);
       else if (entry.envelope) {
         const { topic, partition } = entry.position;
-        const tracker = offsets.begin(topic, partition, entry.offset);
-        accepted.push({
-          delivery: { ...delivery, ...entry, chunk: undefined, tracker },
-          event: entry.envelope,
-        });
+        offsets.begin(topic, partition, entry.offset);
+        accepted.push({ entry, event: entry.envelope });
       }
       if (batch.aborted !== undefined) return;
     }
