@@ -8,6 +8,7 @@
  * With `ops` (the operations the profile covers) times are also given per operation.
  */
 import { readFileSync } from 'node:fs';
+import { ownerOf } from './profile-owner';
 
 interface ProfileNode {
   id: number;
@@ -21,16 +22,6 @@ interface Profile {
   timeDeltas: number[];
   startTime: number;
   endTime: number;
-}
-
-function ownerOf(url: string, name: string): string {
-  if (!url) return name.startsWith('(') ? name : '(native)';
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1]!;
-  const lib = /\/(libs\/[^/]+|bench|test)\//.exec(url);
-  if (lib) return lib[1]!;
-  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
-  return url;
 }
 
 function main(): void {
