@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { EventEnvelope } from '@nest-outbox/core';
-import { createTopics, uniqueTopic, waitFor } from '@test/support';
+import { consumeUntil, createTopics, uniqueTopic, waitFor } from '@test/support';
 import { committedOffsets, send } from './inbox-test.kafka';
 import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp, type InboxTestAppOptions } from './inbox-test.app';
@@ -92,6 +93,47 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
     expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(2);
     expect(await inboxMetric(app, 'inbox_events_stale_total')).toBe(1);
     expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(4 + 2 + 1);
+  });
+
+  it("Given a chunk with a refused record before the chunk's last one, when it is consumed, then the rejected row's evidence and the dead-letter record are that record's own key and value, not the last record's", async () => {
+    const dlq = uniqueTopic('inbox-batch-dlq');
+    await createTopics([{ topic: dlq, numPartitions: 1 }]);
+    const { topic, groupId, calls } = await warmStart({
+      handler: { eventTypes: ['order.confirmed'] },
+      module: { deadLetterTopic: dlq },
+    });
+    const first = eventRecord();
+    const refused = eventRecord({
+      eventType: 'order.unknown',
+      payload: { refused: 'x'.repeat(40) },
+    });
+    const last = eventRecord();
+    await send(fx.tools.producer, topic, [first, refused, last], 0);
+
+    await waitFor('every offset committed', async () => (await committed(groupId, topic)) === 4n);
+    expect(calls).toEqual([ids([first, last])]);
+    const { rows } = await fx.db.pool.query<{
+      kafka_offset: string;
+      key_bytes: Buffer | null;
+      value_length: number | null;
+      value_sha256: Buffer | null;
+    }>(
+      `SELECT kafka_offset, key_bytes, value_length, value_sha256 FROM "${fx.db.name}".inbox_rejected
+       WHERE topic = $1`,
+      [topic],
+    );
+    const value = Buffer.from(refused.value as string);
+    expect(rows).toEqual([
+      {
+        kafka_offset: '2',
+        key_bytes: Buffer.from(refused.key as string),
+        value_length: value.length,
+        value_sha256: createHash('sha256').update(value).digest(),
+      },
+    ]);
+    const [dead] = await consumeUntil([dlq], (r) => r.length >= 1, { timeoutMs: 20_000 });
+    expect(dead).toMatchObject({ key: refused.key, value: refused.value });
+    expect(dead!.headers['x-inbox-source']).toBe(`${topic}/0/2`);
   });
 
   it('Given a batch handler that fails once on a chunk, when the chunk is replayed, then it runs record by record with one event per call, and each effect is applied exactly once', async () => {

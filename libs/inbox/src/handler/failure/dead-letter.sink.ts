@@ -91,7 +91,7 @@ export class DeadLetterSink {
     reason: string,
   ): Promise<string | undefined> {
     try {
-      const message = delivery.context.getMessage() as { key?: unknown; value?: unknown };
+      const { message } = delivery;
       const key =
         Buffer.isBuffer(message.key) || typeof message.key === 'string' ? message.key : null;
       await delivery.context.getProducer().send({

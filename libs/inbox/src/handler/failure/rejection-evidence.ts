@@ -21,7 +21,7 @@ function keyBytes(key: unknown): Buffer | undefined {
  */
 export function rejectionEvidence(delivery: InboxDelivery): RejectionEvidence {
   try {
-    const message = delivery.context.getMessage() as { key?: unknown; value?: unknown };
+    const { message } = delivery;
     const key = keyBytes(message.key);
     const headers = Buffer.from(JSON.stringify(delivery.headers));
     const value = valueBytes(message.value);

@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@nest-outbox/core';
 import type { KafkaContext } from '@nestjs/microservices';
 import type { ConsumerSession } from '../../consumer/consumer.session';
 import type { PartitionOffsetTracker } from '../../consumer/partition-offset.tracker';
-import type { RejectionCode } from '../../envelope/envelope.decoder';
+import type { ParsedRecord, RejectionCode } from '../../envelope/envelope.decoder';
 import type { ResolvedHandlerPolicy } from '../../options/inbox-options.resolver';
 import type { RecordPosition } from '../../store/inbox.store';
 
@@ -16,6 +16,8 @@ export interface Rejection {
 
 /** One record of a chunk handed to an `@InboxBatchHandler` in one call. @internal */
 export interface ChunkEntry {
+  /** The record as Nest's parser handed it over (its key and value feed rejection evidence). */
+  readonly message: ParsedRecord;
   readonly position: RecordPosition;
   readonly offset: bigint;
   readonly headers: Record<string, string>;
@@ -49,7 +51,13 @@ export interface InboxDelivery {
   /** Set when `InboxKafkaServer` hands a whole chunk to a batch handler in one call. */
   readonly chunk?: ChunkDelivery;
   readonly session: ConsumerSession;
+  /** The Kafka context the pipeline ran in: for a chunk's record, the chunk's LAST record's. */
   readonly context: KafkaContext;
+  /**
+   * This record as Nest's parser handed it over: read its key and value here, never from
+   * `context.getMessage()` (a chunk's records share the last record's context).
+   */
+  readonly message: ParsedRecord;
   readonly position: RecordPosition;
   readonly offset: bigint;
   readonly headers: Record<string, string>;

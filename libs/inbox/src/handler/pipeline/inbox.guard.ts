@@ -43,6 +43,7 @@ export class InboxGuard implements CanActivate {
         batch?.ahead.resultOf(record, handler.policy) ??
         decodeEnvelope(record, handler.policy, headers);
       return {
+        message: record,
         position: { topic: at.topic, partition: at.partition, offset },
         offset: BigInt(offset),
         headers,
@@ -63,6 +64,7 @@ export class InboxGuard implements CanActivate {
       context: kafka,
       ...(chunk
         ? {
+            message,
             position: { ...at, offset: message.offset },
             offset: BigInt(message.offset),
             headers: {},
