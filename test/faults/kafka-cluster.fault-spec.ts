@@ -194,7 +194,7 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
     expect(report.unconsumedPartitions).toEqual([]);
     expect(report.samples).toBeGreaterThan(10);
     process.stdout.write(
-      `[faults] consumer churn: ${report.events} events (+${report.resent} resent), ${report.samples} offset samples checking ${report.checked} offsets, faults: ${report.faults.join('; ')}\n`,
+      `[faults] consumer churn: ${report.events} events (+${report.resent} resent, ${report.unackedSends} send(s) resolved without every partition's ack and sent again), ${report.samples} offset samples checking ${report.checked} offsets, faults: ${report.faults.join('; ')}\n`,
     );
   }, 600_000);
 });

@@ -6,6 +6,8 @@ import {
   type KafkaCluster,
   type TsChild,
 } from '@test/support';
+import { Partitioners } from 'kafkajs';
+import type { Pool } from 'pg';
 import { effectsDdl } from '../../../libs/inbox/test/inbox-test.app';
 import { eventRecord } from '../../../libs/inbox/test/inbox-test.records';
 import { OffsetSampler } from '../../../scripts/chaos/offset-sampler';
@@ -17,6 +19,8 @@ import { retrying } from './private-scene';
 export interface ChurnReport {
   events: number;
   resent: number;
+  /** Sends resolved without an ack for some partition of the request (sent again). */
+  unackedSends: number;
   samples: number;
   checked: number;
   faults: string[];
@@ -27,6 +31,39 @@ export interface ChurnReport {
 }
 
 const ENTRY = 'libs/inbox/test/inbox-consumer.entry.ts';
+const PARTITIONS = 6;
+
+/**
+ * Each event without an effect, with what explains it: where the outside reader found it in
+ * the topic (or that it did not), and the inbox row or rejected row the consumers left for it.
+ */
+async function explainMissing(
+  missing: string[],
+  reader: TopicReader,
+  topic: string,
+  db: { pool: Pool; name: string },
+): Promise<string[]> {
+  if (missing.length === 0) return [];
+  const where = new Map<string, string>();
+  for (const [partition, records] of reader.partitions(topic))
+    for (const r of records) where.set(r.eventId, `${partition}/${r.offset}`);
+  const rows = async (table: string, column: string) =>
+    new Map(
+      (
+        await db.pool.query<{ id: string; v: string }>(
+          `SELECT event_id::text AS id, ${column}::text AS v FROM "${db.name}".${table} WHERE event_id::text = ANY($1::text[])`,
+          [missing],
+        )
+      ).rows.map((r) => [r.id, r.v]),
+    );
+  const inbox = await rows('inbox', 'kafka_offset');
+  const rejected = await rows('inbox_rejected', 'reason_code');
+  return missing.map(
+    (id) =>
+      `${id} (topic: ${where.get(id) ?? 'not read'}; inbox row: ${inbox.get(id) ?? 'none'}; ` +
+      `rejected: ${rejected.get(id) ?? 'no'})`,
+  );
+}
 
 /**
  * Three inbox consumer processes (libs/inbox/test/inbox-consumer.entry.ts) in one group on a
@@ -37,7 +74,7 @@ const ENTRY = 'libs/inbox/test/inbox-consumer.entry.ts';
 export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnReport> {
   const topic = uniqueTopic('faults-churn');
   const groupId = uniqueTopic('faults-churn-g');
-  await cluster.createTopics([{ topic, numPartitions: 6 }]);
+  await cluster.createTopics([{ topic, numPartitions: PARTITIONS }]);
   const db = await createTestSchema('faults_churn');
   await db.pool.query(effectsDdl(db.name));
   const env = {
@@ -60,10 +97,22 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
   });
   // Not idempotent: a send that failed while a leader was down is sent again (below), and an
   // idempotent producer refuses that with OUT_OF_ORDER_SEQUENCE_NUMBER; copies are absorbed.
-  const producer = cluster.kafka('faults-churn-producer').producer({ idempotent: false });
+  const producer = cluster
+    .kafka('faults-churn-producer')
+    .producer({ idempotent: false, createPartitioner: Partitioners.DefaultPartitioner });
+  // The partition of each record, as the producer's partitioner picks it (by key).
+  const partitionOf = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+    partitionErrorCode: 0,
+    replicas: [],
+    isr: [],
+  }));
   const report: ChurnReport = {
     events: 0,
     resent: 0,
+    unackedSends: 0,
     samples: 0,
     checked: 0,
     faults: [],
@@ -87,21 +136,32 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
         ids.push(...records.map((r) => r.eventId));
         report.events += records.length;
         report.resent += resent.length;
-        // Sent again while a leader is down longer than kafkajs' retries (a loaded machine
-        // moves leaders slowly): a copy sent twice is one more duplicate the inbox must absorb.
-        await retrying(
-          () =>
-            producer.send({
-              topic,
-              acks: -1,
-              messages: [...records, ...resent].map(({ key, value, headers }) => ({
-                key,
-                value,
-                headers,
-              })),
-            }),
-          180_000,
+        const messages = [...records, ...resent].map(({ key, value, headers }) => ({
+          key,
+          value,
+          headers,
+        }));
+        const partitions = new Set(
+          messages.map((message) => partitionOf({ topic, partitionMetadata, message })),
         );
+        // Sent again while a leader is down longer than kafkajs' retries (a loaded machine
+        // moves leaders slowly), or when the send resolved without an ack for a partition of
+        // the request (kafkajs 2.2.4 never sends a partition whose leader moved, during its own
+        // retries, to a broker that had already answered; the relay refuses such a send too:
+        // UnacknowledgedPartitionError): a copy sent twice is one more duplicate to absorb.
+        await retrying(async () => {
+          const acks = await producer.send({ topic, acks: -1, messages });
+          const acked = new Set(
+            acks
+              .filter((a) => a.errorCode === 0 && Number(a.baseOffset) >= 0)
+              .map((a) => a.partition),
+          );
+          const unacked = [...partitions].filter((p) => !acked.has(p));
+          if (unacked.length > 0) {
+            report.unackedSends += 1;
+            throw new Error(`send resolved without an ack for partition(s) ${unacked.join(', ')}`);
+          }
+        }, 180_000);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();
@@ -191,7 +251,12 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
       `SELECT event_id::text, count(*) AS n FROM "${db.name}".effects GROUP BY event_id`,
     );
     const effects = new Map(rows.map((r) => [r.event_id, Number(r.n)]));
-    report.missingEffects = ids.filter((id) => !effects.has(id));
+    report.missingEffects = await explainMissing(
+      ids.filter((id) => !effects.has(id)),
+      reader,
+      topic,
+      db,
+    );
     report.doubleEffects = [...effects].filter(([, n]) => n > 1).map(([id, n]) => `${id} x${n}`);
     report.offsetViolations = sampler.violations;
     report.samples = sampler.samples;
