@@ -33,7 +33,7 @@ describe(`inbox under generated hostile records: ${RECORDS} records, seed ${SEED
       ) === i,
   );
   it.each(distinct)(
-    'Given records of seed $seed ($found) and a $handler handler, then every canary is applied, lag returns to 0, nothing escapes to kafkajs, nothing is applied twice, /health answers throughout and no log line carries the marker',
+    'Given records of seed $seed ($found) and a $handler handler, then every canary is applied, lag returns to 0, nothing escapes to kafkajs, nothing is applied twice, every rejected row carries the evidence of its own record, /health answers throughout and no log line carries the marker',
     async ({ seed, records, handler }) => {
       const summary = await runInboxFuzz({
         records,
@@ -45,6 +45,7 @@ describe(`inbox under generated hostile records: ${RECORDS} records, seed ${SEED
       expect(summary.failures).toEqual([]);
       expect(summary.canariesApplied).toBe(summary.canaries);
       expect(summary.stuckPartitions).toBe(0);
+      expect(summary.evidenceChecked).toBeGreaterThan(0);
     },
   );
 });

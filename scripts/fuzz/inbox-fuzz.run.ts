@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KafkaParser } from '@nestjs/microservices';
 import fc from 'fast-check';
+import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import {
   createTestSchema,
@@ -13,6 +16,8 @@ import {
   waitFor,
 } from '../../test/support';
 import { watchHealthOffThread } from '../../test/support/health-watch.thread';
+import { valueBytes } from '../../libs/inbox/src/envelope/record-parts';
+import { installHeaderDecoding } from '../../libs/inbox/src/transport/kafkajs-header-decoding.hook';
 import { effectsDdl } from '../../libs/inbox/test/inbox-test.app';
 import { canaryRecord, fuzzRecords, type FuzzRecord } from './inbox-fuzz.arbitraries';
 
@@ -43,6 +48,8 @@ export interface InboxFuzzSummary {
   /** Events whose effect was applied more than once (escaped errors count their redeliveries). */
   readonly redeliveries: number;
   readonly markerLines: number;
+  /** Rejected rows whose key and value evidence was checked against their own record. */
+  readonly evidenceChecked: number;
   readonly health: { probes: number; slowestMs: number; failures: number };
   readonly shapes: Record<string, number>;
   readonly seconds: number;
@@ -95,6 +102,7 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
   const canaries: string[] = [];
   let health = { probes: 0, slowestMs: 0, failures: [] as readonly string[] };
   let stuck = partitions;
+  let ends = new Map<number, string>();
   try {
     await child.waitForOutput('INBOX_READY', 120_000);
     const url = `http://127.0.0.1:${port}/health`;
@@ -120,7 +128,7 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
       if (Math.floor(produced / 5000) > Math.floor(before / 5000))
         log(`produced ${produced}/${options.records}`);
     }
-    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
+    ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
     const lagging = async () => {
       const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
       const committed = new Map((entry?.partitions ?? []).map((p) => [p.partition, p.offset]));
@@ -152,6 +160,14 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     db.pool,
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM "${db.name}".effects GROUP BY event_id HAVING count(*) > 1) AS t`,
   );
+  const evidence = await checkEvidence(kafka, topic, ends, db).catch((error: unknown) => ({
+    checked: 0,
+    wrong: [`evidence check failed: ${(error as Error).message}`],
+  }));
+  if (evidence.wrong.length > 0)
+    failures.push(
+      `${evidence.wrong.length} rejected row(s) whose evidence is not their own record's, e.g. ${evidence.wrong[0]}`,
+    );
   await db.drop();
   const output = child.output();
   // The consumer's whole log, for the failure's classes (`*.log` is git-ignored).
@@ -176,6 +192,7 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     escapedErrors: escaped,
     redeliveries: twice,
     markerLines,
+    evidenceChecked: evidence.checked,
     health: {
       probes: health.probes,
       slowestMs: health.slowestMs,
@@ -185,6 +202,88 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     seconds: Math.round((performance.now() - started) / 1000),
     failures,
   };
+}
+
+const MAX_KEY_BYTES = 1024;
+
+/**
+ * Each rejected row against its own record, read back from the topic: its key bytes (up to
+ * 1 KiB) and its value's length and SHA-256, as the inbox derives them from what Nest's
+ * KafkaParser makes of the record (`valueBytes`). Catches evidence taken from another record
+ * (e.g. the last of a chunk). Streams the topic; holds only the rejected rows.
+ */
+async function checkEvidence(
+  kafka: Kafka,
+  topic: string,
+  ends: ReadonlyMap<number, string>,
+  db: { pool: Pool; name: string },
+): Promise<{ checked: number; wrong: string[] }> {
+  const { rows } = await db.pool.query<{
+    at: string;
+    key_bytes: Buffer | null;
+    value_length: number | null;
+    value_sha256: Buffer | null;
+  }>(
+    `SELECT kafka_partition || '/' || kafka_offset AS at, key_bytes, value_length, value_sha256
+     FROM "${db.name}".inbox_rejected WHERE topic = $1`,
+    [topic],
+  );
+  const rejected = new Map(rows.map((r) => [r.at, r]));
+  const wrong: string[] = [];
+  let checked = 0;
+  const remaining = new Map([...ends].filter(([, high]) => Number(high) > 0));
+  if (rejected.size === 0 || remaining.size === 0) return { checked, wrong };
+  const parser = new KafkaParser();
+  // As in the inbox's consumer: kafkajs' own header decoding stalls on hostile header counts.
+  installHeaderDecoding();
+  const consumer = kafka.consumer({ groupId: uniqueTopic('fuzz-evidence'), maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    await consumer.run({
+      eachMessage: ({ partition, message }) => {
+        const row = rejected.get(`${partition}/${message.offset}`);
+        if (row) {
+          checked += 1;
+          const parsed = parser.parse<{ key: unknown; value: unknown }>({ ...message });
+          const key =
+            Buffer.isBuffer(parsed.key) || typeof parsed.key === 'string'
+              ? Buffer.from(parsed.key)
+              : undefined;
+          const value = valueBytes(parsed.value);
+          const expected = {
+            key: key && key.length <= MAX_KEY_BYTES ? key.toString('hex') : null,
+            length: value?.length ?? null,
+            sha256: value ? createHash('sha256').update(value).digest('hex') : null,
+          };
+          const actual = {
+            key: row.key_bytes?.toString('hex') ?? null,
+            length: row.value_length,
+            sha256: row.value_sha256?.toString('hex') ?? null,
+          };
+          if (JSON.stringify(actual) !== JSON.stringify(expected))
+            wrong.push(`partition/offset ${partition}/${message.offset}`);
+        }
+        if (Number(message.offset) + 1 >= Number(remaining.get(partition) ?? 0)) {
+          remaining.delete(partition);
+          if (remaining.size === 0) done();
+        }
+        return Promise.resolve();
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      finished,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('topic not read back within 60 s')), 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  } finally {
+    await consumer.disconnect();
+  }
+  return { checked, wrong };
 }
 
 /** Bytes a record takes, roughly (names, values, key). */
