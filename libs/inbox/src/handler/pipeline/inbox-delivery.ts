@@ -69,6 +69,15 @@ export interface InboxDelivery {
   readonly tracker?: PartitionOffsetTracker;
 }
 
+/**
+ * The delivery of one record of a chunk call: the chunk's delivery (handler, session, the
+ * last record's context) with the record's own message, place and verdict.
+ * @internal
+ */
+export function entryDelivery(chunkDelivery: InboxDelivery, entry: ChunkEntry): InboxDelivery {
+  return { ...chunkDelivery, ...entry, chunk: undefined };
+}
+
 /** @internal */
 export function attachDelivery(context: KafkaContext, delivery: InboxDelivery): void {
   (context as unknown as Record<symbol, InboxDelivery>)[DELIVERY] = delivery;

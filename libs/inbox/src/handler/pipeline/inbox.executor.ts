@@ -11,7 +11,7 @@ import type { InboxBatch } from '../../transport/inbox-batch.context';
 import { registerOnce } from '../dedup/inbox-registration';
 import { HandlerFailures } from '../failure/handler-failures';
 import { deliveryFields } from './delivery-log';
-import type { AcceptedEntry, InboxDelivery } from './inbox-delivery';
+import { entryDelivery, type AcceptedEntry, type InboxDelivery } from './inbox-delivery';
 import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
 
 type Labels = { consumer: string; topic: string };
@@ -104,7 +104,7 @@ export class InboxExecutor {
         // The record's own delivery is built only when a statement must decide.
         const admitted =
           this.admitRegisteredAhead(delivery, entry.position.offset, event, batch) ??
-          (await this.admit({ ...delivery, ...entry, chunk: undefined }, event, batch));
+          (await this.admit(entryDelivery(delivery, entry), event, batch));
         if (admitted === 'new') {
           counted.applied += 1;
           batch.applied += 1;

@@ -13,6 +13,7 @@ import { currentInboxBatch, type InboxBatch } from '../../transport/inbox-batch.
 import { RejectedRecordSettler } from '../failure/rejected-record.settler';
 import {
   deliveryOf,
+  entryDelivery,
   type AcceptedEntry,
   type ChunkDelivery,
   type InboxDelivery,
@@ -96,7 +97,7 @@ export class InboxInterceptor implements NestInterceptor {
     const offsets = ChunkOffsets.of(batch, delivery.session);
     for (const entry of chunk.entries) {
       if (entry.rejection)
-        await this.rejected.settle({ ...delivery, ...entry, chunk: undefined }, entry.rejection);
+        await this.rejected.settle(entryDelivery(delivery, entry), entry.rejection);
       else if (entry.envelope) {
         const { topic, partition } = entry.position;
         offsets.begin(topic, partition, entry.offset);
