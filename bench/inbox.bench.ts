@@ -7,9 +7,13 @@
  * per chunk of BENCH_BATCH_SIZE with the inbox's registration statement and the same
  * projection UPSERTs, no Nest), on the same records: `inbox_vs_raw` is the median of the
  * per-round ratios; Node CPU per record (this process, from the consumer's start to the
- * last commit) is reported for both. BENCH_PROFILE=<dir> writes a .cpuprofile per variant
- * and round (summarise with bench/write/cpu-profile-summary.ts); BENCH_COUNT=on counts the
- * statements per record each variant sends to PostgreSQL.
+ * last commit, user + system, the system part apart) is reported for both. BENCH_PROFILE=<dir>
+ * writes a .cpuprofile per variant and round (summarise with bench/write/cpu-profile-summary.ts);
+ * BENCH_COUNT=on counts the statements per record each variant sends to PostgreSQL;
+ * BENCH_PERF_CTL=<fifo> drives `perf record --control=fifo:<fifo> -D -1 -- node
+ * --perf-basic-prof ...` (Linux perf: kernel, GC and JIT threads included, which V8's own
+ * profiler does not see): sampling is enabled only during the measured phases after the first
+ * one of the process (run one variant per process for a per-variant profile).
  *
  *   npm run bench:inbox   (BENCH_ROUNDS=3 BENCH_EVENTS=50000 BENCH_TRANSPORT=batched|plain
  *                          BENCH_BATCH_SIZE=100 BENCH_CONCURRENCY=6
@@ -32,6 +36,7 @@
  * Last line: {"bench":"inbox","events_per_s":..,"inbox_vs_raw":..,"duplicates_absorbed":..,"effects":..,"expected_effects":..,...}
  */
 import 'reflect-metadata';
+import { appendFileSync } from 'node:fs';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
@@ -56,7 +61,7 @@ import {
   type FirstRecordClock,
 } from './inbox-bench.app';
 import { RawInboxConsumer } from './support/inbox-raw-consumer';
-import { load1, loadNote, median, ownCpuSeconds } from './support/proc-stats';
+import { load1, loadNote, median, ownCpuSplit } from './support/proc-stats';
 import { PhaseProfiler } from './write/profiler';
 import { formatPerOp, installQueryCounter, takeQueryCounts } from './write/query-counter';
 
@@ -65,6 +70,15 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 const COUNT = process.env.BENCH_COUNT === 'on';
 if (COUNT) installQueryCounter();
 const profiler = PROFILE_DIR ? new PhaseProfiler(PROFILE_DIR) : undefined;
+/**
+ * BENCH_PERF_CTL=<fifo>: `perf record --control=fifo:<fifo> -D -1` is told to sample only
+ * the measured phases after the first round (no set-up, no JIT warm-up). @see measure
+ */
+const PERF_CTL = process.env.BENCH_PERF_CTL;
+let measuredPhases = 0;
+const perfControl = (command: 'enable' | 'disable') => {
+  if (PERF_CTL && measuredPhases > 1) appendFileSync(PERF_CTL, `${command}\n`);
+};
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 50_000);
 const DUPLICATES = Math.round(TOTAL * 0.1);
@@ -96,6 +110,8 @@ interface RoundResult {
   effects: number;
   /** Node CPU of this process per record, from the consumer's start to the last commit. */
   cpuUs: number;
+  /** The system (kernel) part of cpuUs: socket writes and reads, polling, page faults. */
+  systemUs: number;
 }
 
 function records(): Message[] {
@@ -213,13 +229,18 @@ async function measure(
   start: () => Promise<Consumption>,
 ): Promise<RoundResult> {
   const before = load1();
-  const cpuBefore = ownCpuSeconds();
+  const cpuBefore = ownCpuSplit();
   const started = process.hrtime.bigint();
   await profiler?.start();
+  measuredPhases += 1;
+  perfControl('enable');
   if (COUNT) takeQueryCounts();
   const consumption = await start();
   const { p10, p90, end } = await watch(async () => consumption.committed());
-  const cpuUs = ((ownCpuSeconds() - cpuBefore) * 1e6) / end.n;
+  const cpuAfter = ownCpuSplit();
+  perfControl('disable');
+  const systemUs = ((cpuAfter.system - cpuBefore.system) * 1e6) / end.n;
+  const cpuUs = ((cpuAfter.user - cpuBefore.user) * 1e6) / end.n + systemUs;
   await profiler?.stop(label.replace(/\W+/g, '-'));
   if (COUNT)
     console.log(`  ${label} statements per record: ${formatPerOp(takeQueryCounts(), end.n)}`);
@@ -236,12 +257,13 @@ async function measure(
     duplicates: await consumption.duplicates(),
     effects: Number(rows[0]!.n),
     cpuUs,
+    systemUs,
   };
   console.log(
     `${label}: ${end.n} records, first record -> last commit ${run.toFixed(2)} s = ` +
       `${Math.round(result.eps)} events/s; total (incl. start-up ${seconds(started, first).toFixed(2)} s) ` +
       `${Math.round(result.totalEps)} events/s; steady (10%-90%) ${Math.round(result.steadyEps)} events/s; ` +
-      `Node CPU ${cpuUs.toFixed(0)} us/record; duplicates absorbed ${result.duplicates}; ` +
+      `Node CPU ${cpuUs.toFixed(0)} us/record (system ${systemUs.toFixed(0)}); duplicates absorbed ${result.duplicates}; ` +
       `effects ${result.effects}/${UNIQUE}; ${loadNote(before)}`,
   );
   return result;
@@ -335,6 +357,9 @@ async function main(): Promise<void> {
     if (VARIANTS.has('raw')) raws.push(await rawRound(i, messages));
   }
   const cpu = (rs: RoundResult[]) => Math.round(median(rs.map((r) => r.cpuUs)));
+  /** `N us/record (system M)`: medians over the rounds. */
+  const cpuNote = (rs: RoundResult[]) =>
+    `${cpu(rs)} us/record (system ${Math.round(median(rs.map((r) => r.systemUs)))})`;
   const vs = (rs: RoundResult[]) => median(rs.map((r, i) => r.eps / raws[i]!.eps));
   const rawEps = median(raws.map((r) => r.eps));
   const wrong = [...results, ...batches, ...batchPgs, ...raws].filter(
@@ -359,10 +384,10 @@ async function main(): Promise<void> {
   if (raws.length > 0) {
     console.log(
       `raw reference (kafkajs eachBatch + the inbox's registration + the UPSERTs, no Nest): median ` +
-        `${Math.round(rawEps)} events/s, Node CPU ${cpu(raws)} us/record` +
+        `${Math.round(rawEps)} events/s, Node CPU ${cpuNote(raws)}` +
         (results.length > 0
           ? `; inbox ${Math.round(median(results.map((r) => r.eps)))} = ${vs(results).toFixed(2)} of raw ` +
-            `(median of per-round ratios), Node CPU ${cpu(results)} us/record`
+            `(median of per-round ratios), Node CPU ${cpuNote(results)}`
           : ''),
     );
     summary.raw_events_per_s = Math.round(rawEps);
@@ -377,7 +402,7 @@ async function main(): Promise<void> {
       `@InboxBatchHandler (one call per chunk, the same UPSERT per event): median ${Math.round(batchEps)} events/s ` +
         `(${batches.map((r) => Math.round(r.eps)).join(', ')})` +
         (ratio !== undefined ? ` = ${ratio.toFixed(2)} of raw` : '') +
-        `; Node CPU ${cpu(batches)} us/record; goal >= 5000 events/s and >= 0.8 of raw: ` +
+        `; Node CPU ${cpuNote(batches)}; goal >= 5000 events/s and >= 0.8 of raw: ` +
         `${batchEps >= 5000 && ratio !== undefined && ratio >= 0.8 ? 'met' : 'NOT met'}`,
     );
     summary.batch_events_per_s = Math.round(batchEps);
@@ -391,7 +416,7 @@ async function main(): Promise<void> {
       `@InboxBatchHandler, UPSERTs on the transaction's pg client (not TypeORM's query): median ` +
         `${Math.round(pgEps)} events/s (${batchPgs.map((r) => Math.round(r.eps)).join(', ')})` +
         (ratio !== undefined ? ` = ${ratio.toFixed(2)} of raw` : '') +
-        `; Node CPU ${cpu(batchPgs)} us/record`,
+        `; Node CPU ${cpuNote(batchPgs)}`,
     );
     summary.batch_pg_events_per_s = Math.round(pgEps);
     if (ratio !== undefined) summary.batch_pg_vs_raw = Number(ratio.toFixed(3));

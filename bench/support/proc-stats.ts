@@ -32,6 +32,12 @@ export function ownCpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
+/** CPU seconds this process has used so far, user and system (kernel) apart. */
+export function ownCpuSplit(): { user: number; system: number } {
+  const { user, system } = process.cpuUsage();
+  return { user: user / 1e6, system: system / 1e6 };
+}
+
 /** The 1-minute load average, for the "load before -> after" note of every measured phase. */
 export function load1(): number {
   return loadavg()[0]!;

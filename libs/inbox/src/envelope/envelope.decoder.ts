@@ -106,8 +106,11 @@ function tooDeepHeader(raw: ParsedRecord['headers'], maxDepth: number): string |
 const isMissing = (headers: Record<string, string>, name: string) =>
   headers[name] === undefined || headers[name] === '';
 
-/** Checks the contract's headers; the reasons name fields, never the values refused. */
-function checkHeaders(headers: Record<string, string>, rules: DecodeRules): DecodeResult | null {
+/**
+ * Checks the contract's headers; the reasons name fields, never the values refused. Returns
+ * the rejection, or the parsed `occurred_at` (parsed once, for the check and the envelope).
+ */
+function checkHeaders(headers: Record<string, string>, rules: DecodeRules): DecodeResult | Date {
   if (REQUIRED.some((h) => isMissing(headers, h))) {
     const missing = REQUIRED.filter((h) => isMissing(headers, h));
     return reject('missing_header', `missing header(s): ${missing.join(', ')}`);
@@ -137,9 +140,10 @@ function checkHeaders(headers: Record<string, string>, rules: DecodeRules): Deco
   const aggregateVersion = integer(headers[EVENT_HEADERS.aggregateVersion]!);
   if (aggregateVersion === undefined || aggregateVersion < 0)
     return reject('invalid_header', 'aggregate_version is not a non-negative integer');
-  if (Number.isNaN(new Date(headers[EVENT_HEADERS.occurredAt]!).getTime()))
+  const occurredAt = new Date(headers[EVENT_HEADERS.occurredAt]!);
+  if (Number.isNaN(occurredAt.getTime()))
     return reject('invalid_header', 'occurred_at is not an ISO-8601 date');
-  return null;
+  return occurredAt;
 }
 
 function decode(
@@ -160,8 +164,8 @@ function decode(
   const deepHeader = tooDeepHeader(record.headers, maxDepth);
   if (deepHeader !== undefined)
     return reject('too_deep', `a header value nests deeper than ${maxDepth} levels`);
-  const refused = checkHeaders(headers, rules);
-  if (refused) return refused;
+  const occurredAt = checkHeaders(headers, rules);
+  if (!(occurredAt instanceof Date)) return occurredAt;
   // A value Nest's parser already parsed is measured only once its nesting is known bounded.
   if (isParsed(record.value) && valueTooDeep(record.value, maxDepth, rules.maxMessageBytes))
     return reject('too_deep', `value nests deeper than ${maxDepth} levels`);
@@ -188,7 +192,7 @@ function decode(
       aggregateType: headers[EVENT_HEADERS.aggregateType]!,
       aggregateId: headers[EVENT_HEADERS.aggregateId]!,
       aggregateVersion: Number(headers[EVENT_HEADERS.aggregateVersion]),
-      occurredAt: new Date(headers[EVENT_HEADERS.occurredAt]!),
+      occurredAt,
       payload: parsed.payload,
       headers: own,
     },

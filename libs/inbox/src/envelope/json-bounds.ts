@@ -32,6 +32,9 @@ export function jsonTextTooDeep(text: string, limit: number): boolean {
  * @internal
  */
 export function valueTooDeep(value: unknown, limit: number, maxNodes: number): boolean {
+  if (!isContainer(value)) return 1 > maxNodes;
+  const flat = flatTooDeep(value, limit, maxNodes);
+  if (flat !== undefined) return flat;
   // Two parallel stacks (value, depth): no object allocated per node walked.
   const values: unknown[] = [value];
   const depths: number[] = [0];
@@ -53,6 +56,32 @@ export function valueTooDeep(value: unknown, limit: number, maxNodes: number): b
         values.push((v as Record<string, unknown>)[key]);
         depths.push(depth + 1);
       }
+    }
+  }
+  return false;
+}
+
+const isContainer = (v: unknown): v is object =>
+  typeof v === 'object' && v !== null && !Buffer.isBuffer(v);
+
+/**
+ * `valueTooDeep` of an array or object whose children are all scalars (most event payloads),
+ * found without allocating the walk's stacks; undefined as soon as a child is itself an
+ * array or object (the walk decides).
+ */
+function flatTooDeep(value: object, limit: number, maxNodes: number): boolean | undefined {
+  if (1 > maxNodes || limit < 1) return true;
+  let nodes = 1;
+  if (Array.isArray(value)) {
+    for (const child of value as unknown[]) {
+      if (isContainer(child)) return undefined;
+      if (++nodes > maxNodes) return true;
+    }
+  } else {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (isContainer((value as Record<string, unknown>)[key])) return undefined;
+      if (++nodes > maxNodes) return true;
     }
   }
   return false;

@@ -68,6 +68,7 @@ export class InboxBatch {
   }
 
   settle(committed: boolean): void {
+    this.ahead.forgetDecoded();
     for (const fn of committed ? this.committed : this.rolledBack) fn();
   }
 

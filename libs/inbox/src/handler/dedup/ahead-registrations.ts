@@ -28,7 +28,13 @@ interface AheadRegistration {
  */
 export class AheadRegistrations {
   private readonly rows = new Map<string, Map<string, AheadRegistration>>();
-  private readonly decoded = new WeakMap<object, DecodedAhead>();
+  /**
+   * A Map, not a WeakMap: a young WeakMap full of young keys is an ephemeron table every
+   * scavenge must process. Its records are alive until the chunk settles anyway, and
+   * `forgetDecoded()` drops them then (an async resource created during the chunk may keep
+   * the chunk's batch reachable for longer).
+   */
+  private readonly decoded = new Map<object, DecodedAhead>();
 
   /** Keeps a parsed record's header strings and decode result for its guard (same rules). */
   keepDecoded(
@@ -40,6 +46,11 @@ export class AheadRegistrations {
     const kept = this.decoded.get(record);
     if (!kept) this.decoded.set(record, { headers, rules, result });
     else if (kept.rules !== rules) (kept.others ??= new Map()).set(rules, result);
+  }
+
+  /** Drops what was kept per parsed record (the chunk is settled: nobody reads it again). */
+  forgetDecoded(): void {
+    this.decoded.clear();
   }
 
   /** The header strings kept for this parsed record, if any. */

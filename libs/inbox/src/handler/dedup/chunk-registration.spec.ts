@@ -137,4 +137,23 @@ describe('AheadRegistrations: decode results kept for the guards', () => {
     expect(batch.ahead.headersOf(parsed)).toMatchObject({ event_type: 'order.confirmed' });
     expect(batch.ahead.resultOf({}, policy)).toBeUndefined();
   });
+
+  it('keeps nothing per parsed record once its chunk is settled, committed or rolled back', async () => {
+    for (const committed of [true, false]) {
+      const batch = new InboxBatch();
+      const records = [{ offset: '1', record: record(uuidv7()) }];
+      await registerAhead(
+        batch,
+        { consumer: 'c', policy, store: fakeStore([]).store, batch: true },
+        { topic: 't', partition: 0 },
+        records,
+      );
+      expect(batch.ahead.resultOf(records[0]!.record, policy)).toMatchObject({ ok: true });
+
+      batch.settle(committed);
+
+      expect(batch.ahead.resultOf(records[0]!.record, policy)).toBeUndefined();
+      expect(batch.ahead.headersOf(records[0]!.record)).toBeUndefined();
+    }
+  });
 });
