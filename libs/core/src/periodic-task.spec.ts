@@ -57,4 +57,25 @@ describe('PeriodicTask', () => {
     await jest.advanceTimersByTimeAsync(1000);
     expect(run).toHaveBeenCalledTimes(1);
   });
+
+  it('pauses at least minPauseFactor times the last scheduled run, never less than the interval', async () => {
+    const { run, finish } = controlledRun();
+    const task = new PeriodicTask({ intervalMs: 100, minPauseFactor: 9, run, onError: jest.fn() });
+    task.start();
+    await jest.advanceTimersByTimeAsync(100);
+    expect(run).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(50); // a run of 50 ms: the next one 450 ms after it
+    finish();
+    await jest.advanceTimersByTimeAsync(449);
+    expect(run).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(run).toHaveBeenCalledTimes(2);
+    finish(); // a run of 0 ms: back to the interval
+    await jest.advanceTimersByTimeAsync(99);
+    expect(run).toHaveBeenCalledTimes(2);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(run).toHaveBeenCalledTimes(3);
+    finish();
+    await task.stop();
+  });
 });

@@ -2,6 +2,14 @@
 export interface PeriodicTaskOptions<T> {
   /** Pause between the end of one run and the start of the next. */
   readonly intervalMs: number;
+  /**
+   * The pause after a scheduled run is at least this many times the run's own duration
+   * (and never less than `intervalMs`): a run that gets slow takes at most 1/(1 + factor)
+   * of the time. For samplers whose one statement grows with a table: while it runs it holds
+   * a snapshot, and PostgreSQL can neither vacuum nor mark dead index entries behind it.
+   * @default 0 (the pause is `intervalMs`)
+   */
+  readonly minPauseFactor?: number;
   readonly run: () => Promise<T>;
   /** Told about a scheduled run that failed; the task goes on at the next interval. */
   readonly onError: (error: unknown) => void;
@@ -9,7 +17,8 @@ export interface PeriodicTaskOptions<T> {
 
 /**
  * Runs a job every `intervalMs`, counted from the end of the previous run: runs never
- * overlap, a slow run delays the next instead of piling up. Its timer never keeps the
+ * overlap, a slow run delays the next instead of piling up (by more than its own length with
+ * `minPauseFactor`). Its timer never keeps the
  * process alive. `runNow()` joins a run in progress instead of starting a second one;
  * `stop()` cancels the next run and waits for the one in progress.
  * @example
@@ -47,13 +56,18 @@ export class PeriodicTask<T = unknown> {
     await this.current?.catch(() => undefined);
   }
 
-  private schedule(): void {
+  private schedule(lastRunMs = 0): void {
     if (!this.started) return;
+    const pauseMs = Math.max(
+      this.options.intervalMs,
+      lastRunMs * (this.options.minPauseFactor ?? 0),
+    );
     this.timer = setTimeout(() => {
+      const startedAt = Date.now();
       void this.runNow()
         .catch(this.options.onError)
-        .finally(() => this.schedule());
-    }, this.options.intervalMs);
+        .finally(() => this.schedule(Date.now() - startedAt));
+    }, pauseMs);
     this.timer.unref();
   }
 }

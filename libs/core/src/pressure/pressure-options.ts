@@ -21,7 +21,11 @@ export interface PressureOptions {
   readonly warnForecastSeconds?: number;
   /** Forecast to the budget at or below which the state is `critical`. @default 60 */
   readonly criticalForecastSeconds?: number;
-  /** Sampling period (one query per period per process, never one per command). @default 5000 */
+  /**
+   * Sampling period (one query per period per process, never one per command); longer while
+   * the query is slow: at least nine times its duration, so that it holds back PostgreSQL's
+   * cleanup of the table at most ~10% of the time. @default 5000
+   */
   readonly intervalMs?: number;
   /** Window of samples the rates are drawn from. @default 60000 */
   readonly windowMs?: number;

@@ -47,6 +47,9 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
     this.backlog = new BacklogPressure(this.settings);
     this.task = new PeriodicTask({
       intervalMs: this.settings.intervalMs,
+      // Its statement grows with the backlog and with the dead index entries ahead of the
+      // oldest pending row, and holds back their cleanup while it runs (as the relay's stats).
+      minPauseFactor: 9,
       run: () => this.sample(),
       onError: (error) => {
         this.metrics.sampleFailures.inc();

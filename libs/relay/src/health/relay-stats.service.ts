@@ -19,8 +19,12 @@ import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
 import { PublishedRate } from './published-rate';
 
+/** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
+const STATS_MIN_PAUSE_FACTOR = 9;
+
 /**
- * The relay's one sampler: every `statsIntervalMs` it reads pending count, oldest age, parked
+ * The relay's one sampler: every `statsIntervalMs` (longer when its statement is slow: at
+ * least nine times the statement's own duration) it reads pending count, oldest age, parked
  * count and crash-loop suspects into the gauges, feeds the backlog trend (rate of change,
  * drain, forecast, pressure state) and reads the pool's connections; every
  * `tableStatsIntervalMs` it reads the outbox table's size and vacuum figures. Health checks
@@ -48,6 +52,11 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     metrics.ageBudgetSeconds.set(options.pressure.maxOldestAgeMs / 1000);
     this.task = new PeriodicTask({
       intervalMs: options.statsIntervalMs,
+      // Its statement counts the backlog and walks to the oldest pending row: on a large or
+      // bloated table it gets slow, and while it runs PostgreSQL cannot mark the published
+      // rows' index entries dead, which slows every claim (measured: a 1,000,000-row drain
+      // fell from 33,606 to 2,677 events/s with it back to back). At most ~10% of the time.
+      minPauseFactor: STATS_MIN_PAUSE_FACTOR,
       run: () => this.query(),
       onError: (error) => this.logger.warn(`stats query failed (${errorLabel(error)})`),
     });

@@ -183,7 +183,11 @@ export interface RelayModuleOptions {
    * disconnected, all within this time. @default 10000
    */
   readonly shutdownTimeoutMs?: number;
-  /** Refresh period of pending/oldest/parked figures (and of the pressure state). @default 5000 */
+  /**
+   * Refresh period of pending/oldest/parked figures (and of the pressure state); longer while
+   * their query is slow (a large or bloated table): at least nine times its duration, so that
+   * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time. @default 5000
+   */
   readonly statsIntervalMs?: number;
   /**
    * Backlog budget and thresholds of the forecast (`backlog_forecast_seconds`) and of the
