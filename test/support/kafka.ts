@@ -55,6 +55,25 @@ export async function createTopics(
   }
 }
 
+/**
+ * Records in `topic` now: the sum over its partitions of high watermark minus low (no
+ * control records: nothing here produces transactionally). Read that many with
+ * `consumeUntil` to see the whole log, not only until a condition first holds.
+ */
+export async function topicRecordCount(
+  topic: string,
+  brokers: string[] = KAFKA_BROKERS,
+): Promise<number> {
+  const admin = testKafka(brokers).admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** One record read back from Kafka, headers decoded to strings. */
 export interface ConsumedRecord {
   topic: string;

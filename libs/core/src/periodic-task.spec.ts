@@ -78,4 +78,25 @@ describe('PeriodicTask', () => {
     finish();
     await task.stop();
   });
+
+  it("answers runNow() with a slow run's result while its pause lasts, never with a fast run's", async () => {
+    const { run, finish } = controlledRun();
+    const task = new PeriodicTask({ intervalMs: 100, minPauseFactor: 9, run, onError: jest.fn() });
+    const fast = task.runNow();
+    finish(); // 0 ms: the next runNow() runs again
+    await expect(fast).resolves.toBe(1);
+    const again = task.runNow();
+    expect(run).toHaveBeenCalledTimes(2);
+    await jest.advanceTimersByTimeAsync(50); // 50 ms: its result stands for 450 ms
+    finish();
+    await expect(again).resolves.toBe(1);
+    await jest.advanceTimersByTimeAsync(449);
+    await expect(task.runNow()).resolves.toBe(1);
+    expect(run).toHaveBeenCalledTimes(2);
+    await jest.advanceTimersByTimeAsync(1);
+    const fresh = task.runNow();
+    expect(run).toHaveBeenCalledTimes(3);
+    finish();
+    await expect(fresh).resolves.toBe(1);
+  });
 });

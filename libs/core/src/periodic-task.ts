@@ -3,11 +3,13 @@ export interface PeriodicTaskOptions<T> {
   /** Pause between the end of one run and the start of the next. */
   readonly intervalMs: number;
   /**
-   * The pause after a scheduled run is at least this many times the run's own duration
-   * (and never less than `intervalMs`): a run that gets slow takes at most 1/(1 + factor)
-   * of the time. For samplers whose one statement grows with a table: while it runs it holds
-   * a snapshot, and PostgreSQL can neither vacuum nor mark dead index entries behind it.
-   * @default 0 (the pause is `intervalMs`)
+   * The pause after a run is at least this many times the run's own duration (and never
+   * less than `intervalMs`), and while that longer pause lasts `runNow()` answers with the
+   * slow run's result instead of running again: a run that gets slow takes at most
+   * 1/(1 + factor) of the time, however often it is asked for (health probes). For samplers
+   * whose one statement grows with a table: while it runs it holds a snapshot, and PostgreSQL
+   * can neither vacuum nor mark dead index entries behind it.
+   * @default 0 (the pause is `intervalMs`, `runNow()` always runs)
    */
   readonly minPauseFactor?: number;
   readonly run: () => Promise<T>;
@@ -18,9 +20,9 @@ export interface PeriodicTaskOptions<T> {
 /**
  * Runs a job every `intervalMs`, counted from the end of the previous run: runs never
  * overlap, a slow run delays the next instead of piling up (by more than its own length with
- * `minPauseFactor`). Its timer never keeps the
- * process alive. `runNow()` joins a run in progress instead of starting a second one;
- * `stop()` cancels the next run and waits for the one in progress.
+ * `minPauseFactor`). Its timer never keeps the process alive. `runNow()` joins a run in
+ * progress instead of starting a second one; `stop()` cancels the next run and waits for the
+ * one in progress.
  * @example
  * ```ts
  * const task = new PeriodicTask({ intervalMs: 60_000, run: () => prune(), onError: warn });
@@ -33,6 +35,10 @@ export class PeriodicTask<T = unknown> {
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<T> | undefined;
   private started = false;
+  /** How long the last run took (failed or not). */
+  private lastRunMs = 0;
+  /** The last successful run's result and when it ended. */
+  private lastResult: { readonly value: T; readonly endedAt: number } | undefined;
 
   constructor(private readonly options: PeriodicTaskOptions<T>) {}
 
@@ -43,9 +49,25 @@ export class PeriodicTask<T = unknown> {
     this.schedule();
   }
 
-  /** Runs the job now, or joins the run in progress. */
+  /**
+   * Runs the job now, or joins the run in progress; within the longer pause after a slow run
+   * (`minPauseFactor`), answers with that run's result.
+   */
   runNow(): Promise<T> {
-    this.current ??= this.options.run().finally(() => (this.current = undefined));
+    if (this.current) return this.current;
+    const held = this.heldResult();
+    if (held) return Promise.resolve(held.value);
+    const startedAt = Date.now();
+    this.current = this.options
+      .run()
+      .then((value) => {
+        this.lastResult = { value, endedAt: Date.now() };
+        return value;
+      })
+      .finally(() => {
+        this.lastRunMs = Date.now() - startedAt;
+        this.current = undefined;
+      });
     return this.current;
   }
 
@@ -56,18 +78,24 @@ export class PeriodicTask<T = unknown> {
     await this.current?.catch(() => undefined);
   }
 
-  private schedule(lastRunMs = 0): void {
+  private pauseMs(): number {
+    return Math.max(this.options.intervalMs, this.lastRunMs * (this.options.minPauseFactor ?? 0));
+  }
+
+  /** The last result, while the pause a slow run earned lasts (never after a fast run). */
+  private heldResult(): { readonly value: T } | undefined {
+    const pauseMs = this.pauseMs();
+    if (!this.lastResult || pauseMs <= this.options.intervalMs) return undefined;
+    return Date.now() - this.lastResult.endedAt < pauseMs ? this.lastResult : undefined;
+  }
+
+  private schedule(): void {
     if (!this.started) return;
-    const pauseMs = Math.max(
-      this.options.intervalMs,
-      lastRunMs * (this.options.minPauseFactor ?? 0),
-    );
     this.timer = setTimeout(() => {
-      const startedAt = Date.now();
       void this.runNow()
         .catch(this.options.onError)
-        .finally(() => this.schedule(Date.now() - startedAt));
-    }, pauseMs);
+        .finally(() => this.schedule());
+    }, this.pauseMs());
     this.timer.unref();
   }
 }

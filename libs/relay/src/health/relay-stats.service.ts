@@ -28,7 +28,8 @@ const STATS_MIN_PAUSE_FACTOR = 9;
  * count and crash-loop suspects into the gauges, feeds the backlog trend (rate of change,
  * drain, forecast, pressure state) and reads the pool's connections; every
  * `tableStatsIntervalMs` it reads the outbox table's size and vacuum figures. Health checks
- * and the console read the latest snapshot (no query per request beyond `refresh()`).
+ * and the console read the latest snapshot (no query per request beyond `refresh()`, which
+ * answers with the last figures while a slow statement's pause lasts).
  * @publicApi
  */
 @Injectable()

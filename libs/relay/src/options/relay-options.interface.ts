@@ -186,7 +186,8 @@ export interface RelayModuleOptions {
   /**
    * Refresh period of pending/oldest/parked figures (and of the pressure state); longer while
    * their query is slow (a large or bloated table): at least nine times its duration, so that
-   * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time. @default 5000
+   * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time (health checks
+   * and the console get the last figures meanwhile). @default 5000
    */
   readonly statsIntervalMs?: number;
   /**
