@@ -1,0 +1,47 @@
+import { uniqueTopic, waitFor } from '@test/support';
+import { RelayStatsService } from '../src/health/relay-stats.service';
+import { useRelayFixture } from './relay-test.fixture';
+
+describe('Relay stats pace themselves on a slow statement (real PostgreSQL)', () => {
+  const topic = uniqueTopic('relay-stats-pacing');
+  const fixture = useRelayFixture('relay_stats_pacing', { topics: [topic] });
+
+  it('Given a stats statement that took 400 ms, when health checks refresh within its pause, then they get its figures and no statement runs until the pause is over', async () => {
+    const { scene } = fixture;
+    const { schema, producer } = scene;
+    await producer.writeMany(5, 5);
+    const app = await scene.start({
+      routing: { defaultTopic: topic },
+      autoStart: false,
+      statsIntervalMs: 100,
+    });
+    const stats = app.get(RelayStatsService);
+
+    // The statement waits 400 ms behind a lock: a slow run (its pause: at least 3.6 s).
+    const locker = await schema.pool.connect();
+    let slow: Promise<unknown> | undefined;
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE "${schema.name}".outbox IN ACCESS EXCLUSIVE MODE`);
+      slow = stats.refresh();
+      // Holding the lock is the slowness under test, not a wait for a result.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await locker.query('COMMIT');
+    } finally {
+      locker.release();
+    }
+    const first = await slow;
+    expect(first).toMatchObject({ pending: 5 });
+
+    await producer.writeMany(3, 3);
+    const held = await stats.refresh();
+    expect(held).toBe(first); // the slow run's very snapshot: no new statement
+    expect(held.pending).toBe(5);
+
+    await waitFor(
+      'a refresh after the pause to count the new rows',
+      async () => (await stats.refresh()).pending === 8,
+      { timeoutMs: 15_000 },
+    );
+  });
+});
