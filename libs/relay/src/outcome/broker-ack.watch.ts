@@ -52,20 +52,33 @@ export class BrokerAckWatch {
   /** Event id -> tick of its latest failed send. */
   private readonly failures = new Map<string, number>();
 
-  /** A send was acknowledged: its events are forgotten, their partitions took records now. */
+  /**
+   * A send was acknowledged (`acks[n]` is where `sent[n]` landed): its events are forgotten,
+   * their partitions took records now. Per event it only reads (a send's events are
+   * mostly in runs of one partition, and usually no event of it failed before): the
+   * relay calls it for every event it publishes.
+   */
   acked(
-    events: readonly {
-      readonly eventId: string;
-      readonly topic: string;
-      readonly partition: number;
+    sent: readonly {
+      readonly row: { readonly eventId: string };
+      readonly record: { readonly topic: string };
     }[],
+    acks: readonly { readonly partition: number }[],
   ): void {
-    this.lastAck = ++this.tick;
-    for (const { eventId, topic, partition } of events) {
-      this.failures.delete(eventId);
+    const tick = (this.lastAck = ++this.tick);
+    const forget = this.failures.size > 0;
+    let topic: string | undefined;
+    let partition = -1;
+    for (let n = 0; n < sent.length; n++) {
+      const { row, record } = sent[n]!;
+      if (forget) this.failures.delete(row.eventId);
+      const at = acks[n]!.partition;
+      if (record.topic === topic && at === partition) continue; // same place as the previous event
+      topic = record.topic;
+      partition = at;
       const key = placeKey(topic, partition);
       this.placeAcks.delete(key);
-      this.placeAcks.set(key, this.tick);
+      this.placeAcks.set(key, tick);
     }
     while (this.placeAcks.size > MAX_PLACES) {
       const oldest = this.placeAcks.keys().next().value;

@@ -204,13 +204,7 @@ export class BatchProcessor {
     try {
       const acks = await this.timed.send(items, shutdown);
       ledger.ack(rowsOf(items), acks);
-      this.acks.acked(
-        items.map(({ row, record }, n) => ({
-          ...acks[n]!,
-          eventId: row.eventId,
-          topic: record.topic,
-        })),
-      );
+      this.acks.acked(items, acks);
       return undefined;
     } catch (error) {
       return { error };

@@ -5,8 +5,17 @@ import {
   installFastProduceEncoding,
   installedKafkajsVersion,
   kafkajsProduceProtocol,
+  markFastRecord,
 } from './kafkajs-produce.hook';
-import { encodeProduceRequest } from './produce-request.encoder';
+import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request.encoder';
+
+/** kafkajs' own request builder: the header it writes around a request's encoded body. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- kafkajs' protocol modules have no types
+const buildRequest = require('kafkajs/src/protocol/request') as (args: {
+  correlationId: number;
+  clientId: string;
+  request: { apiKey: number; apiVersion: number; encode(): Promise<{ buffer: Buffer }> };
+}) => Promise<{ buffer: Buffer }>;
 
 describe('the fast encoding hook', () => {
   it('is allowed only with the kafkajs version whose bytes the specs compare', () => {
@@ -40,5 +49,33 @@ describe('the fast encoding hook', () => {
     const first = installFastProduceEncoding();
     expect(installFastProduceEncoding()).toBe(first);
     await expect(first).resolves.toEqual({ enabled: true });
+  });
+
+  it("sends a marked request's body as the relay's encoder made it, inside the request kafkajs frames around it", async () => {
+    await expect(installFastProduceEncoding()).resolves.toEqual({ enabled: true });
+    const body = (args: ProduceRequestArgs) => encodeProduceRequest(args, 0);
+    const message = (i: number) =>
+      markFastRecord({ key: `k-${i}`, value: `{"n":${i}}`, headers: { event_id: `e-${i}` } }, body);
+    const args: ProduceRequestArgs = {
+      acks: -1,
+      timeout: 30_000,
+      topicData: [
+        { topic: 'orders', partitions: [{ partition: 2, messages: [0, 1, 2].map(message) }] },
+      ],
+    };
+    for (const version of [3, 7]) {
+      const { request } = kafkajsProduceProtocol()!.protocol({ version })(args);
+      const encoded = (await request.encode()).buffer;
+      expect(encoded.equals(body(args))).toBe(true);
+      const framed = await buildRequest({
+        correlationId: 7,
+        clientId: 'relay',
+        request: { ...request, apiKey: 0 },
+      });
+      expect(framed.buffer.subarray(framed.buffer.length - encoded.length).equals(encoded)).toBe(
+        true,
+      );
+      expect(framed.buffer.readInt32BE(0)).toBe(framed.buffer.length - 4);
+    }
   });
 });

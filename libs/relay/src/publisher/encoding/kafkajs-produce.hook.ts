@@ -19,6 +19,36 @@ export type ProduceEncode = (args: ProduceRequestArgs) => Buffer;
 interface KafkajsEncoder {
   readonly buffer: Buffer;
   writeBuffer(value: Buffer): KafkajsEncoder;
+  writeEncoder(value: KafkajsEncoder): KafkajsEncoder;
+}
+
+type EncoderClass = new (initialSize?: number) => KafkajsEncoder;
+
+/**
+ * A kafkajs Encoder holding `body` itself: kafkajs 2.2.4's Encoder keeps its bytes in `buf`
+ * up to `offset`, and the request builder copies them into the request once it has written
+ * the header. Writing `body` into a fresh Encoder instead would allocate (zero-filled, to the
+ * next power of two) and copy every Produce request once more. `install` checks the shape
+ * before it relies on it.
+ */
+function holding(Encoder: EncoderClass, body: Buffer): KafkajsEncoder {
+  const encoder = new Encoder(1) as KafkajsEncoder & { buf: Buffer; offset: number };
+  encoder.buf = body;
+  encoder.offset = body.length;
+  return encoder;
+}
+
+/** Whether `holding` gives an Encoder whose bytes kafkajs reads as the body's (in a request too). */
+function holdsBody(Encoder: EncoderClass): boolean {
+  try {
+    const body = Buffer.from([1, 2, 3]);
+    const request = new Encoder()
+      .writeBuffer(Buffer.from([9]))
+      .writeEncoder(holding(Encoder, body));
+    return request.buffer.equals(Buffer.from([9, 1, 2, 3]));
+  } catch {
+    return false;
+  }
 }
 
 interface KafkajsRequest {
@@ -67,12 +97,10 @@ export function kafkajsProduceProtocol(): KafkajsProduceDefinition | undefined {
   }
 }
 
-function kafkajsEncoder(): (new (initialSize?: number) => KafkajsEncoder) | undefined {
+function kafkajsEncoder(): EncoderClass | undefined {
   try {
     const Encoder = require('kafkajs/src/protocol/encoder') as unknown;
-    return typeof Encoder === 'function'
-      ? (Encoder as new (initialSize?: number) => KafkajsEncoder)
-      : undefined;
+    return typeof Encoder === 'function' ? (Encoder as EncoderClass) : undefined;
   } catch {
     return undefined;
   }
@@ -115,11 +143,11 @@ export function fastEncodedRequests(): number {
   return encodedRequests;
 }
 
-function install(
-  produce: KafkajsProduceDefinition,
-  Encoder: new (initialSize?: number) => KafkajsEncoder,
-): void {
+function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void {
   const original = produce.protocol;
+  const wrap = holdsBody(Encoder)
+    ? (body: Buffer) => holding(Encoder, body)
+    : (body: Buffer) => new Encoder(1).writeBuffer(body);
   produce.protocol = (lookup) => {
     const build = original(lookup);
     if (typeof build !== 'function' || lookup.version < 3 || lookup.version > 7) return build;
@@ -129,7 +157,7 @@ function install(
       if (!encodeBody) return built;
       const encode = () => {
         encodedRequests++;
-        return Promise.resolve(new Encoder(1).writeBuffer(encodeBody(args)));
+        return Promise.resolve(wrap(encodeBody(args)));
       };
       return { ...built, request: { ...built.request, encode } };
     };
