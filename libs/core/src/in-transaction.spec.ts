@@ -1,4 +1,4 @@
-import { inTransaction, type TransactionClient } from './in-transaction';
+import { inOneQueryTransaction, inTransaction, type TransactionClient } from './in-transaction';
 
 /** Records the statements and how the connection was given back. */
 function fakePool(failOn: string[] = []) {
@@ -57,5 +57,31 @@ describe('inTransaction', () => {
     const { pool, released } = fakePool(['COMMIT', 'ROLLBACK']);
     await expect(inTransaction(pool, () => Promise.resolve())).rejects.toThrow('COMMIT failed');
     expect(released).toEqual([expect.objectContaining({ message: 'COMMIT failed' })]);
+  });
+});
+
+describe('inOneQueryTransaction', () => {
+  it('sends the whole transaction once and returns its results, giving the connection back', async () => {
+    const { pool, statements, released } = fakePool();
+    await inOneQueryTransaction(pool, 'BEGIN; UPDATE t; COMMIT');
+    expect(statements).toEqual(['BEGIN; UPDATE t; COMMIT']);
+    expect(released).toEqual([undefined]);
+  });
+
+  it('rolls back and rethrows when a statement of it fails', async () => {
+    const { pool, statements, released } = fakePool(['BEGIN; SELECT 1/0; COMMIT']);
+    await expect(inOneQueryTransaction(pool, 'BEGIN; SELECT 1/0; COMMIT')).rejects.toThrow(
+      'failed',
+    );
+    expect(statements).toEqual(['BEGIN; SELECT 1/0; COMMIT', 'ROLLBACK']);
+    expect(released).toEqual([undefined]);
+  });
+
+  it('destroys the connection when even the rollback fails', async () => {
+    const { pool, released } = fakePool(['BEGIN; SELECT 1/0; COMMIT', 'ROLLBACK']);
+    await expect(inOneQueryTransaction(pool, 'BEGIN; SELECT 1/0; COMMIT')).rejects.toThrow();
+    expect(released).toEqual([
+      expect.objectContaining({ message: 'BEGIN; SELECT 1/0; COMMIT failed' }),
+    ]);
   });
 });

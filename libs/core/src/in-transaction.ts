@@ -45,11 +45,46 @@ export async function inTransaction<C extends TransactionClient, T>(
     client.release();
     return result;
   } catch (error) {
-    const rolledBack = await client.query('ROLLBACK').then(
-      () => true,
-      () => false,
-    );
-    client.release(rolledBack ? undefined : error instanceof Error ? error : true);
+    await rollBackAndRelease(client, error);
     throw error;
   }
+}
+
+/**
+ * Runs a whole transaction written as one simple query (`BEGIN; ...; COMMIT`): one round trip,
+ * on a connection of its own; returns what `pg` returns for it (one result per statement).
+ * When a statement fails, PostgreSQL skips the rest of the text (its COMMIT too); the
+ * transaction is then rolled back here and the error rethrown. Locks taken in it are held
+ * only while PostgreSQL works, never across a round trip to the client. A simple query binds no
+ * values: `text` carries its values as literals the caller checked or escaped (`pg`'s
+ * `escapeLiteral`).
+ * @example
+ * ```ts
+ * const results = await inOneQueryTransaction(pool, `BEGIN; SELECT pg_advisory_xact_lock(42);
+ *   UPDATE t SET n = n + 1 RETURNING n; COMMIT`);
+ * ```
+ * @publicApi
+ */
+export async function inOneQueryTransaction<C extends TransactionClient>(
+  pool: TransactionPool<C>,
+  text: string,
+): Promise<unknown> {
+  const client = await pool.connect();
+  try {
+    const results = await client.query(text);
+    client.release();
+    return results;
+  } catch (error) {
+    await rollBackAndRelease(client, error);
+    throw error;
+  }
+}
+
+/** ROLLBACK, then the connection back to the pool, or destroyed if even that failed. */
+async function rollBackAndRelease(client: TransactionClient, error: unknown): Promise<void> {
+  const rolledBack = await client.query('ROLLBACK').then(
+    () => true,
+    () => false,
+  );
+  client.release(rolledBack ? undefined : error instanceof Error ? error : true);
 }

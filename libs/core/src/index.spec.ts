@@ -35,6 +35,7 @@ describe('@nest-outbox/core public barrel', () => {
        "type GaugeMetric",
        "function heldBehindParkedSql",
        "type HistogramMetric",
+       "function inOneQueryTransaction",
        "interface IntegerRange",
        "function inTransaction",
        "class InvalidOptionsError",

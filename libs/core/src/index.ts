@@ -31,7 +31,12 @@ export {
   type WakeupListener,
 } from './outbox-wakeup';
 export { Backoff, backoffDelayMs, type BackoffPolicy } from './backoff';
-export { inTransaction, type TransactionClient, type TransactionPool } from './in-transaction';
+export {
+  inOneQueryTransaction,
+  inTransaction,
+  type TransactionClient,
+  type TransactionPool,
+} from './in-transaction';
 export { PeriodicTask, type PeriodicTaskOptions } from './periodic-task';
 export {
   OptionChecks,

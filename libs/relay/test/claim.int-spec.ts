@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { TestSchema } from '@test/support';
+import { waitFor, type TestSchema } from '@test/support';
 import { RelayClaimer } from '../src/claim/relay.claimer';
 import type { ClaimedBatch, ClaimSettings } from '../src/claim/claimed-batch';
 import { RelayStore } from '../src/store/relay.store';
@@ -194,9 +194,77 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
     ]);
   });
 
+  it('Given a relay id and aggregate ids holding quotes and backslashes, when a relay claims through its window and its skip scan, then its rows are leased under exactly its token and the scans take turns past those ids', async () => {
+    const odd = relay(`it's a \\ relay`);
+    await fillInterleaved(schema, 1, 50, `hot'\\`);
+    await fillInterleaved(schema, 7, 1, `co'ld\\`);
+    await a.claimer.claim(settings(5, 5));
+    const small = { ...settings(100, 100), windowRows: 10, scanAggregates: 3 };
+
+    const claimed = new Set<string>();
+    const tokens = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const batch = await odd.claimer.claim(small);
+      tokens.add(batch.leaseToken);
+      for (const key of runs(batch).keys()) claimed.add(key);
+    }
+
+    expect([...claimed].sort()).toEqual(Array.from({ length: 7 }, (_, i) => `co'ld\\${i}`).sort());
+    const { rows } = await schema.pool.query<{ lease_owner: string }>(
+      `SELECT DISTINCT lease_owner FROM "${schema.name}".outbox WHERE aggregate_id LIKE 'co%'`,
+    );
+    expect(rows.map((r) => r.lease_owner).every((owner) => tokens.has(owner))).toBe(true);
+    expect(rows[0]!.lease_owner.startsWith(`it's a \\ relay:`)).toBe(true);
+  });
+
+  it('Given a row of a picked run that changes before the lease reaches it, when the claim commits, then it hands back the rows it leased (claims uncounted) and returns none; the next claim takes the whole run', async () => {
+    await fillInterleaved(schema, 1, 3);
+    const T = `"${schema.name}".outbox`;
+    const other = await schema.pool.connect();
+    try {
+      // Row 2 is about to back off: its update holds the row while the claim picks the run.
+      await other.query('BEGIN');
+      await other.query(
+        `UPDATE ${T} SET next_attempt_at = now() + interval '1 hour' WHERE aggregate_version = 2`,
+      );
+      const claiming = a.claimer.claim(settings(10, 10));
+      await waitFor('the claim waiting for row 2', async () => {
+        const { rows } = await schema.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE 'BEGIN;%' AND query LIKE $1`,
+          [`%${schema.name}%`],
+        );
+        return rows[0]!.n === 1;
+      });
+      await other.query('COMMIT');
+
+      const raced = await claiming;
+
+      expect(raced.rows).toEqual([]);
+      const { rows } = await schema.pool.query<{ v: string; leased: boolean; claims: number }>(
+        `SELECT aggregate_version::text AS v, lease_expires_at IS NOT NULL AS leased, claims
+           FROM ${T} ORDER BY id`,
+      );
+      expect(rows).toEqual([
+        { v: '1', leased: false, claims: 0 },
+        { v: '2', leased: false, claims: 0 },
+        { v: '3', leased: false, claims: 0 },
+      ]);
+    } finally {
+      other.release();
+    }
+    await schema.pool.query(`UPDATE ${T} SET next_attempt_at = NULL`);
+    const next = await b.claimer.claim(settings(10, 10));
+    expect([...runs(next).values()]).toEqual([[1, 2, 3]]);
+  });
+
   it('Given the default bookkeeping mode, when a relay claims and marks, then both transactions commit with synchronous_commit off, and with synchronousCommit true they wait for the flush', async () => {
     await fillInterleaved(schema, 2, 2);
-    /** The synchronous_commit the claim's transaction ran with, read back inside it. */
+    /**
+     * The synchronous_commit the claim's transaction ran with, read back inside it: the claim
+     * is one simple query (BEGIN, lock, lease, COMMIT), so a reading of the setting goes in
+     * just before its COMMIT.
+     */
     const claimMode = async ({ claimer }: TestRelay) => {
       const seen: string[] = [];
       const connect = schema.pool.connect.bind(schema.pool);
@@ -204,14 +272,17 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
         const client = await connect();
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
         const recording = async (...args: unknown[]) => {
-          const result = await query(...args);
-          if (typeof args[0] === 'string' && args[0].includes('set_config')) {
-            const { rows } = (await query(`SELECT current_setting('synchronous_commit') AS m`)) as {
-              rows: { m: string }[];
-            };
-            seen.push(rows[0]!.m);
-          }
-          return result;
+          const [text, ...rest] = args;
+          // (A pooled client keeps this wrapper: the mark, later, is passed through.)
+          if (typeof text !== 'string' || !text.startsWith('BEGIN;')) return query(...args);
+          expect(text).toContain('set_config');
+          expect(text.endsWith('COMMIT')).toBe(true);
+          const reading = `SELECT current_setting('synchronous_commit') AS m;\nCOMMIT`;
+          const results = (await query(text.replace(/COMMIT$/, reading), ...rest)) as {
+            rows: { m: string }[];
+          }[];
+          seen.push(results[3]!.rows[0]!.m);
+          return results;
         };
         return Object.assign(client, { query: recording });
       }) as never);

@@ -18,6 +18,11 @@ describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
       routing: { defaultTopic: topic },
       leaseMs: 1500,
       publishTimeoutMs: 1000,
+      // Its next claim (the pipeline's claim-ahead, empty while its lease holds) waits a
+      // minute: the expired lease goes to the fast relay, not back to the slow one (which won
+      // that race once on a loaded machine, published the events itself and left nothing).
+      polling: { minMs: 60_000, maxMs: 60_000 },
+      listen: false,
       hooks: {
         async onStage(stage) {
           if (stage !== 'after-send' || slowEntered) return;

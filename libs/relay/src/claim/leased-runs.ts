@@ -1,4 +1,4 @@
-import type { ClaimedRow } from './claimed-batch';
+import type { ClaimedBatch, ClaimedRow } from './claimed-batch';
 
 /** One row a lease statement leased, as PostgreSQL returns it. @internal */
 export interface LeasedRow {
@@ -23,8 +23,8 @@ export interface LeaseSummary {
   id: null;
   picked: number;
   kept: number;
-  /** Heads to park: their publishes kept killing the relay. */
-  crash_loop: string[] | null;
+  /** Heads the statement parked: their publishes kept killing the relay. */
+  crash_loop: ClaimedBatch['crashLoopParked'][number][] | null;
   /** Rows the window held, or aggregates the skip scan read. */
   window_rows: number;
   /** The last aggregate the skip scan read (its next cursor). */
