@@ -52,7 +52,8 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const env = new OptionChecks('bench:relay');
-const int = (name: string, fallback: number) => env.integerText(name, process.env[name], fallback);
+const int = (name: string, fallback: number, min = 1) =>
+  env.integerText(name, process.env[name], fallback, { min });
 const EVENTS = int('BENCH_EVENTS', 100_000);
 const AGGREGATES = int('BENCH_AGGREGATES', 1000);
 const BATCH = int('BENCH_BATCH', 1000);
@@ -61,7 +62,7 @@ const RATE = int('BENCH_RATE', 500);
 const LATENCY_SECONDS = int('BENCH_LATENCY_SECONDS', 30);
 const RSS_ROWS = int('BENCH_RSS_ROWS', 1_000_000);
 const SCALE_EVENTS = int('BENCH_SCALE_EVENTS', 50_000);
-const WARM_UP = int('BENCH_WARMUP', 30_000);
+const WARM_UP = int('BENCH_WARMUP', 30_000, 0); // 0: cold processes
 const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
   env.oneOf(name, process.env[name] || undefined, values, fallback);
 const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'], 'relay');
