@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { Pool } from 'pg';
 import { waitFor, type TestSchema } from '@test/support';
 import { RelayClaimer } from '../src/claim/relay.claimer';
@@ -215,6 +216,36 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
     );
     expect(rows.map((r) => r.lease_owner).every((owner) => tokens.has(owner))).toBe(true);
     expect(rows[0]!.lease_owner.startsWith(`it's a \\ relay:`)).toBe(true);
+  });
+
+  it('Given arbitrary text as relay id and aggregate id (fuzzed), when a relay claims behind a blocked backlog (window, then skip scan), then it leases that aggregate under exactly its token', async () => {
+    const T = `"${schema.name}".outbox`;
+    const text = fc.string({ minLength: 1, maxLength: 40 }).filter((t) => !t.includes('\0'));
+    await fc.assert(
+      fc.asyncProperty(text, text, async (relayId, aggregateId) => {
+        await schema.pool.query(`TRUNCATE ${T}`);
+        await fillInterleaved(schema, 1, 20, 'hot');
+        await schema.pool.query(
+          `INSERT INTO ${T} (event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload)
+           VALUES (gen_random_uuid(), 'claim.test', 1, 'thing', $1, 1, now(), '{}')`,
+          [aggregateId],
+        );
+        await a.claimer.claim(settings(1, 1));
+        const fuzzed = relay(relayId);
+        const small = { ...settings(10, 10), windowRows: 5, scanAggregates: 1 };
+        const batch = await fuzzed.claimer.claim(small);
+        const again = await fuzzed.claimer.claim(small);
+
+        const rows = [...batch.rows, ...again.rows];
+        expect(rows.map((r) => r.aggregateId)).toEqual([aggregateId]);
+        const { rows: owners } = await schema.pool.query<{ lease_owner: string }>(
+          `SELECT lease_owner FROM ${T} WHERE aggregate_id = $1`,
+          [aggregateId],
+        );
+        expect(owners).toEqual([{ lease_owner: `${relayId}:${batch.rows.length ? 1 : 2}` }]);
+      }),
+      { numRuns: 25, seed: 20261205 },
+    );
   });
 
   it('Given a row of a picked run that changes before the lease reaches it, when the claim commits, then it hands back the rows it leased (claims uncounted) and returns none; the next claim takes the whole run', async () => {
