@@ -14,20 +14,44 @@ const EVENTS = {
   STOP: 'consumer.stop',
   CONNECT: 'consumer.connect',
   END_BATCH_PROCESS: 'consumer.end_batch_process',
+  COMMIT_OFFSETS: 'consumer.commit_offsets',
 };
 
-/** A recording fake of the kafkajs consumer surface the session uses. */
+type Offset = { topic: string; partition: number; offset: string };
+
+/**
+ * A recording fake of the kafkajs consumer surface the session uses. Like kafkajs, a sent
+ * commit emits COMMIT_OFFSETS; `kafka.running = false` makes `commitOffsets` resolve without
+ * sending (kafkajs while its consumer stops), `kafka.fail` makes it reject.
+ */
 function fakeConsumer() {
   const emitter = new EventEmitter();
-  const commits: { topic: string; partition: number; offset: string }[][] = [];
+  const commits: Offset[][] = [];
+  const kafka = {
+    running: true,
+    /** Called before each attempt (numbered from 1): an error rejects it. */
+    fail: undefined as ((attempt: number) => Error | undefined) | undefined,
+    attempts: 0,
+  };
   const consumer = {
     events: EVENTS,
     on: (event: string, fn: (e: unknown) => void) => {
       emitter.on(event, fn);
       return () => emitter.off(event, fn);
     },
-    commitOffsets: (offsets: { topic: string; partition: number; offset: string }[]) => {
+    commitOffsets: (offsets: Offset[]) => {
+      kafka.attempts += 1;
+      if (!kafka.running) return Promise.resolve();
+      const error = kafka.fail?.(kafka.attempts);
+      if (error) return Promise.reject(error);
       commits.push(offsets);
+      const topics = [...new Set(offsets.map((o) => o.topic))].map((topic) => ({
+        topic,
+        partitions: offsets
+          .filter((o) => o.topic === topic)
+          .map(({ partition, offset }) => ({ partition, offset })),
+      }));
+      emitter.emit(EVENTS.COMMIT_OFFSETS, { payload: { groupId: 'g', topics } });
       return Promise.resolve();
     },
     pause: jest.fn(),
@@ -41,6 +65,7 @@ function fakeConsumer() {
   return {
     consumer: consumer as unknown as Consumer,
     fake: consumer,
+    kafka,
     commits,
     join,
     emit: (e: string, payload: object = {}) => emitter.emit(e, { payload }),
@@ -52,12 +77,20 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 describe('ConsumerSession', () => {
   const newSession = () => {
     const fake = fakeConsumer();
-    const session = new ConsumerSession(
-      fake.consumer,
-      new InboxMetrics(new Registry()),
-      new Logger('test'),
-    );
-    return { ...fake, session };
+    const logger = new Logger('test');
+    const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const session = new ConsumerSession(fake.consumer, new InboxMetrics(new Registry()), logger);
+    return { ...fake, session, warn };
+  };
+
+  /** Runs `body` on jest's fake timers (setImmediate and setTimeout included). */
+  const onFakeTimers = async (body: () => Promise<void>) => {
+    jest.useFakeTimers();
+    try {
+      await body();
+    } finally {
+      jest.useRealTimers();
+    }
   };
 
   it('coalesces the results of several partitions into one commit of offset + 1', async () => {
@@ -128,6 +161,91 @@ describe('ConsumerSession', () => {
     expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '6' }]]);
     // The record begun after the join is still in flight: nothing of partition 1 is committable.
     expect(again.committable()).toBeUndefined();
+  });
+
+  it('counts a commit only when kafkajs reports it sent: one it resolved unsent (its consumer stopping) is tried again', () =>
+    onFakeTimers(async () => {
+      const { session, commits, kafka, warn } = newSession();
+      kafka.running = false;
+      const tracker = session.begin('t', 0, 4n);
+      session.finish(tracker, 4n);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(kafka.attempts).toBe(1);
+      expect(tracker.committable()).toBe(5n); // not taken as committed
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /attempt 1\) stage=commit: not sent: the kafkajs consumer is stopping/,
+        ),
+      );
+      kafka.running = true;
+      await jest.advanceTimersByTimeAsync(2000);
+      expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '5' }]]);
+      expect(tracker.committable()).toBeUndefined();
+    }));
+
+  it('commits a result that came in during the last of five failed tries at once, and an idle partition by itself 10 s after', () =>
+    onFakeTimers(async () => {
+      const { session, commits, kafka, warn } = newSession();
+      const first = session.begin('t', 0, 1n);
+      const second = session.begin('t', 1, 1n);
+      kafka.fail = (attempt) => {
+        if (attempt !== 5) return attempt < 5 ? new Error('broker away') : undefined;
+        session.finish(second, 1n); // arrives while the fifth try is in flight
+        return new Error('broker away');
+      };
+      session.finish(first, 1n);
+      await jest.advanceTimersByTimeAsync(3000); // four backoff delays of at most 200..1600 ms
+      expect(kafka.attempts).toBe(6);
+      expect(commits).toEqual([
+        [
+          { topic: 't', partition: 0, offset: '2' },
+          { topic: 't', partition: 1, offset: '2' },
+        ],
+      ]);
+      expect(warn).toHaveBeenCalledTimes(5);
+
+      // Five failures with nothing arriving after them: tried again 10 s later.
+      const idle = session.begin('t', 0, 2n);
+      kafka.fail = (attempt) => (attempt <= 11 ? new Error('broker away') : undefined);
+      session.finish(idle, 2n);
+      await jest.advanceTimersByTimeAsync(3000);
+      expect(kafka.attempts).toBe(11);
+      expect(commits).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(9000);
+      expect(kafka.attempts).toBe(11);
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(kafka.attempts).toBe(12);
+      expect(commits.at(-1)).toEqual([{ topic: 't', partition: 0, offset: '3' }]);
+      session.close();
+    }));
+
+  it('retires every tracker and forgets its pauses when kafkajs stops the consumer: only what is finished after the next join commits', async () => {
+    const { session, commits, join, emit } = newSession();
+    join({ t: [0] });
+    const before = session.begin('t', 0, 7n);
+    session.pausePoisoned({
+      topic: 't',
+      partition: 0,
+      offset: '7',
+      consumer: 'c',
+      eventId: 'e',
+      reason: 'r',
+      since: new Date(),
+    });
+    emit(EVENTS.STOP); // also on the way to a crash kafkajs restarts from
+    expect(session.snapshot().paused).toEqual([]); // the pause died with kafkajs' consumer group
+    session.finish(before, 7n); // a late result of the stopped consumer
+    const whileStopped = session.begin('t', 0, 8n);
+    session.finish(whileStopped, 8n);
+    await session.flush();
+    expect(commits).toEqual([]);
+    // Started again: it re-reads from the group's committed offset.
+    emit(EVENTS.CONNECT);
+    join({ t: [0] });
+    const again = session.begin('t', 0, 7n);
+    session.finish(again, 7n);
+    await session.flush();
+    expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '8' }]]);
   });
 
   it('pauses a poisoned partition at its offset and reports it until resumed', () => {

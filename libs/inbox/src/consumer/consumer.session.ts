@@ -1,5 +1,10 @@
 import type { Logger } from '@nestjs/common';
-import type { Consumer, ConsumerGroupJoinEvent, InstrumentationEvent } from 'kafkajs';
+import type {
+  Consumer,
+  ConsumerCommitOffsetsEvent,
+  ConsumerGroupJoinEvent,
+  InstrumentationEvent,
+} from 'kafkajs';
 import type { InboxMetrics } from '../metrics/inbox.metrics';
 import {
   partitionKey,
@@ -23,7 +28,10 @@ type BatchEndPayload = { topic: string; partition: number; offsetLag: string };
  *
  * Between a REBALANCING event and the next GROUP_JOIN nothing is committed; partitions
  * revoked by the join get their tracker retired, so late results of records still running
- * there are never committed.
+ * there are never committed. When kafkajs stops the consumer (a crash it restarts from, or a
+ * stop), every tracker is retired and the poison pauses are forgotten (they lived in the
+ * stopped consumer group): the consumer starts again from the group's committed offsets,
+ * and what it re-reads is absorbed by the inbox.
  * @internal
  */
 export class ConsumerSession {
@@ -64,6 +72,11 @@ export class ConsumerSession {
 
   /** A record starts: returns the tracker it belongs to (its assignment epoch). */
   begin(topic: string, partition: number, offset: bigint): PartitionOffsetTracker {
+    if (this.status === 'stopped' || this.status === 'crashed') {
+      const outside = new PartitionOffsetTracker(topic, partition); // not in any assignment
+      outside.live = false;
+      return outside;
+    }
     const k = partitionKey(topic, partition);
     let tracker = this.trackers.get(k);
     if (!tracker) {
@@ -129,6 +142,7 @@ export class ConsumerSession {
 
   close(): void {
     this.closed = true;
+    this.committer.close();
     this.recovery.close();
     for (const off of this.unsubscribe.splice(0)) off();
   }
@@ -153,7 +167,13 @@ export class ConsumerSession {
       this.status = 'rebalancing';
     });
     on<CrashPayload>(events.CRASH, (p) => this.onCrash(p));
-    on(events.STOP, () => (this.status = 'stopped'));
+    on(events.STOP, () => {
+      this.status = 'stopped';
+      this.retireAll();
+    });
+    on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) =>
+      this.committer.confirm(p.topics),
+    );
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
@@ -168,6 +188,7 @@ export class ConsumerSession {
   /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
   private onCrash(payload: CrashPayload): void {
     this.status = 'crashed';
+    this.retireAll();
     const error = payload.error;
     const what = error ? `${error.name}: ${error.message}` : 'unknown error';
     const next = payload.restart
@@ -179,6 +200,13 @@ export class ConsumerSession {
       `consumer crashed group=${payload.groupId ?? this.groupId ?? '?'} stage=consume (${what}); ${next}`,
     );
     if (!payload.restart && this.recover) this.recovery.start(this.recover);
+  }
+
+  /** The consumer left its group: nothing it holds may be committed or stay paused. */
+  private retireAll(): void {
+    for (const tracker of this.trackers.values()) tracker.live = false;
+    this.trackers.clear();
+    this.pauses.keepOnly(() => false);
   }
 
   private onJoin(payload: ConsumerGroupJoinEvent['payload']): void {

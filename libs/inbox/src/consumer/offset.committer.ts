@@ -1,21 +1,32 @@
 import type { Logger } from '@nestjs/common';
-import type { Consumer } from 'kafkajs';
+import type { Consumer, TopicOffsets } from 'kafkajs';
 import { Backoff, errorLabel } from '@nest-outbox/core';
+import { partitionKey } from './consumer-snapshot';
 import type { PartitionOffsetTracker } from './partition-offset.tracker';
 
-/** Failed OffsetCommit requests in a row after which the committer waits for the next result. */
+/** Failed OffsetCommit requests in a row after which the committer pauses (see `idleRetryMs`). */
 const MAX_COMMIT_FAILURES = 5;
+/** After that many failures, the next try comes with the next result or after this long. */
+const IDLE_RETRY_MS = 10_000;
 
 /**
  * Commits the committable offsets of one consumer's partitions: asynchronously (the record's
  * handler does not wait), coalesced (results arriving while a request is in flight go into
  * the next one; at most one request in flight), retried with backoff a few times. A commit
- * that keeps failing is left to the next result: redelivery is absorbed by the inbox.
+ * that keeps failing is tried again with the next result, the next join, or after
+ * `IDLE_RETRY_MS` when nothing else comes (an idle partition's offset is not left behind).
+ *
+ * A commit counts only when kafkajs reports it sent (its COMMIT_OFFSETS event, emitted after
+ * the broker's answer, fed in through `confirm`): while its consumer stops or restarts,
+ * kafkajs resolves `commitOffsets` without sending anything.
  * @internal
  */
 export class OffsetCommitter {
   private committing: Promise<void> | undefined;
   private dirty = false;
+  private idleRetry: NodeJS.Timeout | undefined;
+  /** The offsets of the request in flight that kafkajs has not reported sent yet. */
+  private unconfirmed = new Map<string, string>();
 
   constructor(
     private readonly consumer: Consumer,
@@ -34,20 +45,39 @@ export class OffsetCommitter {
       this.dirty = true;
       return;
     }
+    this.dirty = false;
+    clearTimeout(this.idleRetry);
     this.committing = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.commitLoop())
-      .finally(() => (this.committing = undefined));
+      .finally(() => {
+        this.committing = undefined;
+        if (this.dirty) this.schedule(); // a result or a join that came in after the last try
+      });
   }
 
-  /** Commits what is committable now and waits for it. */
+  /** Commits what is committable now and waits for it (at most `MAX_COMMIT_FAILURES` tries). */
   async flush(): Promise<void> {
     this.schedule();
     await this.committing;
   }
 
+  /** kafkajs' COMMIT_OFFSETS event: the broker accepted these offsets. */
+  confirm(topics: readonly TopicOffsets[]): void {
+    for (const { topic, partitions } of topics) {
+      for (const { partition, offset } of partitions) {
+        const key = partitionKey(topic, partition);
+        if (this.unconfirmed.get(key) === String(offset)) this.unconfirmed.delete(key);
+      }
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.idleRetry);
+  }
+
   private async commitLoop(): Promise<void> {
     const backoff = new Backoff({ baseMs: 200, capMs: 2000 });
-    do {
+    for (;;) {
       this.dirty = false;
       if (!this.mayCommit()) return;
       const batch = [...this.trackers()]
@@ -56,26 +86,38 @@ export class OffsetCommitter {
           (c): c is { tracker: PartitionOffsetTracker; next: bigint } => c.next !== undefined,
         );
       if (batch.length === 0) return;
+      const offsets = batch.map(({ tracker, next }) => ({
+        topic: tracker.topic,
+        partition: tracker.partition,
+        offset: next.toString(),
+      }));
+      this.unconfirmed = new Map(
+        offsets.map((o) => [partitionKey(o.topic, o.partition), o.offset]),
+      );
+      let failure: string | undefined;
       try {
-        await this.consumer.commitOffsets(
-          batch.map(({ tracker, next }) => ({
-            topic: tracker.topic,
-            partition: tracker.partition,
-            offset: next.toString(),
-          })),
-        );
+        await this.consumer.commitOffsets(offsets);
+        if (this.unconfirmed.size > 0)
+          failure = 'not sent: the kafkajs consumer is stopping or restarting';
+      } catch (error) {
+        failure = errorLabel(error);
+      }
+      if (failure === undefined) {
         for (const { tracker, next } of batch) tracker.committedUpTo(next);
         this.onCommitted(batch.map((c) => c.tracker));
         backoff.reset();
-      } catch (error) {
-        const delay = backoff.next();
-        this.logger.warn(
-          `offset commit failed (attempt ${backoff.attempts}) stage=commit: ${errorLabel(error)}`,
-        );
-        if (backoff.attempts >= MAX_COMMIT_FAILURES) return; // the next result retries
-        this.dirty = true;
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (!this.dirty) return;
+        continue;
       }
-    } while (this.dirty);
+      const delay = backoff.next();
+      this.logger.warn(
+        `offset commit failed (attempt ${backoff.attempts}) stage=commit: ${failure}`,
+      );
+      if (backoff.attempts >= MAX_COMMIT_FAILURES) {
+        this.idleRetry = setTimeout(() => this.schedule(), IDLE_RETRY_MS).unref();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 }

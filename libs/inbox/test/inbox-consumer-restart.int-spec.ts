@@ -1,0 +1,80 @@
+import type { INestApplication } from '@nestjs/common';
+import type { ServerKafka } from '@nestjs/microservices';
+import { createTopics, uniqueTopic, waitFor } from '@test/support';
+import type { Consumer } from 'kafkajs';
+import { committedOffsets, send } from './inbox-test.kafka';
+import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
+import { startInboxApp } from './inbox-test.app';
+import { eventRecord } from './inbox-test.records';
+
+jest.setTimeout(90_000);
+
+/** The app's Kafka microservice: its kafkajs consumer and the ServerKafka that runs it. */
+function kafkaServer(app: INestApplication): { consumer: Consumer; server: ServerKafka } {
+  const microservice = app.getMicroservices()[0]!;
+  const [, consumer] = microservice.unwrap<[unknown, Consumer, unknown]>();
+  // NestMicroservice keeps its strategy private; the test restarts the consumer through it.
+  const server = (microservice as unknown as { serverInstance: ServerKafka }).serverInstance;
+  return { consumer, server };
+}
+
+describe('InboxModule across a kafkajs consumer stop and start (real PostgreSQL + Kafka)', () => {
+  const fx = useInboxFixture('inbox_restart');
+
+  it.each(['plain', 'batched'] as const)(
+    'commits the offset of a record that finished while kafkajs stopped the consumer once it runs again (%s transport)',
+    async (transport) => {
+      const topic = uniqueTopic('inbox-restart');
+      const groupId = uniqueTopic('g');
+      await createTopics([{ topic, numPartitions: 1 }]);
+      const events = [eventRecord(), eventRecord(), eventRecord()];
+      await send(fx.tools.producer, topic, events);
+      const last = events[2]!.eventId;
+      let blocked = false;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const app = await startInboxApp({
+        schema: fx.db.name,
+        topics: [topic],
+        groupId,
+        transport,
+        inboxBatchSize: 1,
+        behavior: {
+          after: async (event) => {
+            if (event.eventId !== last || blocked) return;
+            blocked = true;
+            await released;
+          },
+        },
+      });
+      fx.apps.push(app);
+      await waitFor('the last record in its handler', () => blocked);
+
+      // kafkajs stops the consumer (as on its way to a restart after a crash) while the last
+      // record is still running; the record then commits its effect and its offset commit
+      // comes while kafkajs is not running: kafkajs resolves it without sending it.
+      const { consumer, server } = kafkaServer(app);
+      const stopped = consumer.stop();
+      release();
+      await stopped;
+      expect((await committedOffsets(fx.tools.admin, groupId, topic)).get(0)).toBeLessThan(3n);
+
+      // Started again, it re-reads the last record from the group's committed offset: absorbed,
+      // and its offset is committed this time.
+      await server.bindEvents(consumer);
+      await waitFor(
+        'offset 3 committed',
+        async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 3n,
+      );
+      const { rows } = await fx.db.pool.query<{ event_id: string; n: string }>(
+        `SELECT event_id, count(*) AS n FROM "${fx.db.name}".effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id`,
+        [events.map((e) => e.eventId)],
+      );
+      expect(rows.map((r) => [r.event_id, r.n]).sort()).toEqual(
+        events.map((e) => [e.eventId, '1']).sort(),
+      );
+      expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(3);
+      expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBeGreaterThanOrEqual(1);
+    },
+  );
+});
