@@ -4,7 +4,7 @@ import { Backoff, errorLabel } from '@nest-outbox/core';
 import { partitionKey } from './consumer-snapshot';
 import type { PartitionOffsetTracker } from './partition-offset.tracker';
 
-/** Failed OffsetCommit requests in a row after which the committer pauses (see `idleRetryMs`). */
+/** Failed OffsetCommit requests in a row after which the committer pauses (`IDLE_RETRY_MS`). */
 const MAX_COMMIT_FAILURES = 5;
 /** After that many failures, the next try comes with the next result or after this long. */
 const IDLE_RETRY_MS = 10_000;
