@@ -18,9 +18,20 @@ import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
 import { PublishedRate } from './published-rate';
+import { decodeStatsNotice, encodeStatsNotice } from './stats-notice';
 
 /** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
 const STATS_MIN_PAUSE_FACTOR = 9;
+
+/**
+ * A relay that adopted another's figures holds its own statement off for its pause times a
+ * factor drawn from this range: the relay whose timer comes first keeps sampling for all (its
+ * own pause is 1x), and relays that adopted the same notice do not all run at once if it stops.
+ */
+const ADOPTED_HOLD_FACTOR = { min: 1.2, max: 1.8 } as const;
+
+/** The longest an adopted notice holds the statement off, whatever its duration says. */
+const MAX_ADOPTED_HOLD_MS = 10 * 60_000;
 
 /**
  * The relay's one sampler: every `statsIntervalMs` (longer when its statement is slow: at
@@ -40,13 +51,16 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private readonly backlog: BacklogPressure;
   private readonly drain: PublishedRate;
   private last: RelayStats | undefined;
+  /** `schema.table`: the stats notices this relay sends and takes. */
+  private readonly outbox: string;
 
   constructor(
-    @Inject(RELAY_OPTIONS) options: ResolvedRelayOptions,
+    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
+    this.outbox = `${options.schema}.${options.table}`;
     this.backlog = new BacklogPressure(options.pressure);
     this.drain = new PublishedRate(options.pressure.windowMs);
     metrics.backlogBudget.set(options.pressure.maxBacklog);
@@ -84,9 +98,49 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     this.drain.add(count);
   }
 
+  /**
+   * Takes the figures another relay of this outbox shared (a NOTIFY payload heard on the LISTEN
+   * connection) in place of running the statement: they feed the gauges and the backlog trend
+   * as its own would, and its own statement is held off for a pause and a bit (see
+   * `ADOPTED_HOLD_FACTOR`). Anything else, and this relay's own notices, are ignored.
+   * @internal
+   */
+  receive(payload: string): void {
+    const notice = decodeStatsNotice(this.outbox, payload);
+    if (!notice || notice.relayId === this.options.relayId) return;
+    const pauseMs = Math.max(
+      this.options.statsIntervalMs,
+      notice.durationMs * STATS_MIN_PAUSE_FACTOR,
+    );
+    const { min, max } = ADOPTED_HOLD_FACTOR;
+    const holdMs = Math.min(MAX_ADOPTED_HOLD_MS, pauseMs * (min + Math.random() * (max - min)));
+    this.task.adopt(notice.stats, holdMs);
+    this.observePool();
+    this.apply(notice.stats);
+  }
+
   private async query(): Promise<RelayStats> {
     this.observePool();
+    const startedAt = Date.now();
     const stats = await this.store.stats();
+    const durationMs = Date.now() - startedAt;
+    this.apply(stats);
+    if (this.options.listenChannel) {
+      const notice = encodeStatsNotice(this.outbox, {
+        relayId: this.options.relayId,
+        durationMs,
+        stats,
+      });
+      // A hint for the other relays: if it is lost, each samples on its own as before.
+      await this.store.notify(this.options.listenChannel, notice).catch((error: unknown) => {
+        this.logger.warn(`stats notice not sent (${errorLabel(error)})`);
+      });
+    }
+    return stats;
+  }
+
+  /** Figures of this relay's statement or another's: gauges and the backlog trend. */
+  private apply(stats: RelayStats): void {
     this.last = stats;
     this.metrics.observeStats(stats);
     const atMs = Date.now();
@@ -98,7 +152,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
       ...drained,
     });
     this.metrics.observePressure(reading, reading.rates.drainPerSecond);
-    return stats;
   }
 
   private async queryTable(): Promise<OutboxTableStats | undefined> {

@@ -17,6 +17,7 @@ import { BatchProcessor } from '../publish/batch.processor';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
+import { RelayStatsService } from '../health/relay-stats.service';
 import { NotificationListener } from '../wakeup/notification.listener';
 import { RelayWaker } from '../wakeup/relay-waker';
 
@@ -64,6 +65,7 @@ export class RelayLoop
     private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
+    @Optional() private readonly stats?: RelayStatsService,
   ) {
     this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);
     this.claimErrors = new Backoff(options.backoff);
@@ -115,6 +117,7 @@ export class RelayLoop
         this.options.listenChannel,
         `${this.options.schema}.${this.options.table}`,
         () => this.waker.wake(),
+        (payload) => this.stats?.receive(payload),
       );
       await this.listener.start();
     }

@@ -61,6 +61,8 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
          WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
          ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
   FROM ${T} s WHERE ${PENDING('s')}`,
+    /** A notice to the relays listening on channel `$1` (`$2`: its payload). */
+    notify: `SELECT pg_notify($1, $2)`,
     /** The outbox table's size and vacuum figures (cheap: catalog views only). */
     tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS size_bytes,
        s.n_dead_tup::float8 AS dead_tuples, s.n_live_tup::float8 AS live_tuples,

@@ -134,6 +134,11 @@ export class RelayStore {
     };
   }
 
+  /** Sends `payload` to the sessions listening on `channel` (delivered when it commits). */
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.pool.query(this.sql.notify, [channel, payload]);
+  }
+
   /** Size, dead and live tuples and seconds since the last vacuum of the outbox table. */
   async tableStats(): Promise<OutboxTableStats | undefined> {
     const table = relayObjectNames(this.options).outbox.replace(/"/g, '');
