@@ -164,7 +164,10 @@ export interface RelayModuleOptions {
   /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
   readonly crashLoopThreshold?: number;
   readonly polling?: PollingOptions;
-  /** LISTEN for coalesced producer notifications; `false` to rely on polling alone. @default true */
+  /**
+   * LISTEN for coalesced producer notifications; `false` to rely on polling alone. The same
+   * connection carries the relays' stats notices (see `statsIntervalMs`). @default true
+   */
   readonly listen?: boolean | { readonly channel?: string };
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;
@@ -187,7 +190,11 @@ export interface RelayModuleOptions {
    * Refresh period of pending/oldest/parked figures (and of the pressure state); longer while
    * their query is slow (a large or bloated table): at least nine times its duration, so that
    * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time (health checks
-   * and the console get the last figures meanwhile). @default 5000
+   * and the console get the last figures meanwhile). Relays of one outbox share the figures:
+   * after its statement a relay NOTIFYs them on its LISTEN channel, and the others take them
+   * and hold their own statement off (1.2-1.8 times the pause), so N relays run it about once
+   * per interval between them, not N times; with `listen: false` each relay samples alone.
+   * @default 5000
    */
   readonly statsIntervalMs?: number;
   /**
