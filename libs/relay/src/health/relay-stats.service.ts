@@ -116,6 +116,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const holdMs = Math.min(MAX_ADOPTED_HOLD_MS, pauseMs * (min + Math.random() * (max - min)));
     this.task.adopt(notice.stats, holdMs);
     this.observePool();
+    this.metrics.statsSamples.inc({ source: 'peer' });
     this.apply(notice.stats);
   }
 
@@ -124,6 +125,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const startedAt = Date.now();
     const stats = await this.store.stats();
     const durationMs = Date.now() - startedAt;
+    this.metrics.statsSamples.inc({ source: 'own' });
     this.apply(stats);
     if (this.options.listenChannel) {
       const notice = encodeStatsNotice(this.outbox, {

@@ -48,6 +48,7 @@ export class RelayMetrics {
   readonly liveTuples: GaugeMetric;
   readonly sinceAutovacuum: GaugeMetric;
   readonly crashLoopSuspects: GaugeMetric;
+  readonly statsSamples: CounterMetric<'source'>;
 
   constructor(
     make: MetricFactory,
@@ -148,6 +149,12 @@ export class RelayMetrics {
       'crash_loop_suspects',
       'Unpublished events an earlier publish of which started and never finished',
     );
+    this.statsSamples = make.counter(
+      'stats_samples_total',
+      "Backlog figures taken: from this relay's stats statement or another relay's notice",
+      ['source'],
+    );
+    for (const source of ['own', 'peer']) this.statsSamples.inc({ source }, 0);
     for (const cause of ['lease_lost', 'kill_after_ack', 'replay']) {
       this.publishedAgain.inc({ cause }, 0);
     }
