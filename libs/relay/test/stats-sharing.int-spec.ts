@@ -8,6 +8,7 @@ import { useRelayFixture } from './relay-test.fixture';
 
 /** A started relay and how many stats statements it has run since it was counted. */
 interface CountedRelay {
+  readonly relayId: string;
   readonly app: TestingModule;
   readonly stats: RelayStatsService;
   statements: number;
@@ -23,12 +24,13 @@ describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)
       routing: { defaultTopic: topic },
       statsIntervalMs: 500,
     });
-    const relay: CountedRelay = { app, stats: app.get(RelayStatsService), statements: 0 };
+    const stats = app.get(RelayStatsService);
+    const relay: CountedRelay = { relayId, app, stats, statements: 0 };
     const store = app.get(RelayStore);
-    const stats = store.stats.bind(store);
+    const statement = store.stats.bind(store);
     jest.spyOn(store, 'stats').mockImplementation(() => {
       relay.statements++;
-      return stats();
+      return statement();
     });
     return relay;
   }
@@ -50,7 +52,7 @@ describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)
     );
   }
 
-  it('Given two relays on one outbox, when they sample their stats, then they run the statement about once per interval between them, each reports the figures, and one samples on its own once the other stops', async () => {
+  it('Given two relays on one outbox, when they sample their stats, then they run the statement about once per interval between them, each reports the figures, a refresh on shared figures still checks its own pool, and one samples on its own once the other stops', async () => {
     await parkFive();
     const a = await startCounted('relay-a');
     const b = await startCounted('relay-b');
@@ -82,6 +84,16 @@ describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)
         'each relay to report 3 parked rows',
         async () => (await relay.stats.refresh()).parked === 3,
       );
+
+    // Another's figures prove nothing of a relay's own connections: refresh() checks them.
+    const follower = await waitFor('a relay holding figures another relay shared', () =>
+      [a, b].find((r) => (r.stats.sampledBy?.relayId ?? r.relayId) !== r.relayId),
+    );
+    const ping = jest
+      .spyOn(follower.app.get(RelayStore), 'ping')
+      .mockRejectedValueOnce(new Error('connection refused'));
+    await expect(follower.stats.refresh()).rejects.toThrow('connection refused');
+    ping.mockRestore();
 
     // The one that ran more of them stops: the other samples on its own again.
     const [leader, other] = a.statements - before.a >= b.statements - before.b ? [a, b] : [b, a];

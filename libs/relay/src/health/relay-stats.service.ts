@@ -53,6 +53,8 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private last: RelayStats | undefined;
   /** `schema.table`: the stats notices this relay sends and takes. */
   private readonly outbox: string;
+  /** Whose statement gave the latest figures (this relay's or another's), and when. */
+  private source: { readonly relayId: string; readonly atMs: number } | undefined;
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
@@ -88,9 +90,21 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     void this.tableTask.runNow().catch(() => undefined);
   }
 
-  /** Queries the figures now (or joins the query in progress) and updates the gauges. */
-  refresh(): Promise<RelayStats> {
-    return this.task.runNow();
+  /**
+   * Queries the figures now (or joins the query in progress) and updates the gauges; while
+   * another relay's figures stand in for the statement, answers with them after a `SELECT 1`
+   * on this relay's own pool (so that health still says when this relay cannot reach the
+   * database).
+   */
+  async refresh(): Promise<RelayStats> {
+    const stats = await this.task.runNow();
+    if (this.source?.relayId !== this.options.relayId) await this.store.ping();
+    return stats;
+  }
+
+  /** The relay whose statement gave the latest figures, and when they came (epoch ms). */
+  get sampledBy(): { readonly relayId: string; readonly atMs: number } | undefined {
+    return this.source;
   }
 
   /** Counts events this relay published (the drain rate). @internal */
@@ -117,6 +131,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     this.task.adopt(notice.stats, holdMs);
     this.observePool();
     this.metrics.statsSamples.inc({ source: 'peer' });
+    this.source = { relayId: notice.relayId, atMs: Date.now() };
     this.apply(notice.stats);
   }
 
@@ -126,6 +141,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const stats = await this.store.stats();
     const durationMs = Date.now() - startedAt;
     this.metrics.statsSamples.inc({ source: 'own' });
+    this.source = { relayId: this.options.relayId, atMs: Date.now() };
     this.apply(stats);
     if (this.options.listenChannel) {
       const notice = encodeStatsNotice(this.outbox, {

@@ -11,8 +11,11 @@ import { RelayStatsService } from './relay-stats.service';
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
  * answer, or the oldest unpublished event is older than `maxOldestAgeMs`. Reports pending
- * count, oldest age, parked count and the pressure state (`ok`, `warn`, `critical`, with the
- * forecast) either way; pressure alone never makes it down. Imported from `@nest-outbox/relay/health`
+ * count, oldest age, parked count, `statsFrom` (the relay whose stats statement gave them: relays
+ * of one outbox share one) and the pressure state (`ok`, `warn`, `critical`, with the
+ * forecast) either way; pressure alone never makes it down. Figures another relay shared come
+ * with a `SELECT 1` on this relay's pool, so it is down when this relay cannot reach the
+ * database even while the others can. Imported from `@nest-outbox/relay/health`
  * (the main entry point does not load `@nestjs/terminus`); list it in the providers of the
  * module that imports `RelayModule.forRoot()` and `TerminusModule`.
  * @example
@@ -60,6 +63,8 @@ export class RelayHealthIndicator {
       pending: stats?.pending ?? null,
       parked: stats?.parked ?? null,
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
+      // Relays of one outbox share one stats statement: whose it was.
+      statsFrom: this.stats.sampledBy?.relayId ?? null,
       pressure: pressureView(this.stats.pressure),
     };
     const problems: string[] = [];

@@ -61,6 +61,8 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
          WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
          ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
   FROM ${T} s WHERE ${PENDING('s')}`,
+    /** Proves a connection of the pool answers. */
+    ping: `SELECT 1`,
     /** A notice to the relays listening on channel `$1` (`$2`: its payload). */
     notify: `SELECT pg_notify($1, $2)`,
     /** The outbox table's size and vacuum figures (cheap: catalog views only). */

@@ -134,6 +134,11 @@ export class RelayStore {
     };
   }
 
+  /** Resolves once a connection of the relay's pool answers. */
+  async ping(): Promise<void> {
+    await this.pool.query(this.sql.ping);
+  }
+
   /** Sends `payload` to the sessions listening on `channel` (delivered when it commits). */
   async notify(channel: string, payload: string): Promise<void> {
     await this.pool.query(this.sql.notify, [channel, payload]);
