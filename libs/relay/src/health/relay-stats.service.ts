@@ -143,14 +143,11 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     this.metrics.statsSamples.inc({ source: 'own' });
     this.source = { relayId: this.options.relayId, atMs: Date.now() };
     this.apply(stats);
-    if (this.options.listenChannel) {
-      const notice = encodeStatsNotice(this.outbox, {
-        relayId: this.options.relayId,
-        durationMs,
-        stats,
-      });
+    const { listenChannel, relayId } = this.options;
+    const notice = encodeStatsNotice(this.outbox, { relayId, durationMs, stats });
+    if (listenChannel && notice) {
       // A hint for the other relays: if it is lost, each samples on its own as before.
-      await this.store.notify(this.options.listenChannel, notice).catch((error: unknown) => {
+      await this.store.notify(listenChannel, notice).catch((error: unknown) => {
         this.logger.warn(`stats notice not sent (${errorLabel(error)})`);
       });
     }

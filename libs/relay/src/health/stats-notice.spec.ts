@@ -11,12 +11,18 @@ const notice: StatsNotice = {
 
 describe('Relay stats notices', () => {
   it('decodes what it encodes, for its own outbox only', () => {
-    const payload = encodeStatsNotice(OUTBOX, notice);
+    const payload = encodeStatsNotice(OUTBOX, notice)!;
 
     expect(payload.startsWith('app.outbox stats {')).toBe(true);
     expect(decodeStatsNotice(OUTBOX, payload)).toEqual(notice);
     expect(decodeStatsNotice('app.other', payload)).toBeUndefined();
     expect(decodeStatsNotice('app.out', payload)).toBeUndefined();
+  });
+
+  it('sends no notice for a relay id longer than the receivers take', () => {
+    expect(encodeStatsNotice(OUTBOX, { ...notice, relayId: 'x'.repeat(201) })).toBeUndefined();
+    const longest = encodeStatsNotice(OUTBOX, { ...notice, relayId: 'x'.repeat(200) });
+    expect(decodeStatsNotice(OUTBOX, longest!)?.relayId).toHaveLength(200);
   });
 
   it("ignores the producers' wake-up payload and notices with a field missing, negative, fractional where a count is due, or not finite", () => {

@@ -21,9 +21,14 @@ const MAX_RELAY_ID = 200;
 
 const prefix = (outbox: string) => `${outbox} stats `;
 
-/** The NOTIFY payload of `notice` for the relays of `outbox` (`schema.table`). @internal */
-export function encodeStatsNotice(outbox: string, notice: StatsNotice): string {
+/**
+ * The NOTIFY payload of `notice` for the relays of `outbox` (`schema.table`); undefined for a
+ * relay id longer than the receivers take (that relay's figures are then not shared).
+ * @internal
+ */
+export function encodeStatsNotice(outbox: string, notice: StatsNotice): string | undefined {
   const { relayId, durationMs, stats } = notice;
+  if (relayId.length > MAX_RELAY_ID) return undefined;
   return prefix(outbox) + JSON.stringify({ relayId, durationMs, ...stats });
 }
 
