@@ -70,7 +70,7 @@ export type KafkaHeaderSource = Omit<EventEnvelope, 'payload' | 'occurredAt'> & 
  */
 export function toKafkaHeaders(event: KafkaHeaderSource): Record<string, string> {
   // Plain assignments, not `{ ...event.headers, [name]: value }`: the relay builds this for
-  // every event it publishes, and V8 runs the spread-with-computed-keys form ~10x slower.
+  // every event it publishes, and V8 runs the spread-with-computed-keys form far slower.
   const out: Record<string, string> = {};
   const own = event.headers;
   for (const name in own) {

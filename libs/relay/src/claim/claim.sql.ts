@@ -155,7 +155,7 @@ export function claimSql(name: RelayTableName, commitMode: 'on' | 'off') {
    * previous claim's leases); the COMMIT follows at once. PostgreSQL releases the lock when
    * its own work is done, not after a round trip to the relay and back (while the relay reads
    * the leased rows and its event loop gets round to sending COMMIT, every other relay's
-   * claim would wait: three relays measured 58.7 ms of lock wait per claim that way). If the
+   * claim would wait). If the
    * lease statement fails, the COMMIT is not run and the caller rolls back.
    */
   const transaction = (lease: string) => `BEGIN;

@@ -71,8 +71,8 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
       intervalMs: options.statsIntervalMs,
       // Its statement counts the backlog and walks to the oldest pending row: on a large or
       // bloated table it gets slow, and while it runs PostgreSQL cannot mark the published
-      // rows' index entries dead, which slows every claim (measured: a 1,000,000-row drain
-      // fell from 33,606 to 2,677 events/s with it back to back). At most ~10% of the time.
+      // rows' index entries dead, which slows every claim (docs/BENCHMARKS.md has the drain
+      // that showed it). So it runs at most a small share of the time.
       minPauseFactor: STATS_MIN_PAUSE_FACTOR,
       run: () => this.query(),
       onError: (error) => this.logger.warn(`stats query failed (${errorLabel(error)})`),
