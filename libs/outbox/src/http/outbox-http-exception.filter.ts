@@ -1,0 +1,44 @@
+import {
+  Catch,
+  ConflictException,
+  InternalServerErrorException,
+  Logger,
+  ServiceUnavailableException,
+  type ArgumentsHost,
+} from '@nestjs/common';
+import { BaseExceptionFilter } from '@nestjs/core';
+import { InvalidTransitionError } from '../errors/invalid-transition.error';
+import { NoActiveTransactionError } from '../errors/no-active-transaction.error';
+import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
+
+type OutboxHttpError = InvalidTransitionError | OutboxBackPressureError | NoActiveTransactionError;
+
+/**
+ * Answers the outbox's errors the HTTP way, on any platform (it extends Nest's
+ * `BaseExceptionFilter`): `InvalidTransitionError` 409, `OutboxBackPressureError` 503 with
+ * `Retry-After`, `NoActiveTransactionError` 500 with one log line saying how to fix the code.
+ * Bodies carry no ids or values. Other exceptions go to your other filters or Nest's default.
+ * @example
+ * providers: [{ provide: APP_FILTER, useClass: OutboxHttpExceptionFilter }]
+ * @publicApi
+ */
+@Catch(InvalidTransitionError, OutboxBackPressureError, NoActiveTransactionError)
+export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
+  private readonly logger = new Logger('OutboxHttpExceptionFilter');
+
+  override catch(exception: OutboxHttpError, host: ArgumentsHost): void {
+    if (exception instanceof InvalidTransitionError) {
+      const message = 'the entity is not in a state that allows this change (reload it)';
+      return super.catch(new ConflictException(message), host);
+    }
+    if (exception instanceof OutboxBackPressureError) {
+      const http = this.applicationRef ?? this.httpAdapterHost?.httpAdapter;
+      const response = host.switchToHttp().getResponse<unknown>();
+      http?.setHeader(response, 'Retry-After', String(exception.retryAfterSeconds));
+      const message = 'the service is catching up on its events; retry later';
+      return super.catch(new ServiceUnavailableException(message), host);
+    }
+    this.logger.error(`${exception.name}: ${exception.message}`);
+    return super.catch(new InternalServerErrorException(), host);
+  }
+}
