@@ -37,7 +37,7 @@ const EXPECTED = [
 
 function rename(text: string, names: ReadmeNames): string {
   return text
-    .replaceAll('order-events', names.topic)
+    .replaceAll("'order-events'", `'${names.topic}'`)
     .replaceAll("'shipping'", `'${names.group}'`)
     .replaceAll('localhost:9092', names.broker)
     .replaceAll('../nest-outbox/packs/', `${names.packs}/`);

@@ -58,7 +58,7 @@ describe('OutboxHttpExceptionFilter', () => {
     const response = await fetch(`${url}/conflict`);
     expect(response.status).toBe(409);
     const body = await response.text();
-    expect(JSON.parse(body)).toMatchObject({ statusCode: 409, error: 'Conflict' });
+    expect(JSON.parse(body)).toMatchObject({ statusCode: 409, error: 'invalid_transition' });
     expect(body).not.toContain('secret-id');
     expect(errors).toEqual([]);
   });
@@ -67,7 +67,12 @@ describe('OutboxHttpExceptionFilter', () => {
     const response = await fetch(`${url}/busy`);
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('7');
-    expect(await response.json()).toMatchObject({ statusCode: 503 });
+    expect(await response.json()).toMatchObject({
+      statusCode: 503,
+      error: 'back_pressure',
+      retryable: true,
+      retryAfterSeconds: 7,
+    });
     expect(errors).toEqual([]);
   });
 

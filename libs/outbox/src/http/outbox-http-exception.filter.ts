@@ -17,7 +17,9 @@ type OutboxHttpError = InvalidTransitionError | OutboxBackPressureError | NoActi
  * Answers the outbox's errors the HTTP way, on any platform (it extends Nest's
  * `BaseExceptionFilter`): `InvalidTransitionError` 409, `OutboxBackPressureError` 503 with
  * `Retry-After`, `NoActiveTransactionError` 500 with one log line saying how to fix the code.
- * Bodies carry no ids or values. Other exceptions go to your other filters or Nest's default.
+ * Bodies name the case in `error` (`invalid_transition`, `back_pressure`) and carry no ids or
+ * values. Other exceptions go to your other filters or Nest's default. Nest tries the global
+ * filter registered last first: register a catch-all filter of yours before this one.
  * @example
  * providers: [{ provide: APP_FILTER, useClass: OutboxHttpExceptionFilter }]
  * @publicApi
@@ -28,15 +30,17 @@ export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
 
   override catch(exception: OutboxHttpError, host: ArgumentsHost): void {
     if (exception instanceof InvalidTransitionError) {
-      const message = 'the entity is not in a state that allows this change (reload it)';
-      return super.catch(new ConflictException(message), host);
+      const message = 'the entity is not in a state that allows this change; reload it';
+      const body = { statusCode: 409, error: 'invalid_transition', message };
+      return super.catch(new ConflictException(body), host);
     }
     if (exception instanceof OutboxBackPressureError) {
       const http = this.applicationRef ?? this.httpAdapterHost?.httpAdapter;
-      const response = host.switchToHttp().getResponse<unknown>();
-      http?.setHeader(response, 'Retry-After', String(exception.retryAfterSeconds));
+      const retryAfterSeconds = exception.retryAfterSeconds;
+      http?.setHeader(host.switchToHttp().getResponse(), 'Retry-After', String(retryAfterSeconds));
       const message = 'the service is catching up on its events; retry later';
-      return super.catch(new ServiceUnavailableException(message), host);
+      const body = { statusCode: 503, error: 'back_pressure', retryable: true, retryAfterSeconds };
+      return super.catch(new ServiceUnavailableException({ ...body, message }), host);
     }
     this.logger.error(`${exception.name}: ${exception.message}`);
     return super.catch(new InternalServerErrorException(), host);

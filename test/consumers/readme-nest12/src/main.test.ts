@@ -95,7 +95,7 @@ test('the decorated command commits; confirming again answers 409 and records no
   assert.equal((await confirm()).status, 200);
   const again = await confirm();
   assert.equal(again.status, 409);
-  assert.equal(((await again.json()) as { error: string }).error, 'Conflict');
+  assert.equal(((await again.json()) as { error: string }).error, 'invalid_transition');
   const { rows } = await db.query(`SELECT status, version FROM app.orders WHERE id = $1`, [
     orderId,
   ]);
