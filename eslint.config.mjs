@@ -11,6 +11,7 @@ export default tseslint.config(
       // Consumer apps compile against the packed tarballs in a temporary copy (test/consumers/run-matrix.ts).
       'test/consumers/nest*/**',
       'test/consumers/shared*/**',
+      'test/consumers/readme-nest*/**',
       'node_modules/**',
       '.cache/**',
       '.stack/**',

@@ -6,6 +6,8 @@
  * together with the four packed libraries (`npm pack` of libs/*), compiled with its own `tsc`
  * and run with plain `node --test` against the real PostgreSQL and Kafka, in a schema, topic
  * and consumer group of its own. Prints one line per app and, last, `N passed, N failed`.
+ * The app `readme-nest12` is a bare Nest skeleton completed from the root README instead: its
+ * install line, its code blocks as src/ files, its topic command (see readme-app.ts).
  *
  * CONSUMERS=nest11-cjs,nest12-esm runs a subset; KEEP_CONSUMERS=1 keeps the temporary copies.
  */
@@ -19,15 +21,19 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { readmeApp, type ReadmeApp } from './readme-app';
 
 const HERE = __dirname;
 const ROOT = join(HERE, '..', '..');
 const RUN = randomBytes(3).toString('hex');
 /** What the summary reports of each app's installed tree. */
 const REPORTED = ['@nestjs/core', 'typeorm', '@nestjs/typeorm', '@nestjs/terminus', 'typescript'];
+/** The app built from the root README's code blocks. */
+const README_APP = 'readme-nest12';
 
 interface Step {
   readonly code: number | null;
@@ -114,6 +120,24 @@ interface AppRun {
   readonly dir: string;
   readonly env: Record<string, string>;
   readonly started: number;
+  /** The README's commands, for the app built from it. */
+  readonly readme?: ReadmeApp;
+}
+
+/** Writes the README's code blocks into the skeleton `dir` (and the poll helper its test takes). */
+function completeFromReadme(dir: string, env: Record<string, string>, work: string): ReadmeApp {
+  const readme = readmeApp(ROOT, {
+    topic: env.CONSUMER_TOPIC!,
+    group: env.CONSUMER_GROUP!,
+    broker: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')[0]!,
+    packs: join(work, 'packs'),
+  });
+  for (const [file, text] of readme.files) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  cpSync(join(HERE, 'shared', 'poll.ts'), join(dir, 'src', 'shared', 'poll.ts'));
+  return readme;
 }
 
 /** Copies the app and the shared sources it takes into `work`. */
@@ -123,6 +147,17 @@ function assemble(app: string, work: string): AppRun {
     recursive: true,
     filter: (src) => !/[\\/](node_modules|dist)$/.test(src),
   });
+  const names = `${app.replace(/-/g, '_')}_${RUN}`;
+  const env = {
+    CONSUMER_SCHEMA: `pkg_c_${names}`,
+    CONSUMER_TOPIC: `pkg-consumer-${app}-${RUN}`,
+    CONSUMER_GROUP: `pkg-consumer-${app}-${RUN}`,
+    KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  };
+  if (app === README_APP) {
+    const readme = completeFromReadme(dir, env, work);
+    return { app, dir, env, started: Date.now(), readme };
+  }
   cpSync(join(HERE, 'shared'), join(dir, 'src', 'shared'), { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
@@ -133,13 +168,6 @@ function assemble(app: string, work: string): AppRun {
   if (manifest.dependencies['@nestjs/terminus']) {
     cpSync(join(HERE, 'shared-health'), join(dir, 'src', 'shared-health'), { recursive: true });
   }
-  const names = `${app.replace(/-/g, '_')}_${RUN}`;
-  const env = {
-    CONSUMER_SCHEMA: `pkg_c_${names}`,
-    CONSUMER_TOPIC: `pkg-consumer-${app}-${RUN}`,
-    CONSUMER_GROUP: `pkg-consumer-${app}-${RUN}`,
-    KAFKAJS_NO_PARTITIONER_WARNING: '1',
-  };
   return { app, dir, env, started: Date.now() };
 }
 
@@ -155,23 +183,30 @@ async function runSteps(target: AppRun, steps: StepSpec[]): Promise<string | und
   return undefined;
 }
 
-/** Installs (the lockfile, then the tarballs) and compiles one app. */
+/** Installs (the lockfile, then the tarballs, or the README's install line) and compiles one app. */
 function prepare(target: AppRun, tarballs: string[]): Promise<string | undefined> {
+  const install: StepSpec = target.readme
+    ? ['README: install', 'bash', ['-e', '-c', target.readme.install], 900_000]
+    : [
+        'npm install (packed libraries)',
+        'npm',
+        ['install', '--no-save', '--no-audit', '--no-fund', ...tarballs],
+        900_000,
+      ];
   return runSteps(target, [
     ['npm ci', 'npm', ['ci', '--no-audit', '--no-fund'], 900_000],
-    [
-      'npm install (packed libraries)',
-      'npm',
-      ['install', '--no-save', '--no-audit', '--no-fund', ...tarballs],
-      900_000,
-    ],
+    install,
     ['tsc', join(target.dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], 300_000],
   ]);
 }
 
 /** Runs the user path of a prepared app against the real stack. */
 function userPath(target: AppRun): Promise<string | undefined> {
+  const before: StepSpec[] = target.readme
+    ? [['README: topic', 'bash', ['-e', '-c', target.readme.topic], 120_000]]
+    : [];
   return runSteps(target, [
+    ...before,
     [
       'node --test',
       process.execPath,

@@ -6,7 +6,6 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ServerKafka, type MicroserviceOptions } from '@nestjs/microservices';
-import { InboxConsumerRegistry } from '@nest-outbox/inbox';
 import {
   configureSampleHttp,
   connectConsumerInBackground,
@@ -27,8 +26,8 @@ async function bootstrap(): Promise<void> {
     logger: sampleLogger(),
   });
   configureSampleHttp(app);
-  // The server is ours (not `transport: Transport.KAFKA`) so that the inbox can run its consumer
-  // again after a crash kafkajs does not restart.
+  // The server is ours (not `transport: Transport.KAFKA`) so that a failed start can close it
+  // before the next try; the inbox attaches its consumer when it runs.
   const server = new ServerKafka({
     postfixId: '',
     client: { clientId: 'shipping-service', brokers: config.kafkaBrokers },
@@ -50,8 +49,6 @@ async function bootstrap(): Promise<void> {
     brokers: config.kafkaBrokers,
     createTopics: config.createTopics ? [config.orderEventsTopic, config.shipmentEventsTopic] : [],
     topicPartitions: config.topicPartitions,
-    onRunning: (consumer) =>
-      app.get(InboxConsumerRegistry).attach(consumer, () => server.bindEvents(consumer)),
   });
   new Logger('ShippingService').log(
     `listening on :${config.port}, Kafka consumer starting (schema ${config.schema}, group ${config.consumerGroup}, ` +

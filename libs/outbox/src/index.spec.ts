@@ -12,6 +12,7 @@ describe('@nest-outbox/outbox public barrel', () => {
        "class OutboxBackPressureError",
        "class OutboxDatabaseUnavailableError",
        "interface OutboxEventInput",
+       "class OutboxHttpExceptionFilter",
        "function outboxLockKey",
        "type OutboxMigrationOptions",
        "class OutboxModule",

@@ -10,14 +10,13 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
-import { OutboxBackPressureError, OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
+import { OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
 import { describeErrorWithoutValues } from '../observability/value-free-error';
 import { InvalidRequestException } from './invalid-request.exception';
 
 interface Answer {
   readonly status: number;
   readonly body: object;
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The request as far as a log line may show it: method and the route's pattern. */
@@ -60,8 +59,8 @@ function unreadableRequest(exception: BadRequestException): Answer {
  * server errors without them. Validation errors (`InvalidRequestException`) and the app's
  * own `HttpException`s answer as Nest would. Framework errors that quote the input (bad
  * JSON, bad percent-encoding, body-parser's 413/415) answer a fixed text naming the part.
- * PostgreSQL unreachable or gone answers `503 { error: 'database_unavailable', retryable: true }`;
- * a command refused under back-pressure `503 { error: 'back_pressure' }` with `Retry-After`.
+ * PostgreSQL unreachable or gone answers `503 { error: 'database_unavailable', retryable: true }`
+ * (the outbox's own errors go to `OutboxHttpExceptionFilter`, registered after this one).
  * Anything else answers `500 { statusCode, error, message: 'Internal server error' }` and
  * logs one line: status, method, route pattern (never the URL: it holds parameters), error
  * class and code (`QueryFailedError code=22P02`), never the message or SQL parameters.
@@ -76,10 +75,7 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
     const [request, response] = [host.getArgByIndex<RouteOf>(0), host.getArgByIndex<unknown>(1)];
     const answer = this.answer(exception);
     // 503 is /health's answer while a dependency is down; terminus logs it already.
-    // 503 under back-pressure is a refusal the outbox's metrics count, not a server error.
-    const expected =
-      exception instanceof ServiceUnavailableException ||
-      exception instanceof OutboxBackPressureError;
+    const expected = exception instanceof ServiceUnavailableException;
     if (answer.status >= 500 && !expected) {
       this.logger.error(
         `${answer.status} on ${routeOf(request)}: ${describeErrorWithoutValues(exception)}`,
@@ -88,9 +84,6 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
     if (this.http.isHeadersSent(response)) {
       this.http.end(response);
       return;
-    }
-    for (const [name, value] of Object.entries(answer.headers ?? {})) {
-      this.http.setHeader(response, name, value);
     }
     this.http.reply(response, answer.body, answer.status);
   }
@@ -124,7 +117,6 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
       return { status: exception.status, body };
     }
     if (OutboxDatabaseUnavailableError.isCause(exception)) return DATABASE_UNAVAILABLE;
-    if (exception instanceof OutboxBackPressureError) return backPressure(exception);
     const status = HttpStatus.INTERNAL_SERVER_ERROR;
     return {
       status,
@@ -147,25 +139,6 @@ const DATABASE_UNAVAILABLE: Answer = {
     message: 'the database is unavailable; retry the request',
   },
 };
-
-/**
- * A non-critical command refused while the outbox's pressure is critical: nothing was
- * written; retry after `Retry-After` seconds.
- */
-function backPressure(error: OutboxBackPressureError): Answer {
-  const status = HttpStatus.SERVICE_UNAVAILABLE;
-  return {
-    status,
-    headers: { 'Retry-After': String(error.retryAfterSeconds) },
-    body: {
-      statusCode: status,
-      error: 'back_pressure',
-      retryable: true,
-      retryAfterSeconds: error.retryAfterSeconds,
-      message: 'the service is catching up on its events; retry later',
-    },
-  };
-}
 
 function routeOf(request: RouteOf | undefined): string {
   const method = request?.method;

@@ -1,7 +1,6 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import type { ServerKafka } from '@nestjs/microservices';
 import { Backoff, errorLabel } from '@nest-outbox/core';
-import type { Consumer } from 'kafkajs';
 import { ensureTopics } from './topic.bootstrap';
 
 /** What `connectConsumerInBackground` needs besides the app and its Kafka server. */
@@ -10,15 +9,13 @@ export interface ConsumerStartup {
   /** Topics to create first when missing (empty: none). */
   readonly createTopics: readonly string[];
   readonly topicPartitions: number;
-  /** Called once the consumer runs (e.g. attach it to `InboxConsumerRegistry`). */
-  readonly onRunning: (consumer: Consumer) => void;
 }
 
 /**
  * Starts the app's Kafka microservice without waiting for the broker: tries at once, then
  * again with backoff (0.5 s doubling to 10 s, jittered) for as long as the process lives,
  * like the relay. The HTTP side is already up meanwhile, and `/health` answers 503 (no
- * consumer attached) until the consumer runs. A service started while Kafka is down stays up.
+ * consumer running) until the consumer runs; the inbox attaches it then. A service started while Kafka is down stays up.
  * Stops trying when the process receives SIGTERM or SIGINT.
  */
 export function connectConsumerInBackground(
@@ -35,8 +32,6 @@ export function connectConsumerInBackground(
     if (startup.createTopics.length > 0)
       await ensureTopics(startup.brokers, startup.createTopics, startup.topicPartitions);
     await app.startAllMicroservices();
-    const [, consumer] = server.unwrap<[unknown, Consumer]>();
-    startup.onRunning(consumer);
   };
   return (async () => {
     while (!stopping) {

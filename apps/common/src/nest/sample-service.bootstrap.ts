@@ -1,5 +1,6 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { OutboxHttpExceptionFilter } from '@nest-outbox/outbox';
 import type { SampleServiceConfig } from '../config/sample-service.config';
 import { ensureSchema } from '../database/ensure-schema';
 import { ValueFreeExceptionFilter } from '../http/value-free-exception.filter';
@@ -55,10 +56,15 @@ export function runSampleService(name: string, bootstrap: () => Promise<void>): 
 /**
  * The HTTP conventions of every sample app, applied before `listen()`: requests validated
  * the Nest way (`RequestValidationPipe`: class-validator DTOs, whitelist, 400 naming the
- * fields) and errors answered and logged without values (`ValueFreeExceptionFilter`).
+ * fields), errors answered and logged without values (`ValueFreeExceptionFilter`), and the
+ * outbox's errors answered the HTTP way (`OutboxHttpExceptionFilter`, tried first).
  * Global to the HTTP app only: a hybrid app's microservices do not inherit them.
  */
 export function configureSampleHttp(app: INestApplication): void {
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalFilters(new ValueFreeExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
+  const { httpAdapter } = app.get(HttpAdapterHost);
+  app.useGlobalFilters(
+    new ValueFreeExceptionFilter(httpAdapter),
+    new OutboxHttpExceptionFilter(httpAdapter),
+  );
 }

@@ -1,23 +1,29 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import type { Consumer } from 'kafkajs';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import { installHeaderDecoding } from '../transport/kafkajs-header-decoding.hook';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
+import { watchKafkaMicroservices } from './kafka-microservices.hook';
 
 /**
- * The Kafka consumers this application's inbox handlers run on, one session each. A
- * consumer is attached the first time a record of it reaches an `@InboxHandler`; call
- * `attach(consumer)` right after `startAllMicroservices()` to have health and rebalance
- * tracking before the first record (`microservice.unwrap()[1]` is ServerKafka's consumer).
+ * The Kafka consumers this application's inbox handlers run on, one session each. Each Kafka
+ * microservice of the application (`connectMicroservice`, `Transport.KAFKA` or a `ServerKafka`
+ * strategy) is attached when it starts, with its `bindEvents` as the crash recovery; a consumer
+ * started another way is attached on its first record, or by `attach(consumer, recover)`.
  * @publicApi
  */
 @Injectable()
 export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   private readonly sessions = new Map<Consumer, ConsumerSession>();
   private readonly logger = new Logger('InboxModule');
+  private readonly unwatch: () => void;
 
-  constructor(@Inject(InboxMetrics) private readonly metrics: InboxMetrics) {
+  constructor(
+    @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
+    @Inject(ModulesContainer) modules: ModulesContainer,
+  ) {
     // Before any consumer fetches: a record with tens of thousands of headers must not stall
     // the event loop in kafkajs' decoder (see installHeaderDecoding).
     const decoding = installHeaderDecoding();
@@ -26,6 +32,9 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
         `record headers are decoded by kafkajs' own decoder, quadratic in their count (a record with ` +
           `thousands of headers can block the event loop for minutes): ${decoding.reason}`,
       );
+    this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) =>
+      this.attach(consumer, () => server.bindEvents(consumer)),
+    );
   }
 
   /**
@@ -66,6 +75,7 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.unwatch();
     await this.flush().catch(() => undefined);
     // Sessions stay registered (closed): records still finishing during shutdown commit nothing.
     for (const session of this.sessions.values()) session.close();

@@ -3,7 +3,7 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
 
 /**
- * Terminus indicator of the inbox: up when at least one Kafka consumer is attached, none
+ * Terminus indicator of the inbox: up when at least one Kafka consumer runs, none
  * is crashed or stopped, and no partition is paused by a poison event. Import it from
  * `@nest-outbox/inbox/health` (the main entry point does not load terminus) and register it next to
  * `TerminusModule` in your health module (`providers: [InboxHealthIndicator]`).
@@ -23,8 +23,7 @@ export class InboxHealthIndicator {
     const consumers = this.registry.snapshots();
     if (consumers.length === 0) {
       return indicator.down({
-        message:
-          'no Kafka consumer attached yet (no record handled; call InboxConsumerRegistry.attach)',
+        message: 'no Kafka consumer running yet (call app.startAllMicroservices())',
         consumers,
       });
     }

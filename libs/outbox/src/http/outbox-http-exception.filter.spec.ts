@@ -1,0 +1,95 @@
+import { Controller, Get, Module, type INestApplication, type LoggerService } from '@nestjs/common';
+import { APP_FILTER, NestFactory } from '@nestjs/core';
+import { InvalidTransitionError } from '../errors/invalid-transition.error';
+import { NoActiveTransactionError } from '../errors/no-active-transaction.error';
+import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
+import { OutboxHttpExceptionFilter } from './outbox-http-exception.filter';
+
+@Controller()
+class FailingController {
+  @Get('conflict')
+  conflict(): never {
+    throw new InvalidTransitionError('app.orders', 'secret-id', ['pending'], 'confirmed');
+  }
+
+  @Get('busy')
+  busy(): never {
+    throw new OutboxBackPressureError('OrdersService.place', ['backlog 9000 >= 5000'], 7);
+  }
+
+  @Get('no-transaction')
+  noTransaction(): never {
+    throw new NoActiveTransactionError('record');
+  }
+
+  @Get('other')
+  other(): never {
+    throw new Error('not an outbox error');
+  }
+}
+
+@Module({
+  controllers: [FailingController],
+  providers: [{ provide: APP_FILTER, useClass: OutboxHttpExceptionFilter }],
+})
+class FailingModule {}
+
+describe('OutboxHttpExceptionFilter', () => {
+  const errors: string[] = [];
+  const logger: LoggerService = {
+    log: () => undefined,
+    warn: () => undefined,
+    error: (message: unknown) => void errors.push(String(message)),
+  };
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    app = await NestFactory.create(FailingModule, { logger });
+    await app.listen(0, '127.0.0.1');
+    url = await app.getUrl();
+  });
+
+  afterAll(() => app.close());
+
+  beforeEach(() => (errors.length = 0));
+
+  it('answers an InvalidTransitionError 409 without the entity id', async () => {
+    const response = await fetch(`${url}/conflict`);
+    expect(response.status).toBe(409);
+    const body = await response.text();
+    expect(JSON.parse(body)).toMatchObject({ statusCode: 409, error: 'invalid_transition' });
+    expect(body).not.toContain('secret-id');
+    expect(errors).toEqual([]);
+  });
+
+  it('answers an OutboxBackPressureError 503 with Retry-After', async () => {
+    const response = await fetch(`${url}/busy`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(await response.json()).toMatchObject({
+      statusCode: 503,
+      error: 'back_pressure',
+      retryable: true,
+      retryAfterSeconds: 7,
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('answers a NoActiveTransactionError 500 and logs one line that says how to fix it', async () => {
+    const response = await fetch(`${url}/no-transaction`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({
+      statusCode: 500,
+      message: 'Internal Server Error',
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^NoActiveTransactionError: .*@OutboxTransactional\(\)/);
+  });
+
+  it('leaves any other error to Nest', async () => {
+    const response = await fetch(`${url}/other`);
+    expect(response.status).toBe(500);
+    expect(errors.some((line) => line.includes('NoActiveTransactionError'))).toBe(false);
+  });
+});

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { after, before, test } from 'node:test';
+import { Kafka, logLevel, type IHeaders } from 'kafkajs';
+import pg from 'pg';
+import { waitFor } from './shared/poll.js';
+
+/**
+ * The README's app, built from its code blocks, run as a user runs it (`node dist/main.js`)
+ * and driven from outside: HTTP, SQL and Kafka. Its names (topic, group, database) are this
+ * run's own; run-matrix.ts put them in place of the README's.
+ */
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this app with npm run test:consumers`);
+  return value;
+}
+
+const topic = required('CONSUMER_TOPIC');
+// Nest appends '-server' to the group id the README gives.
+const group = `${required('CONSUMER_GROUP')}-server`;
+const database = required('CONSUMER_SCHEMA');
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const appUrl = new URL(serverUrl);
+appUrl.pathname = `/${database}`;
+
+const server = new pg.Pool({ connectionString: serverUrl, max: 1 });
+const db = new pg.Pool({ connectionString: appUrl.toString(), max: 2 });
+const kafka = new Kafka({ clientId: `${database}-check`, brokers, logLevel: logLevel.NOTHING });
+const orderId = randomUUID();
+let child: ChildProcess | undefined;
+let exited: Promise<number | string | null> | undefined;
+let base = '';
+interface StoredRecord {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: IHeaders;
+}
+let published: StoredRecord | undefined;
+
+const count = async (sql: string, params: unknown[] = []) =>
+  Number((await db.query<{ n: string }>(sql, params)).rows[0]?.n);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+before(async () => {
+  await server.query(`CREATE DATABASE "${database}"`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  child = spawn(process.execPath, ['dist/main.js'], {
+    env: { ...process.env, DATABASE_URL: appUrl.toString(), PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const proc = child;
+  exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal)));
+});
+
+after(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await exited;
+  await db.end();
+  await server.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  await server.end();
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.deleteGroups([group, `${database}-check`]).catch(() => undefined);
+  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+  await admin.disconnect();
+});
+
+test('/health answers 200 on the quiet topic, before any record', async () => {
+  const answer = await waitFor('/health to answer 200', async () => {
+    const response = await fetch(`${base}/health`);
+    return response.status === 200 ? ((await response.json()) as { info: object }) : undefined;
+  });
+  assert.deepEqual(Object.keys(answer.info).sort(), ['inbox', 'relay']);
+  assert.equal(await count(`SELECT count(*) AS n FROM app.inbox`), 0);
+});
+
+test('the decorated command commits; confirming again answers 409 and records nothing', async () => {
+  assert.equal((await fetch(`${base}/orders/${orderId}`, { method: 'POST' })).status, 201);
+  const confirm = () => fetch(`${base}/orders/${orderId}/confirm`, { method: 'POST' });
+  assert.equal((await confirm()).status, 200);
+  const again = await confirm();
+  assert.equal(again.status, 409);
+  assert.equal(((await again.json()) as { error: string }).error, 'invalid_transition');
+  const { rows } = await db.query(`SELECT status, version FROM app.orders WHERE id = $1`, [
+    orderId,
+  ]);
+  assert.deepEqual(rows, [{ status: 'confirmed', version: 2 }]);
+  assert.equal(
+    await count(`SELECT count(*) AS n FROM app.outbox WHERE aggregate_id = $1`, [orderId]),
+    1,
+  );
+});
+
+test('the relay publishes the event to the topic', async () => {
+  const consumer = kafka.consumer({ groupId: `${database}-check` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  let first: StoredRecord | undefined;
+  await consumer.run({
+    autoCommit: false,
+    eachMessage: ({ message }) => {
+      first ??= { key: message.key, value: message.value, headers: message.headers ?? {} };
+      return Promise.resolve();
+    },
+  });
+  const record = await waitFor<StoredRecord>('the record on the topic', () =>
+    Promise.resolve(first),
+  );
+  published = record;
+  await consumer.disconnect();
+  assert.equal(record.key?.toString(), orderId);
+  assert.equal(record.headers.event_type?.toString(), 'order.confirmed');
+});
+
+test('the handler applies the event once', async () => {
+  await waitFor('the shipment', async () =>
+    (await count(`SELECT count(*) AS n FROM app.shipments WHERE order_id = $1`, [orderId])) === 1
+      ? true
+      : undefined,
+  );
+  const eventId = published?.headers.event_id?.toString();
+  const { rows } = await db.query(`SELECT event_id FROM app.shipments`);
+  assert.deepEqual(rows, [{ event_id: eventId }]);
+});
+
+test('a redelivered copy is absorbed and the group commits past it', async () => {
+  assert.ok(published, 'needs the published record');
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic, messages: [published] });
+  await producer.disconnect();
+  const admin = kafka.admin();
+  await admin.connect();
+  await waitFor('the group to commit past the copy', async () => {
+    const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+    const committed = offsets?.partitions.reduce(
+      (sum, p) => sum + Math.max(0, Number(p.offset)),
+      0,
+    );
+    return committed === 2 ? true : undefined;
+  }).finally(() => admin.disconnect());
+  assert.equal(await count(`SELECT count(*) AS n FROM app.shipments`), 1);
+  assert.equal(await count(`SELECT count(*) AS n FROM app.inbox`), 1);
+});
+
+test('SIGTERM stops the app cleanly and its consumer leaves the group at once', async () => {
+  child?.kill('SIGTERM');
+  // Nest closes the app, then raises the signal again.
+  assert.ok([0, 'SIGTERM'].includes((await exited) ?? -1), 'exits after closing');
+  const admin = kafka.admin();
+  await admin.connect();
+  // Without enableShutdownHooks() the member stays until its session times out (30 s).
+  await waitFor(
+    'the group to be empty',
+    async () => {
+      const { groups } = await admin.describeGroups([group]);
+      return groups[0]?.state === 'Empty' ? true : undefined;
+    },
+    15_000,
+  ).finally(() => admin.disconnect());
+});
