@@ -43,6 +43,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "type SkipOutcome",
        "interface TopicRoutingOptions",
        "class UnacknowledgedPartitionError",
+       "class UnencodableEventError",
      ]
     `);
   });

@@ -12,6 +12,7 @@ export type {
   TopicRoutingOptions,
 } from './options/relay-options.interface';
 export { NoTopicError } from './errors/no-topic.error';
+export { UnencodableEventError } from './errors/unencodable-event.error';
 export { PublishTimeoutError } from './errors/publish-timeout.error';
 export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
 export { UnacknowledgedPartitionError } from './errors/unacknowledged-partition.error';

@@ -74,10 +74,14 @@ const RUN = (
 /** Kept rows whose earlier publish started and never finished. */
 const SUSPECTS = `ARRAY(SELECT k.id FROM k WHERE k.kept AND k.unfinished > 0)`;
 
-/** What a lease returns per leased row `t`. */
+/**
+ * What a lease returns per leased row `t`. `occurred_at` as epoch milliseconds, not as text:
+ * `to_char` drops the era (4714 BC came out as 4714 AD) and has no form for infinity; the
+ * record's encoding (`toRecord`) formats it or refuses the row.
+ */
 const LEASED = `t.id::text AS id, t.event_id, t.event_type, t.schema_version, t.aggregate_type, t.aggregate_id,
        t.aggregate_version::text AS aggregate_version,
-       to_char(t.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+       floor(extract(epoch FROM t.occurred_at) * 1000)::float8 AS occurred_at_ms,
        (extract(epoch FROM t.created_at) * 1000)::float8 AS created_at_ms, t.payload::text AS payload,
        t.headers, t.topic, t.attempts, coalesce(t.id = ANY(${SUSPECTS}), false) AS suspect`;
 

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NoTopicError } from '../errors/no-topic.error';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
@@ -59,8 +58,7 @@ export class BatchProcessor {
     await atStage(this.options.raw.hooks, 'after-claim', () => batch.rows.map((r) => r.eventId));
     const plan = planBatch(batch.rows, this.options.router);
     const ledger = new BatchLedger(this.options);
-    for (const run of plan.unroutable)
-      ledger.fail(run, '?', new NoTopicError(run[0]!.aggregateType), 'permanent');
+    for (const { run, topic, error } of plan.refused) ledger.fail(run, topic, error, 'permanent');
     const stopped = await this.gate.run(async () => {
       if (!stopping() && !shutdown.aborted) {
         await this.sendClean(batch, plan.clean, shutdown, ledger);
