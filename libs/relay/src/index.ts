@@ -28,8 +28,10 @@ export { relaySchemaSql, type RelayTableName } from './schema/relay-schema.sql';
 export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
 export { RelayOperatorService } from './operator/relay-operator.service';
 export type {
+  LeasedOutcome,
   OperatorActor,
   ParkedEvent,
+  ParkOutcome,
   RepublishOutcome,
   RepublishRange,
   RetryOutcome,
