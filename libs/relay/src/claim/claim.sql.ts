@@ -20,7 +20,7 @@ export interface LeaseArgs {
   readonly leaseMs: number;
   /** Unfinished publishes of a head after which it is parked instead of leased. */
   readonly crashLoopThreshold: number;
-  /** The skip scan's start: after this (aggregate type, aggregate id). */
+  /** The skip scan's start: after this (aggregate type, aggregate id); none: from the first. */
   readonly cursor?: readonly [string, string];
 }
 
@@ -34,8 +34,8 @@ interface Literals {
   readonly threshold: string;
   /** The crash-loop park's reason. */
   readonly reason: string;
-  readonly cursorType: string;
-  readonly cursorId: string;
+  /** The skip scan's condition on its first aggregate (`TRUE` without a cursor). */
+  readonly afterCursor: string;
 }
 
 function integer(name: string, value: number): string {
@@ -56,8 +56,10 @@ function literals(args: LeaseArgs): Literals {
     reason: escapeLiteral(
       `crash-loop: ${threshold} publishes started and never finished (the relay died each time)`,
     ),
-    cursorType: escapeLiteral(args.cursor?.[0] ?? ''),
-    cursorId: escapeLiteral(args.cursor?.[1] ?? ''),
+    // Without a cursor, no bound at all: ('', '') is an aggregate like any other.
+    afterCursor: args.cursor
+      ? `(o.aggregate_type, o.aggregate_id) > (${escapeLiteral(args.cursor[0])}::text, ${escapeLiteral(args.cursor[1])}::text)`
+      : 'TRUE',
   };
 }
 
@@ -208,7 +210,7 @@ ${LEASE_RUNS(T, v, '(SELECT count(*)::int FROM w), NULL, NULL')}`);
       const v = literals(args);
       return transaction(`WITH RECURSIVE a AS (
   (SELECT o.aggregate_type, o.aggregate_id, o.id, 1 AS n FROM ${T} o
-    WHERE ${PENDING('o')} AND (o.aggregate_type, o.aggregate_id) > (${v.cursorType}::text, ${v.cursorId}::text)
+    WHERE ${PENDING('o')} AND ${v.afterCursor}
     ORDER BY o.aggregate_type, o.aggregate_id, o.id
     LIMIT 1)
   UNION ALL
