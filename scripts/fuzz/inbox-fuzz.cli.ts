@@ -3,9 +3,11 @@
  * the long inbox fuzz run (see inbox-fuzz.run.ts) against the shared broker and PostgreSQL.
  * Prints progress, then a summary (records, stuck partitions, escaped errors, redeliveries,
  * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
+ * `npm run fuzz -- --relay --rows N [--seed S]`: the relay's row fuzz (relay-fuzz.run.ts) instead.
  */
 import { runCli } from '@nest-outbox/core';
 import { runInboxFuzz } from './inbox-fuzz.run';
+import { runRelayFuzz } from './relay-fuzz.run';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
@@ -16,18 +18,39 @@ const FUZZ_CLI = {
   --seed             fast-check seed (default: drawn and printed)
   --transport        batched (InboxKafkaServer, default) or plain (Nest's ServerKafka)
   --handler          record (@InboxHandler, default) or batch (@InboxBatchHandler)
-  --health-limit-ms  bound of each /health probe (default 1000)`,
+  --health-limit-ms  bound of each /health probe (default 1000)
+usage: npm run fuzz -- --relay [--rows N] [--seed S]
+  --relay            fuzz the relay with generated outbox rows instead
+  --rows             generated rows (default 20000)`,
   flags: {
     records: { type: 'integer', min: 1, max: 10_000_000 },
     seed: { type: 'integer', min: 0, max: 4_294_967_295 },
     transport: { type: 'string' },
     handler: { type: 'string' },
     'health-limit-ms': { type: 'integer', min: 100, max: 60_000 },
+    relay: { type: 'boolean' },
+    rows: { type: 'integer', min: 1, max: 10_000_000 },
   },
 } as const;
 
 void runCli(FUZZ_CLI, process.argv.slice(2), async ({ values }, io) => {
   const seed = values.seed ?? Math.floor(Math.random() * 4_294_967_295);
+  if (values.relay) {
+    const rows = values.rows ?? 20_000;
+    io.out(`relay fuzz: ${rows} rows, seed ${seed}`);
+    const summary = await runRelayFuzz({ rows, seed, log: (line) => io.out(line) });
+    io.out(
+      [
+        `rows ${summary.rows}: published ${summary.published}, parked ${JSON.stringify(summary.parked)}, held behind them ${summary.held}`,
+        `records checked ${summary.recordsChecked}, loop errors ${summary.loopErrors}`,
+        `control events ${summary.controls}, latency ms ${JSON.stringify(summary.controlLatencyMs)}`,
+        `seed ${summary.seed}, ${summary.seconds} s`,
+        ...summary.failures.map((f) => `FAILED: ${f}`),
+      ].join('\n'),
+    );
+    io.out(`FUZZ_RESULT ${JSON.stringify(summary)}`);
+    return summary.failures.length === 0 ? 0 : 1;
+  }
   const transport = values.transport === 'plain' ? 'plain' : 'batched';
   const handler = values.handler === 'batch' ? 'batch' : 'record';
   io.out(

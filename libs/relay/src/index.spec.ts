@@ -12,9 +12,11 @@ describe('@nest-outbox/relay public barrel', () => {
        "type ErrorKind",
        "class HousekeepingService",
        "type KafkaRecordEncoder",
+       "interface LeasedOutcome",
        "class NoTopicError",
        "interface OperatorActor",
        "interface ParkedEvent",
+       "type ParkOutcome",
        "function parseConsoleTokens",
        "interface PollingOptions",
        "interface PublishAck",
@@ -43,6 +45,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "type SkipOutcome",
        "interface TopicRoutingOptions",
        "class UnacknowledgedPartitionError",
+       "class UnencodableEventError",
      ]
     `);
   });

@@ -12,6 +12,7 @@ export type {
   TopicRoutingOptions,
 } from './options/relay-options.interface';
 export { NoTopicError } from './errors/no-topic.error';
+export { UnencodableEventError } from './errors/unencodable-event.error';
 export { PublishTimeoutError } from './errors/publish-timeout.error';
 export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
 export { UnacknowledgedPartitionError } from './errors/unacknowledged-partition.error';
@@ -27,8 +28,10 @@ export { relaySchemaSql, type RelayTableName } from './schema/relay-schema.sql';
 export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
 export { RelayOperatorService } from './operator/relay-operator.service';
 export type {
+  LeasedOutcome,
   OperatorActor,
   ParkedEvent,
+  ParkOutcome,
   RepublishOutcome,
   RepublishRange,
   RetryOutcome,

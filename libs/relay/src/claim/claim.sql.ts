@@ -20,7 +20,7 @@ export interface LeaseArgs {
   readonly leaseMs: number;
   /** Unfinished publishes of a head after which it is parked instead of leased. */
   readonly crashLoopThreshold: number;
-  /** The skip scan's start: after this (aggregate type, aggregate id). */
+  /** The skip scan's start: after this (aggregate type, aggregate id); none: from the first. */
   readonly cursor?: readonly [string, string];
 }
 
@@ -34,8 +34,8 @@ interface Literals {
   readonly threshold: string;
   /** The crash-loop park's reason. */
   readonly reason: string;
-  readonly cursorType: string;
-  readonly cursorId: string;
+  /** The skip scan's condition on its first aggregate (`TRUE` without a cursor). */
+  readonly afterCursor: string;
 }
 
 function integer(name: string, value: number): string {
@@ -56,8 +56,10 @@ function literals(args: LeaseArgs): Literals {
     reason: escapeLiteral(
       `crash-loop: ${threshold} publishes started and never finished (the relay died each time)`,
     ),
-    cursorType: escapeLiteral(args.cursor?.[0] ?? ''),
-    cursorId: escapeLiteral(args.cursor?.[1] ?? ''),
+    // Without a cursor, no bound at all: ('', '') is an aggregate like any other.
+    afterCursor: args.cursor
+      ? `(o.aggregate_type, o.aggregate_id) > (${escapeLiteral(args.cursor[0])}::text, ${escapeLiteral(args.cursor[1])}::text)`
+      : 'TRUE',
   };
 }
 
@@ -74,10 +76,14 @@ const RUN = (
 /** Kept rows whose earlier publish started and never finished. */
 const SUSPECTS = `ARRAY(SELECT k.id FROM k WHERE k.kept AND k.unfinished > 0)`;
 
-/** What a lease returns per leased row `t`. */
+/**
+ * What a lease returns per leased row `t`. `occurred_at` as epoch milliseconds, not as text:
+ * `to_char` drops the era (4714 BC came out as 4714 AD) and has no form for infinity; the
+ * record's encoding (`toRecord`) formats it or refuses the row.
+ */
 const LEASED = `t.id::text AS id, t.event_id, t.event_type, t.schema_version, t.aggregate_type, t.aggregate_id,
        t.aggregate_version::text AS aggregate_version,
-       to_char(t.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+       floor(extract(epoch FROM t.occurred_at) * 1000)::float8 AS occurred_at_ms,
        (extract(epoch FROM t.created_at) * 1000)::float8 AS created_at_ms, t.payload::text AS payload,
        t.headers, t.topic, t.attempts, coalesce(t.id = ANY(${SUSPECTS}), false) AS suspect`;
 
@@ -204,7 +210,7 @@ ${LEASE_RUNS(T, v, '(SELECT count(*)::int FROM w), NULL, NULL')}`);
       const v = literals(args);
       return transaction(`WITH RECURSIVE a AS (
   (SELECT o.aggregate_type, o.aggregate_id, o.id, 1 AS n FROM ${T} o
-    WHERE ${PENDING('o')} AND (o.aggregate_type, o.aggregate_id) > (${v.cursorType}::text, ${v.cursorId}::text)
+    WHERE ${PENDING('o')} AND ${v.afterCursor}
     ORDER BY o.aggregate_type, o.aggregate_id, o.id
     LIMIT 1)
   UNION ALL

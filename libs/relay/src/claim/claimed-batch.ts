@@ -7,12 +7,16 @@ export interface ClaimedRow {
   readonly aggregateType: string;
   readonly aggregateId: string;
   readonly aggregateVersion: string;
-  /** ISO-8601, milliseconds, UTC: the `occurred_at` header as it is sent. */
-  readonly occurredAt: string;
+  /**
+   * `occurred_at` in epoch milliseconds (rounded down), as PostgreSQL holds it: any era,
+   * `Infinity` and `-Infinity` included (the record's encoding decides what it can carry).
+   */
+  readonly occurredAtMs: number;
   /** `created_at` in epoch milliseconds (for the created-to-published delay). */
   readonly createdAtMs: number;
   readonly payload: string;
-  readonly headers: Record<string, string>;
+  /** The `headers` column as stored: any JSON (the record's encoding checks its shape). */
+  readonly headers: unknown;
   readonly topic: string | null;
   readonly attempts: number;
   /** True when an earlier publish of this row started and never finished: publish it alone. */

@@ -9,10 +9,10 @@ export interface LeasedRow {
   aggregate_type: string;
   aggregate_id: string;
   aggregate_version: string;
-  occurred_at: string;
+  occurred_at_ms: number;
   created_at_ms: number;
   payload: string;
-  headers: Record<string, string> | null;
+  headers: unknown;
   topic: string | null;
   attempts: number;
   suspect: boolean;
@@ -47,10 +47,10 @@ function toRow(r: LeasedRow): ClaimedRow {
     aggregateType: r.aggregate_type,
     aggregateId: r.aggregate_id,
     aggregateVersion: r.aggregate_version,
-    occurredAt: r.occurred_at,
+    occurredAtMs: r.occurred_at_ms,
     createdAtMs: r.created_at_ms,
     payload: r.payload,
-    headers: r.headers ?? {},
+    headers: r.headers,
     topic: r.topic,
     attempts: r.attempts,
     suspect: r.suspect,

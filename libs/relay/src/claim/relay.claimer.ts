@@ -40,8 +40,11 @@ export class RelayClaimer {
   /** The store's release: gives a raced claim's leases back. */
   private readonly giveBackSql: string;
   private sequence = 0;
-  /** Where the next skip scan starts (aggregate type, id): scans take turns over all aggregates. */
-  private scanCursor: [string, string] = ['', ''];
+  /**
+   * Where the next skip scan starts (after this aggregate type, id; none: from the first):
+   * scans take turns over all aggregates.
+   */
+  private scanCursor: [string, string] | undefined;
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
@@ -79,7 +82,9 @@ export class RelayClaimer {
       const { window_rows: scanned, last_type, last_id } = scan.summary;
       // Fewer aggregates than the limit: the scan reached the end, the next one starts over.
       this.scanCursor =
-        scanned < limit || last_type === null || last_id === null ? ['', ''] : [last_type, last_id];
+        scanned < limit || last_type === null || last_id === null
+          ? undefined
+          : [last_type, last_id];
       if (scan.raced) await this.giveBack(claim.leaseToken, rows);
       rows = scan.raced ? [] : rows.concat(scan.rows);
     }

@@ -6,6 +6,7 @@ function operator() {
     listParked: jest.fn().mockResolvedValue([]),
     retry: jest.fn().mockResolvedValue({ outcome: 'retried', eventId: 'e' }),
     skip: jest.fn().mockResolvedValue({ outcome: 'not-found', eventId: 'e' }),
+    park: jest.fn().mockResolvedValue({ outcome: 'parked', eventId: 'e' }),
     republish: jest.fn().mockResolvedValue({ outcome: 'republishing', count: 2 }),
   };
 }
@@ -34,6 +35,9 @@ describe('relay:cli', () => {
     const skipped = await run(['skip', 'e', '--by', 'bob', '--reason', 'retired']);
     expect(skipped.op.skip).toHaveBeenCalledWith('e', { actor: 'bob', reason: 'retired' });
     expect(skipped.code).toBe(1);
+    const parked = await run(['park', 'e', '--by', 'dan', '--reason', 'bad payload']);
+    expect(parked.op.park).toHaveBeenCalledWith('e', { actor: 'dan', reason: 'bad payload' });
+    expect(parked.code).toBe(0);
   });
 
   it('republishes an aggregate range or a publication window, and nothing without one', async () => {

@@ -12,6 +12,7 @@ export const RELAY_CLI = {
   parked [--limit N] [--aggregate-type T]   list parked events (no payloads)
   retry <event_id> --by NAME [--reason R]   un-park one event in place
   skip <event_id> --by NAME --reason R      skip one event for good (recorded)
+  park <event_id> --by NAME --reason R      park one event (its aggregate waits; recorded)
   republish --by NAME --reason R (--aggregate-type T [--aggregate-id I]
             [--from-version N] [--to-version N] | --from ISO --to ISO)   deliberate replay
   --help                                    this text`,
@@ -31,7 +32,7 @@ export const RELAY_CLI = {
 type Parsed = ParsedCli<typeof RELAY_CLI.flags>;
 
 /** The outcomes that count as success (exit code 0). */
-const DONE = new Set(['retried', 'skipped', 'republishing']);
+const DONE = new Set(['retried', 'skipped', 'parked', 'republishing']);
 
 function usageError(problem: string): never {
   throw new CliUsageError(RELAY_CLI.name, problem, RELAY_CLI.usage);
@@ -51,7 +52,7 @@ export function relaySqlText(table: RelayTableName): string {
  */
 export async function runRelayCommand(
   { positionals, values }: Parsed,
-  operator: Pick<RelayOperatorService, 'listParked' | 'retry' | 'skip' | 'republish'>,
+  operator: Pick<RelayOperatorService, 'listParked' | 'retry' | 'skip' | 'park' | 'republish'>,
 ): Promise<{ output: unknown; code: number }> {
   const [command, eventId] = positionals;
   const who = { actor: values.by ?? '', reason: values.reason };
@@ -69,6 +70,9 @@ export async function runRelayCommand(
       break;
     case 'skip':
       output = await operator.skip(needId(), who);
+      break;
+    case 'park':
+      output = await operator.park(needId(), who);
       break;
     case 'republish':
       output = await operator.republish(republishRange(values), who);

@@ -36,7 +36,7 @@ function answer<T extends { outcome: string }>(result: T, done: string): T {
 /**
  * The operator actions over HTTP, each behind `OperatorAuthGuard` and recorded in the audit
  * table with who (the authenticated operator), what, when and why: list parked events (no
- * payloads), retry, skip with a reason, republish a range, pause and resume this relay, and
+ * payloads), retry, skip or park with a reason, republish a range, pause and resume this relay, and
  * the backlog and pressure state.
  * @internal
  */
@@ -87,6 +87,13 @@ export class RelayConsoleController {
   async skip(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
     const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
     return answer(await this.operator.skip(eventId, who), 'skipped');
+  }
+
+  @Post('events/:eventId/park')
+  @HttpCode(200)
+  async park(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
+    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
+    return answer(await this.operator.park(eventId, who), 'parked');
   }
 
   @Post('republish')

@@ -1,6 +1,7 @@
 import type { ErrorKind } from '../options/relay-options.interface';
 import { NoTopicError } from './no-topic.error';
 import { PublishTimeoutError } from './publish-timeout.error';
+import { UnencodableEventError } from './unencodable-event.error';
 
 /** Kafka protocol error types that no retry can fix. */
 const PERMANENT = new Set([
@@ -48,7 +49,7 @@ function* chain(error: unknown, depth = 0): Generator<ErrorLike> {
  */
 export function classifyKafkaError(error: unknown): ErrorKind {
   if (error instanceof PublishTimeoutError) return 'transient';
-  if (error instanceof NoTopicError) return 'permanent';
+  if (error instanceof NoTopicError || error instanceof UnencodableEventError) return 'permanent';
   for (const e of chain(error)) {
     if (typeof e.type === 'string') {
       if (PERMANENT.has(e.type)) return 'permanent';

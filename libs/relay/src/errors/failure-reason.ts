@@ -1,5 +1,6 @@
 import { NoTopicError } from './no-topic.error';
 import { PublishTimeoutError } from './publish-timeout.error';
+import { UnencodableEventError } from './unencodable-event.error';
 
 /** The bounded `reason` label of a failed publish. @internal */
 export type PublishFailureReason =
@@ -8,6 +9,7 @@ export type PublishFailureReason =
   | 'request_timeout'
   | 'not_leader'
   | 'no_topic'
+  | 'unencodable'
   | 'message_too_large'
   | 'authorization'
   | 'invalid_record'
@@ -55,6 +57,7 @@ function reasonOf(error: unknown, depth: number): PublishFailureReason | undefin
   if (depth > 8 || typeof error !== 'object' || error === null) return undefined;
   if (error instanceof PublishTimeoutError) return 'publish_timeout';
   if (error instanceof NoTopicError) return 'no_topic';
+  if (error instanceof UnencodableEventError) return 'unencodable';
   const e = error as ErrorLike;
   if (typeof e.type === 'string' && BY_TYPE[e.type]) return BY_TYPE[e.type];
   if (typeof e.name === 'string' && BY_NAME[e.name]) return BY_NAME[e.name];
@@ -74,7 +77,7 @@ function reasonOf(error: unknown, depth: number): PublishFailureReason | undefin
 /**
  * The bounded reason of a failed publish for `nest_outbox_relay_publish_failures_total`:
  * our own publish timeout, a connection failure, a Kafka request timeout, leadership
- * changes, a missing topic, an oversize record, refused authorization, a record the broker
+ * changes, a missing topic, a row with no record form, an oversize record, refused authorization, a record the broker
  * found invalid, throttling, or `other`. Looks through causes and aggregated errors.
  * @internal
  */

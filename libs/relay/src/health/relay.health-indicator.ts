@@ -10,7 +10,9 @@ import { RelayStatsService } from './relay-stats.service';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
- * answer, or the oldest unpublished event is older than `maxOldestAgeMs`. Reports pending
+ * answer, or the oldest event the relay can publish is older than `maxOldestAgeMs` (parked
+ * events and those held behind them are an operator's job, counted by the parked gauge and
+ * its alert: they never make it down, as they never raise the pressure). Reports pending
  * count, oldest age, parked count, `statsFrom` (the relay whose stats statement gave them: relays
  * of one outbox share one) and the pressure state (`ok`, `warn`, `critical`, with the
  * forecast) either way; pressure alone never makes it down. Figures another relay shared come
@@ -63,6 +65,7 @@ export class RelayHealthIndicator {
       pending: stats?.pending ?? null,
       parked: stats?.parked ?? null,
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
+      oldestPublishableAgeMs: stats ? Math.round(stats.oldestUnparkedAgeMs) : null,
       // Relays of one outbox share one stats statement: whose it was.
       statsFrom: this.stats.sampledBy?.relayId ?? null,
       pressure: pressureView(this.stats.pressure),
@@ -71,9 +74,9 @@ export class RelayHealthIndicator {
     if (!data.running && !data.paused) problems.push('relay loop not running');
     if (!brokerUp) problems.push('broker unreachable');
     if (!stats) problems.push('database unreachable');
-    else if (stats.oldestAgeMs > this.options.maxOldestAgeMs) {
+    else if (stats.oldestUnparkedAgeMs > this.options.maxOldestAgeMs) {
       problems.push(
-        `oldest unpublished event is ${Math.round(stats.oldestAgeMs)} ms old (> ${this.options.maxOldestAgeMs})`,
+        `oldest publishable event is ${Math.round(stats.oldestUnparkedAgeMs)} ms old (> ${this.options.maxOldestAgeMs})`,
       );
     }
     return problems.length === 0

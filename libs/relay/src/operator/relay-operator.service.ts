@@ -6,8 +6,10 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { relayOperatorSql, type RelayOperatorSql } from './relay-operator.sql';
 import type {
+  LeasedOutcome,
   OperatorActor,
   ParkedEvent,
+  ParkOutcome,
   RepublishOutcome,
   RepublishRange,
   RetryOutcome,
@@ -31,6 +33,30 @@ interface ParkedRow {
   waiting: number;
 }
 
+interface EventState {
+  pending: boolean;
+  parked: boolean;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+}
+
+/** A pending event a relay holds: who, until when, and what to do. */
+function leased(eventId: string, action: string, state: EventState): LeasedOutcome {
+  // A lease token is `<relayId>:<claim sequence>`.
+  const relayId = (state.lease_owner ?? '').replace(/:\d+$/, '');
+  const until = state.lease_expires_at ?? new Date();
+  return {
+    outcome: 'leased',
+    eventId,
+    relayId,
+    leaseExpiresAt: until,
+    hint:
+      `relay ${relayId} is publishing this event; by ${until.toISOString()} (its lease) it is published, ` +
+      `backing off or parked. Run ${action} again after that, or pause that relay first ` +
+      `(operator console: POST /operator/api/relay/pause) and run ${action} again.`,
+  };
+}
+
 function requireActor(action: string, who: OperatorActor, needsReason: boolean): void {
   if (!who.actor?.trim()) {
     throw new InvalidOptionsError(
@@ -50,7 +76,9 @@ function requireActor(action: string, who: OperatorActor, needsReason: boolean):
 
 /**
  * Operator actions on the outbox, each recorded in `<table>_relay_audit`: list parked
- * events (no payloads), retry one in place, skip one with a reason, republish a range.
+ * events (no payloads), retry one in place, skip or park one with a reason, republish a range.
+ * An event a running relay holds is left alone: the outcome `leased` says until when, and what
+ * to do.
  * Nothing is ever skipped automatically.
  * @publicApi
  */
@@ -100,7 +128,7 @@ export class RelayOperatorService {
     return this.audited('retry', eventId, who, async (client) => {
       const updated = await client.query(this.sql.retry, [eventId]);
       if (updated.rowCount === 1) return { outcome: 'retried', eventId } as const;
-      return (await this.pendingState(client, eventId)) === undefined
+      return (await this.state(client, eventId)) === undefined
         ? ({ outcome: 'not-found', eventId } as const)
         : ({ outcome: 'not-parked', eventId } as const);
     });
@@ -113,11 +141,28 @@ export class RelayOperatorService {
     return this.audited('skip', eventId, who, async (client) => {
       const updated = await client.query(this.sql.skip, [eventId, who.actor, who.reason]);
       if (updated.rowCount === 1) return { outcome: 'skipped', eventId } as const;
-      const pending = await this.pendingState(client, eventId);
-      if (pending === undefined) return { outcome: 'not-found', eventId } as const;
-      return pending
-        ? ({ outcome: 'leased', eventId } as const)
-        : ({ outcome: 'not-pending', eventId } as const);
+      const state = await this.state(client, eventId);
+      if (!state) return { outcome: 'not-found', eventId } as const;
+      if (!state.pending) return { outcome: 'not-pending', eventId } as const;
+      return leased(eventId, 'skip', state);
+    });
+  }
+
+  /**
+   * Parks a pending event by hand (it and the later events of its aggregate wait until it is
+   * retried or skipped), recording who and why.
+   */
+  async park(eventId: string, who: OperatorActor): Promise<ParkOutcome> {
+    requireActor('park an event', who, true);
+    if (!isUuid(eventId)) return { outcome: 'not-found', eventId };
+    return this.audited('park', eventId, who, async (client) => {
+      const updated = await client.query(this.sql.park, [eventId, who.actor, who.reason]);
+      if (updated.rowCount === 1) return { outcome: 'parked', eventId } as const;
+      const state = await this.state(client, eventId);
+      if (!state) return { outcome: 'not-found', eventId } as const;
+      if (!state.pending) return { outcome: 'not-pending', eventId } as const;
+      if (state.parked) return { outcome: 'already-parked', eventId } as const;
+      return leased(eventId, 'park', state);
     });
   }
 
@@ -160,10 +205,10 @@ export class RelayOperatorService {
     await this.audited(action, null, who, () => Promise.resolve({ outcome: 'done' }), details);
   }
 
-  /** Whether the event is still pending; `undefined` when there is no such event. */
-  private async pendingState(client: PoolClient, eventId: string): Promise<boolean | undefined> {
-    const { rows } = await client.query<{ pending: boolean }>(this.sql.state, [eventId]);
-    return rows[0]?.pending;
+  /** Whether the event is still pending and who holds it; `undefined` when there is no such event. */
+  private async state(client: PoolClient, eventId: string): Promise<EventState | undefined> {
+    const { rows } = await client.query<EventState>(this.sql.state, [eventId]);
+    return rows[0];
   }
 
   /** Runs an action and its audit row in one transaction. */

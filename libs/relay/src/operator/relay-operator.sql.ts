@@ -1,5 +1,5 @@
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
-import { PENDING } from '../schema/row-state.sql';
+import { HISTORY, PENDING } from '../schema/row-state.sql';
 
 /**
  * Every statement of the operator actions, in one place. Identifiers are validated before
@@ -29,8 +29,18 @@ export function relayOperatorSql(name: RelayTableName) {
                 lease_expires_at = NULL
           WHERE t.event_id = $1 AND ${PENDING('t')}
             AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= now())`,
-    /** Whether event `$1` exists, and whether it is still pending. */
-    state: `SELECT ${PENDING('t')} AS pending FROM ${T} t WHERE t.event_id = $1`,
+    /**
+     * Parks pending event `$1` unless it is leased or parked already, by `$2` for reason `$3`:
+     * its aggregate waits behind it until it is retried or skipped.
+     */
+    park: `UPDATE ${T} t SET parked_at = now(), parked_reason = 'operator ' || $2 || ': ' || $3,
+                next_attempt_at = NULL, lease_expires_at = NULL,
+                error_history = ${HISTORY(`jsonb_build_object('at', now(), 'attempt', t.attempts, 'kind', 'operator', 'error', $3::text)`)}
+          WHERE t.event_id = $1 AND ${PENDING('t')} AND t.parked_at IS NULL
+            AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= now())`,
+    /** Whether event `$1` exists, whether it is still pending, and who holds its lease. */
+    state: `SELECT ${PENDING('t')} AS pending, t.parked_at IS NOT NULL AS parked, t.lease_owner,
+                t.lease_expires_at FROM ${T} t WHERE t.event_id = $1`,
     /**
      * Marks published events unpublished again; `where` selects them (an aggregate range or a
      * publication window, with its own bound parameters).

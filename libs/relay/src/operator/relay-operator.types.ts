@@ -29,12 +29,35 @@ export type RetryOutcome =
   | { readonly outcome: 'not-found'; readonly eventId: string }
   | { readonly outcome: 'not-parked'; readonly eventId: string };
 
+/**
+ * A running relay holds the event: it is being published and ends, within the lease, as
+ * published, backing off or parked. `hint` says what to do (run the action again once the lease
+ * ended, or pause that relay first); nothing was changed.
+ * @publicApi
+ */
+export interface LeasedOutcome {
+  readonly outcome: 'leased';
+  readonly eventId: string;
+  /** The relay holding it (its `relayId`). */
+  readonly relayId: string;
+  readonly leaseExpiresAt: Date;
+  readonly hint: string;
+}
+
 /** @publicApi */
 export type SkipOutcome =
   | { readonly outcome: 'skipped'; readonly eventId: string }
   | { readonly outcome: 'not-found'; readonly eventId: string }
   | { readonly outcome: 'not-pending'; readonly eventId: string }
-  | { readonly outcome: 'leased'; readonly eventId: string };
+  | LeasedOutcome;
+
+/** @publicApi */
+export type ParkOutcome =
+  | { readonly outcome: 'parked'; readonly eventId: string }
+  | { readonly outcome: 'not-found'; readonly eventId: string }
+  | { readonly outcome: 'not-pending'; readonly eventId: string }
+  | { readonly outcome: 'already-parked'; readonly eventId: string }
+  | LeasedOutcome;
 
 /**
  * A deliberate replay: published events of one aggregate (type, optionally id and an id

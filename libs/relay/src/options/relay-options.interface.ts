@@ -172,7 +172,10 @@ export interface RelayModuleOptions {
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;
   readonly classifyError?: ErrorClassifier;
-  /** Health is down when the oldest unpublished event is older than this. @default 60000 */
+  /**
+   * Health is down when the oldest unpublished event the relay can publish (neither parked nor
+   * held behind a parked event of its aggregate) is older than this. @default 60000
+   */
   readonly maxOldestAgeMs?: number;
   /**
    * prom-client registry (one is created per module when absent) and metric name prefix, or

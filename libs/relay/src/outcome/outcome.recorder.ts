@@ -98,7 +98,9 @@ export class OutcomeRecorder {
         lost.push(a);
         continue;
       }
-      this.metrics.delaySeconds.observe((now - a.row.createdAtMs) / 1000);
+      // created_at may be any timestamptz (infinity included): the histogram takes finite values only.
+      const delaySeconds = (now - a.row.createdAtMs) / 1000;
+      if (Number.isFinite(delaySeconds)) this.metrics.delaySeconds.observe(delaySeconds);
       this.metrics.attempts.observe(a.row.attempts + 1);
       if (a.row.suspect) again += 1;
     }

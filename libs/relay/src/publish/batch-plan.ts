@@ -1,5 +1,8 @@
-import { toKafkaHeaders } from '@nest-outbox/core';
+import { NestOutboxError } from '@nest-outbox/core';
+import { NoTopicError } from '../errors/no-topic.error';
+import { UnencodableEventError } from '../errors/unencodable-event.error';
 import type { PublishRecord } from '../publisher/relay-publisher.interface';
+import { toRecord } from './row-record';
 import type { TopicRouter } from '../routing/topic-router';
 import type { ClaimedRow } from '../claim/claimed-batch';
 
@@ -9,33 +12,22 @@ export interface PlannedItem {
   readonly record: PublishRecord;
 }
 
+/** A row that has no record, the rest of its run after it, and why (parked, released). @internal */
+export interface RefusedRun {
+  readonly run: readonly ClaimedRow[];
+  /** The resolved topic, `?` when there is none. */
+  readonly topic: string;
+  readonly error: NestOutboxError;
+}
+
 /** How a claimed batch is sent: pure functions of its rows, no I/O. @internal */
 export interface BatchPlan {
-  /** Per aggregate, its first row without a topic and the rows after it (parked, released). */
-  readonly unroutable: readonly ClaimedRow[][];
+  /** Per aggregate, its first row without a record (no topic, or unencodable) and the rest. */
+  readonly refused: readonly RefusedRun[];
   /** Aggregates whose head is clean: sent together, in chunks. */
   readonly clean: readonly PlannedItem[][];
   /** Aggregates whose head is a suspect (an earlier publish never finished): sent alone. */
   readonly suspects: readonly PlannedItem[][];
-}
-
-/** The Kafka record of a row: key = aggregate id, the payload as stored, the contract headers. */
-export function toRecord(row: ClaimedRow, topic: string): PublishRecord {
-  return {
-    topic,
-    key: row.aggregateId,
-    value: row.payload,
-    headers: toKafkaHeaders({
-      eventId: row.eventId,
-      eventType: row.eventType,
-      schemaVersion: row.schemaVersion,
-      aggregateType: row.aggregateType,
-      aggregateId: row.aggregateId,
-      aggregateVersion: Number(row.aggregateVersion),
-      occurredAt: row.occurredAt,
-      headers: row.headers,
-    }),
-  };
 }
 
 const aggregateKey = (row: ClaimedRow) => `${row.aggregateType}\u0000${row.aggregateId}`;
@@ -52,25 +44,44 @@ export function byAggregate(items: readonly PlannedItem[]): PlannedItem[][] {
   return [...groups.values()];
 }
 
+/** The record of `row`, or why it has none (any error of the encoding is the row's own). */
+function recordOf(row: ClaimedRow, topic: string | undefined): PublishRecord | NestOutboxError {
+  if (topic === undefined) return new NoTopicError(row.aggregateType);
+  try {
+    return toRecord(row, topic);
+  } catch (error) {
+    if (error instanceof UnencodableEventError) return error;
+    const name = error instanceof Error ? error.name : typeof error;
+    return new UnencodableEventError(`the row's record could not be built (${name})`);
+  }
+}
+
 /**
- * Routes each row and splits the batch by aggregate: once a row of a run has no topic, it
- * and everything after it in its run wait (the first one is parked as "no topic").
+ * Routes and encodes each row (`toRecord`) and splits the batch by aggregate: once a row of
+ * a run has no record (no topic, or a column the record cannot carry), it and everything
+ * after it in its run wait (the first one is parked with the reason). Never throws.
  * @internal
  */
 export function planBatch(rows: readonly ClaimedRow[], router: TopicRouter): BatchPlan {
-  const groups = new Map<string, { items: PlannedItem[]; unroutable: ClaimedRow[] }>();
+  const groups = new Map<string, { items: PlannedItem[]; refused?: RefusedRun }>();
   for (const row of rows) {
     const key = aggregateKey(row);
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { items: [], unroutable: [] }));
+    if (!group) groups.set(key, (group = { items: [] }));
+    if (group.refused) {
+      (group.refused.run as ClaimedRow[]).push(row);
+      continue;
+    }
     const topic = router.topicFor(row.aggregateType, row.topic);
-    if (topic === undefined || group.unroutable.length > 0) group.unroutable.push(row);
-    else group.items.push({ row, record: toRecord(row, topic) });
+    const record = recordOf(row, topic);
+    if (record instanceof NestOutboxError)
+      group.refused = { run: [row], topic: topic ?? '?', error: record };
+    else group.items.push({ row, record });
   }
   const all = [...groups.values()];
   const routable = all.map((g) => g.items).filter((items) => items.length > 0);
   return {
-    unroutable: all.map((g) => g.unroutable).filter((run) => run.length > 0),
+    refused: all.flatMap((g) => (g.refused ? [g.refused] : [])),
     clean: routable.filter((items) => !items[0]!.row.suspect),
     suspects: routable.filter((items) => items[0]!.row.suspect),
   };

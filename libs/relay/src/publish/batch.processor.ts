@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NoTopicError } from '../errors/no-topic.error';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
@@ -59,8 +58,7 @@ export class BatchProcessor {
     await atStage(this.options.raw.hooks, 'after-claim', () => batch.rows.map((r) => r.eventId));
     const plan = planBatch(batch.rows, this.options.router);
     const ledger = new BatchLedger(this.options);
-    for (const run of plan.unroutable)
-      ledger.fail(run, '?', new NoTopicError(run[0]!.aggregateType), 'permanent');
+    for (const { run, topic, error } of plan.refused) ledger.fail(run, topic, error, 'permanent');
     const stopped = await this.gate.run(async () => {
       if (!stopping() && !shutdown.aborted) {
         await this.sendClean(batch, plan.clean, shutdown, ledger);
@@ -99,10 +97,11 @@ export class BatchProcessor {
   }
 
   /**
-   * A failed request. A transient error fails every aggregate's head. A permanent one is one
-   * event's fault: each aggregate is retried alone, and a run that still fails is retried one
-   * row at a time, in order, so that the rows before the culprit are published, the culprit
-   * carries the failure (it parks) and the rest of its run goes back, waiting behind it.
+   * A failed request. A transient error fails every aggregate's head. A permanent one, or a
+   * TypeError or RangeError thrown while the request was built (what a record's content can
+   * cause), is one event's fault: each aggregate is retried alone, and a run that still fails
+   * is retried one row at a time, in order, so that the rows before the culprit are published,
+   * the culprit carries the failure alone and the rest of its run goes back, waiting behind it.
    */
   private async isolate(
     batch: ClaimedBatch,
@@ -112,7 +111,7 @@ export class BatchProcessor {
     ledger: BatchLedger,
   ): Promise<void> {
     const groups = byAggregate(chunk);
-    if (this.kindOf(error, chunk[0]!) !== 'permanent') {
+    if (!this.oneEventsFault(error, chunk[0]!)) {
       for (const items of groups) this.fail(ledger, items, error);
       return;
     }
@@ -132,7 +131,7 @@ export class BatchProcessor {
     shutdown: AbortSignal,
     ledger: BatchLedger,
   ): Promise<void> {
-    if (items.length === 1 || this.kindOf(error, items[0]!) !== 'permanent') {
+    if (items.length === 1 || !this.oneEventsFault(error, items[0]!)) {
       this.fail(ledger, items, error);
       return;
     }
@@ -213,6 +212,15 @@ export class BatchProcessor {
 
   private leaseLeft(batch: ClaimedBatch): boolean {
     return batch.leaseDeadline - Date.now() > this.options.publishTimeoutMs;
+  }
+
+  /** Whether a failed request's error may be one event's fault (then it is isolated). */
+  private oneEventsFault(error: unknown, item: PlannedItem): boolean {
+    return (
+      error instanceof TypeError ||
+      error instanceof RangeError ||
+      this.kindOf(error, item) === 'permanent'
+    );
   }
 
   private kindOf(error: unknown, { row, record }: PlannedItem) {

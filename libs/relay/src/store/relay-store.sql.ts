@@ -3,6 +3,14 @@ import { heldBehindParkedSql } from '@nest-outbox/core';
 import { HISTORY, PENDING } from '../schema/row-state.sql';
 
 /**
+ * Milliseconds since `created_at` of row `alias`; NULL (counted as 0) when created_at is
+ * infinite: `now() - created_at` would fail the whole statement ("cannot subtract infinite
+ * timestamps"), and such a row has no age to report.
+ */
+const AGE_MS = (alias: string) =>
+  `CASE WHEN isfinite(${alias}.created_at) THEN extract(epoch FROM now() - ${alias}.created_at) * 1000 END`;
+
+/**
  * The statements that record a batch's outcome (every one fenced by the lease token) and
  * read the relay's figures. Identifiers are validated before they are interpolated; values
  * are always bound.
@@ -55,9 +63,9 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
     stats: `SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
        count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
        count(*) FILTER (WHERE claims > attempts)::int AS suspects,
-       (SELECT extract(epoch FROM now() - f.created_at) * 1000 FROM ${T} f
+       (SELECT ${AGE_MS('f')} FROM ${T} f
          WHERE ${PENDING('f')} ORDER BY f.id LIMIT 1)::float8 AS oldest_age_ms,
-       (SELECT extract(epoch FROM now() - f.created_at) * 1000 FROM ${T} f
+       (SELECT ${AGE_MS('f')} FROM ${T} f
          WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
          ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
   FROM ${T} s WHERE ${PENDING('s')}`,
