@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { REPO_ROOT } from './env';
 import { KAFKA_LIBS } from './kafka-node';
 
@@ -24,13 +27,42 @@ export type JavaCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 const TOOL = join(REPO_ROOT, 'test/support/java/KafkaTool.java');
 
-function runTool(args: string[], stdin: string): Promise<string> {
+let compiled: Promise<string> | undefined;
+
+/** The tool compiled once per source version (a single-file run compiles it every time). */
+function compiledTool(): Promise<string> {
   if (!existsSync(join(KAFKA_LIBS, '.complete'))) {
     throw new Error(`no Kafka jars in ${KAFKA_LIBS}: run "bash scripts/stack.sh fetch-kafka"`);
   }
+  const hash = createHash('sha256').update(readFileSync(TOOL)).digest('hex').slice(0, 12);
+  const dir = join(tmpdir(), `nest-outbox-kafka-tool-${hash}`);
+  compiled ??= existsSync(dir)
+    ? Promise.resolve(dir)
+    : (async () => {
+        // Compiled aside, then renamed: parallel test files never see half a class.
+        const scratch = mkdtempSync(`${dir}-`);
+        await promisify(execFile)('javac', [
+          '-nowarn',
+          '-cp',
+          `${KAFKA_LIBS}/*`,
+          '-d',
+          scratch,
+          TOOL,
+        ]);
+        try {
+          renameSync(scratch, dir);
+        } catch {
+          rmSync(scratch, { recursive: true, force: true }); // another file compiled it first
+        }
+        return dir;
+      })();
+  return compiled;
+}
+
+async function runTool(args: string[], stdin: string): Promise<string> {
   const jvm = [
     '-cp',
-    `${KAFKA_LIBS}/*`,
+    `${await compiledTool()}:${KAFKA_LIBS}/*`,
     '-Xmx256m',
     '-XX:+UseSerialGC',
     '-XX:TieredStopAtLevel=1',
@@ -39,7 +71,7 @@ function runTool(args: string[], stdin: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'java',
-      [...jvm, TOOL, ...args],
+      [...jvm, 'KafkaTool', ...args],
       { maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) =>
         error

@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import type {
   Consumer,
   ConsumerCommitOffsetsEvent,
+  ConsumerEndBatchProcessEvent,
   ConsumerGroupJoinEvent,
   InstrumentationEvent,
 } from 'kafkajs';
@@ -11,6 +12,7 @@ import {
   type ConsumerRecovery,
   type ConsumerSnapshot,
   type PoisonPause,
+  type UndecodableRecord,
 } from './consumer-snapshot';
 import { CrashRecovery } from './crash.recovery';
 import { OffsetCommitter } from './offset.committer';
@@ -18,7 +20,7 @@ import { PartitionOffsetTracker } from './partition-offset.tracker';
 import { PoisonPauses } from './poison-pauses';
 
 type CrashPayload = { error?: Error; restart?: boolean; groupId?: string };
-type BatchEndPayload = { topic: string; partition: number; offsetLag: string };
+type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
 
 /**
  * Everything the inbox knows about one kafkajs consumer (one per ServerKafka): its status and
@@ -44,6 +46,7 @@ export class ConsumerSession {
   private status: ConsumerSnapshot['status'] = 'running';
   private groupId: string | undefined;
   private closed = false;
+  private undecodable: ConsumerSnapshot['undecodable'] = { records: 0 };
   private readonly unsubscribe: (() => void)[] = [];
 
   /**
@@ -126,13 +129,19 @@ export class ConsumerSession {
     return this.pauses.resume(topic, partition);
   }
 
+  /** A record of a batch that could not be decompressed was settled as rejected. */
+  noteUndecodable(last: UndecodableRecord): void {
+    this.undecodable = { records: this.undecodable.records + 1, last };
+  }
+
   snapshot(): ConsumerSnapshot {
     const assigned = this.assignment
       ? Object.fromEntries(
           [...this.assignment].map(([t, ps]) => [t, [...ps].sort((a, b) => a - b)]),
         )
       : undefined;
-    return { groupId: this.groupId, status: this.status, assigned, paused: this.pauses.list() };
+    const { groupId, status, undecodable } = this;
+    return { groupId, status, assigned, paused: this.pauses.list(), undecodable };
   }
 
   /** Commits what is committable now and waits for it. */
@@ -177,17 +186,26 @@ export class ConsumerSession {
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
-    on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) =>
-      this.metrics.lag.set(
-        { group: this.groupId ?? '', topic: p.topic, partition: String(p.partition) },
-        Number(p.offsetLag),
-      ),
-    );
+    on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) => this.onBatchEnd(p));
+  }
+
+  /**
+   * A fetched batch with nothing to hand over (aborted records, transaction markers) ends
+   * as settled: its last offset finishes, so the partition commits past it once nothing
+   * earlier is in flight, instead of staying behind them until a live record arrives.
+   */
+  private onBatchEnd(p: BatchEndPayload): void {
+    const labels = { group: this.groupId ?? '', topic: p.topic, partition: String(p.partition) };
+    this.metrics.lag.set(labels, Number(p.offsetLag));
+    if (p.batchSize !== 0 || !p.lastOffset) return;
+    const offset = BigInt(p.lastOffset);
+    this.finish(this.begin(p.topic, p.partition, offset), offset);
   }
 
   /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
   private onCrash(payload: CrashPayload): void {
     this.status = 'crashed';
+    this.groupId ??= payload.groupId; // a consumer crashing before it ever joined
     this.retireAll();
     const error = payload.error;
     const what = error ? `${error.name}: ${error.message}` : 'unknown error';
