@@ -10,7 +10,7 @@ import {
   type JavaRecord,
 } from '@test/support';
 import type { INestApplication } from '@nestjs/common';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { CompressionCodecs, CompressionTypes, type Consumer } from 'kafkajs';
 import { committedOffsets, send } from './inbox-test.kafka';
 import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp } from './inbox-test.app';
@@ -102,37 +102,42 @@ describe('Compressed batches from any producer (real PostgreSQL + Kafka + a Java
     expect(await inboxMetric(app, 'inbox_events_rejected_total')).toBe(0);
   });
 
-  it("Given a Java producer's transactions, then a committed one is applied, an aborted one never is, and the partition is committed past the abort that ends it", async () => {
+  it("Given a Java producer's transactions, then a committed one is applied, an aborted one never is, and the partition is committed past every abort that ends it", async () => {
     const topic = uniqueTopic('inbox-codecs-tx');
     const groupId = uniqueTopic('g');
     await createTopics([{ topic, numPartitions: 1 }]);
     const committed = [javaEvent(0), javaEvent(0)];
     const aborted = [javaEvent(0), javaEvent(0)];
-    const transaction = (end: 'commit' | 'abort') => ({ id: `${topic}-${end}`, end });
-    await javaProduce(KAFKA_BROKERS, topic, committed, {
-      compression: 'zstd',
-      transaction: transaction('commit'),
-    });
-    await start(topic, groupId);
-    await waitFor('the committed transaction applied', async () => {
-      const ids = await applied();
-      return committed.every((r) => ids.includes(r.eventId));
-    });
-    await waitFor('its records committed', async () =>
-      [2n, 3n].includes((await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n),
-    );
-    // Offsets: 2 records + commit marker, 2 aborted records + abort marker: the end is 6.
-    await javaProduce(KAFKA_BROKERS, topic, aborted, {
-      compression: 'lz4',
-      transaction: transaction('abort'),
-    });
+    const late = [javaEvent(0), javaEvent(0)];
+    const produce = (records: JavaRecord[], end: 'commit' | 'abort', n: number) =>
+      javaProduce(KAFKA_BROKERS, topic, records, {
+        compression: n % 2 === 0 ? 'zstd' : 'lz4',
+        transaction: { id: `${topic}-${n}`, end },
+      });
+    const committedOffset = async () =>
+      (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
+    const app = await start(topic, groupId);
+    // Attached before its first batch (as the README advises), paused while both are written,
+    // so that one fetch holds 2 records + commit marker, 2 aborted records + abort marker (0-5).
+    const [, consumer] = app.getMicroservices()[0]!.unwrap<[unknown, Consumer, unknown]>();
+    app.get(InboxConsumerRegistry).attach(consumer);
+    consumer.pause([{ topic }]);
+    await produce(committed, 'commit', 0);
+    await produce(aborted, 'abort', 1);
+    consumer.resume([{ topic }]);
     await waitFor(
-      'the group committed past the aborted transaction and its marker',
-      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 6n,
+      'the group committed past the abort at the end of its batch',
+      async () => (await committedOffset()) === 6n,
+    );
+    // A later fetch of nothing but an aborted transaction (offsets 6-8).
+    await produce(late, 'abort', 2);
+    await waitFor(
+      'the group committed past an abort fetched alone',
+      async () => (await committedOffset()) === 9n,
     );
     const ids = await applied();
     expect(committed.every((r) => ids.includes(r.eventId))).toBe(true);
-    expect(aborted.some((r) => ids.includes(r.eventId))).toBe(false);
+    expect([...aborted, ...late].some((r) => ids.includes(r.eventId))).toBe(false);
   });
 
   it('Given a gzip batch that kafkajs cannot decompress, then its records are rejected as undecodable_batch, the rest of its partition and the other partitions keep flowing, and /health and the metric name it', async () => {

@@ -14,6 +14,7 @@ import {
   type PoisonPause,
   type UndecodableRecord,
 } from './consumer-snapshot';
+import { BatchWindows } from './batch-windows';
 import { CrashRecovery } from './crash.recovery';
 import { OffsetCommitter } from './offset.committer';
 import { PartitionOffsetTracker } from './partition-offset.tracker';
@@ -26,7 +27,7 @@ type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
  * Everything the inbox knows about one kafkajs consumer (one per ServerKafka): its status and
  * assignment (from kafkajs' instrumentation events), an offset tracker per assigned partition,
  * the offset committer, poison pauses, crash recovery and lag. Created the first time the
- * consumer is seen.
+ * consumer is seen. The batch tails kafkajs never hands over settle through BatchWindows.
  *
  * Between a REBALANCING event and the next GROUP_JOIN nothing is committed; partitions
  * revoked by the join get their tracker retired, so late results of records still running
@@ -41,6 +42,7 @@ export class ConsumerSession {
   private readonly pauses: PoisonPauses;
   private readonly committer: OffsetCommitter;
   private readonly recovery: CrashRecovery;
+  private readonly windows = new BatchWindows();
   private assignment: Map<string, Set<number>> | undefined;
   private rebalancing = false;
   private status: ConsumerSnapshot['status'] = 'running';
@@ -93,6 +95,7 @@ export class ConsumerSession {
   /** A record has its final result: commit what became committable. */
   finish(tracker: PartitionOffsetTracker, offset: bigint): void {
     tracker.finish(offset);
+    this.windows.finished(tracker, [offset]);
     this.observeUncommitted(tracker);
     this.committer.schedule();
   }
@@ -101,6 +104,7 @@ export class ConsumerSession {
   finishAll(tracker: PartitionOffsetTracker, offsets: readonly bigint[]): void {
     if (offsets.length === 0) return;
     for (const offset of offsets) tracker.finish(offset);
+    this.windows.finished(tracker, offsets);
     this.observeUncommitted(tracker);
     this.committer.schedule();
   }
@@ -140,8 +144,8 @@ export class ConsumerSession {
           [...this.assignment].map(([t, ps]) => [t, [...ps].sort((a, b) => a - b)]),
         )
       : undefined;
-    const { groupId, status, undecodable } = this;
-    return { groupId, status, assigned, paused: this.pauses.list(), undecodable };
+    const { groupId, status, undecodable, pauses } = this;
+    return { groupId, status, assigned, paused: pauses.list(), undecodable };
   }
 
   /** Commits what is committable now and waits for it. */
@@ -186,20 +190,16 @@ export class ConsumerSession {
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
+    on<BatchEndPayload>(events.START_BATCH_PROCESS, (p) => this.windows.start(p));
     on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) => this.onBatchEnd(p));
   }
 
-  /**
-   * A fetched batch with nothing to hand over (aborted records, transaction markers) ends
-   * as settled: its last offset finishes, so the partition commits past it once nothing
-   * earlier is in flight, instead of staying behind them until a live record arrives.
-   */
   private onBatchEnd(p: BatchEndPayload): void {
     const labels = { group: this.groupId ?? '', topic: p.topic, partition: String(p.partition) };
     this.metrics.lag.set(labels, Number(p.offsetLag));
-    if (p.batchSize !== 0 || !p.lastOffset) return;
-    const offset = BigInt(p.lastOffset);
-    this.finish(this.begin(p.topic, p.partition, offset), offset);
+    const last = this.windows.end(p);
+    if (last !== undefined && !this.rebalancing)
+      this.finish(this.begin(p.topic, p.partition, last), last);
   }
 
   /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
