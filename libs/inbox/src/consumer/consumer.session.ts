@@ -16,6 +16,7 @@ import {
 } from './consumer-snapshot';
 import { BatchWindows } from './batch-windows';
 import { CrashRecovery } from './crash.recovery';
+import { GroupLag } from './group-lag';
 import { OffsetCommitter } from './offset.committer';
 import { PartitionOffsetTracker } from './partition-offset.tracker';
 import { PoisonPauses } from './poison-pauses';
@@ -26,8 +27,8 @@ type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
 /**
  * Everything the inbox knows about one kafkajs consumer (one per ServerKafka): its status and
  * assignment (from kafkajs' instrumentation events), an offset tracker per assigned partition,
- * the offset committer, poison pauses, crash recovery and lag. Created the first time the
- * consumer is seen. The batch tails kafkajs never hands over settle through BatchWindows.
+ * the offset committer, poison pauses, crash recovery, lag (GroupLag) and the batch tails
+ * kafkajs never hands over (BatchWindows). Created the first time the consumer is seen.
  *
  * Between a REBALANCING event and the next GROUP_JOIN nothing is committed; partitions
  * revoked by the join get their tracker retired, so late results of records still running
@@ -43,6 +44,7 @@ export class ConsumerSession {
   private readonly committer: OffsetCommitter;
   private readonly recovery: CrashRecovery;
   private readonly windows = new BatchWindows();
+  private readonly lag: GroupLag;
   private assignment: Map<string, Set<number>> | undefined;
   private rebalancing = false;
   private status: ConsumerSnapshot['status'] = 'running';
@@ -69,8 +71,9 @@ export class ConsumerSession {
       logger,
       () => this.trackers.values(),
       () => !this.closed && !this.rebalancing,
-      (trackers) => trackers.forEach((t) => this.observeUncommitted(t)),
+      (trackers) => trackers.forEach((t) => this.lag.uncommitted(t)),
     );
+    this.lag = new GroupLag(metrics, () => this.groupId ?? '');
     this.recovery = new CrashRecovery(consumer, logger, () => this.groupId ?? '?', random);
     this.subscribe();
   }
@@ -96,7 +99,7 @@ export class ConsumerSession {
   finish(tracker: PartitionOffsetTracker, offset: bigint): void {
     tracker.finish(offset);
     this.windows.finished(tracker, [offset]);
-    this.observeUncommitted(tracker);
+    this.lag.uncommitted(tracker);
     this.committer.schedule();
   }
 
@@ -105,17 +108,8 @@ export class ConsumerSession {
     if (offsets.length === 0) return;
     for (const offset of offsets) tracker.finish(offset);
     this.windows.finished(tracker, offsets);
-    this.observeUncommitted(tracker);
+    this.lag.uncommitted(tracker);
     this.committer.schedule();
-  }
-
-  private observeUncommitted(tracker: PartitionOffsetTracker): void {
-    const labels = {
-      group: this.groupId ?? '',
-      topic: tracker.topic,
-      partition: String(tracker.partition),
-    };
-    this.metrics.appliedUncommitted.set(labels, tracker.uncommitted);
   }
 
   /** True while the partition is assigned to this consumer as far as we know. */
@@ -184,9 +178,10 @@ export class ConsumerSession {
       this.status = 'stopped';
       this.retireAll();
     });
-    on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) =>
-      this.committer.confirm(p.topics),
-    );
+    on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) => {
+      this.committer.confirm(p.topics);
+      this.lag.commitSent(p.topics);
+    });
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
@@ -195,8 +190,7 @@ export class ConsumerSession {
   }
 
   private onBatchEnd(p: BatchEndPayload): void {
-    const labels = { group: this.groupId ?? '', topic: p.topic, partition: String(p.partition) };
-    this.metrics.lag.set(labels, Number(p.offsetLag));
+    this.lag.fetched(p);
     const last = this.windows.end(p);
     if (last !== undefined && !this.rebalancing)
       this.finish(this.begin(p.topic, p.partition, last), last);
