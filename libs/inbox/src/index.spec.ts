@@ -72,6 +72,7 @@ describe('@nest-outbox/inbox public barrel', () => {
        "interface PoisonPause",
        "type RejectionCode",
        "type RowCountResult",
+       "interface UndecodableRecord",
        "class UnexpectedRowCountError",
        "type VersionCheckMode",
      ]

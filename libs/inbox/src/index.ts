@@ -18,7 +18,12 @@ export { InboxEvents } from './handler/decorators/inbox-events.decorator';
 export type { InboxOutcome } from './handler/pipeline/inbox-outcome';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
-export type { ConsumerRecovery, ConsumerSnapshot, PoisonPause } from './consumer/consumer-snapshot';
+export type {
+  ConsumerRecovery,
+  ConsumerSnapshot,
+  PoisonPause,
+  UndecodableRecord,
+} from './consumer/consumer-snapshot';
 export { InboxMisuseError } from './errors/inbox-misuse.error';
 export { InboxPermanentError } from './errors/inbox-permanent.error';
 export { InboxRetentionTooShortError } from './errors/inbox-retention-too-short.error';

@@ -9,12 +9,23 @@ export interface PoisonPause {
   readonly since: Date;
 }
 
+/** The last record settled as `undecodable_batch` (its batch could not be decompressed). @publicApi */
+export interface UndecodableRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly reason: string;
+  readonly since: Date;
+}
+
 /** What the health indicator reports per Kafka consumer. @publicApi */
 export interface ConsumerSnapshot {
   readonly groupId: string | undefined;
   readonly status: 'connected' | 'running' | 'rebalancing' | 'crashed' | 'stopped';
   readonly assigned: Readonly<Record<string, number[]>> | undefined;
   readonly paused: readonly PoisonPause[];
+  /** Records of undecodable batches settled as rejected so far, and the last of them. */
+  readonly undecodable: { readonly records: number; readonly last?: UndecodableRecord };
 }
 
 /**

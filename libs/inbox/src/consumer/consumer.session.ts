@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import type {
   Consumer,
   ConsumerCommitOffsetsEvent,
+  ConsumerEndBatchProcessEvent,
   ConsumerGroupJoinEvent,
   InstrumentationEvent,
 } from 'kafkajs';
@@ -11,20 +12,23 @@ import {
   type ConsumerRecovery,
   type ConsumerSnapshot,
   type PoisonPause,
+  type UndecodableRecord,
 } from './consumer-snapshot';
+import { BatchWindows } from './batch-windows';
 import { CrashRecovery } from './crash.recovery';
+import { GroupLag } from './group-lag';
 import { OffsetCommitter } from './offset.committer';
 import { PartitionOffsetTracker } from './partition-offset.tracker';
 import { PoisonPauses } from './poison-pauses';
 
 type CrashPayload = { error?: Error; restart?: boolean; groupId?: string };
-type BatchEndPayload = { topic: string; partition: number; offsetLag: string };
+type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
 
 /**
  * Everything the inbox knows about one kafkajs consumer (one per ServerKafka): its status and
  * assignment (from kafkajs' instrumentation events), an offset tracker per assigned partition,
- * the offset committer, poison pauses, crash recovery and lag. Created the first time the
- * consumer is seen.
+ * the offset committer, poison pauses, crash recovery, lag (GroupLag) and the batch tails
+ * kafkajs never hands over (BatchWindows). Created the first time the consumer is seen.
  *
  * Between a REBALANCING event and the next GROUP_JOIN nothing is committed; partitions
  * revoked by the join get their tracker retired, so late results of records still running
@@ -39,11 +43,14 @@ export class ConsumerSession {
   private readonly pauses: PoisonPauses;
   private readonly committer: OffsetCommitter;
   private readonly recovery: CrashRecovery;
+  private readonly windows = new BatchWindows();
+  private readonly lag: GroupLag;
   private assignment: Map<string, Set<number>> | undefined;
   private rebalancing = false;
   private status: ConsumerSnapshot['status'] = 'running';
   private groupId: string | undefined;
   private closed = false;
+  private undecodable: ConsumerSnapshot['undecodable'] = { records: 0 };
   private readonly unsubscribe: (() => void)[] = [];
 
   /**
@@ -64,8 +71,9 @@ export class ConsumerSession {
       logger,
       () => this.trackers.values(),
       () => !this.closed && !this.rebalancing,
-      (trackers) => trackers.forEach((t) => this.observeUncommitted(t)),
+      (trackers) => trackers.forEach((t) => this.lag.uncommitted(t)),
     );
+    this.lag = new GroupLag(metrics, () => this.groupId ?? '');
     this.recovery = new CrashRecovery(consumer, logger, () => this.groupId ?? '?', random);
     this.subscribe();
   }
@@ -90,7 +98,8 @@ export class ConsumerSession {
   /** A record has its final result: commit what became committable. */
   finish(tracker: PartitionOffsetTracker, offset: bigint): void {
     tracker.finish(offset);
-    this.observeUncommitted(tracker);
+    this.windows.finished(tracker, [offset]);
+    this.lag.uncommitted(tracker);
     this.committer.schedule();
   }
 
@@ -98,17 +107,9 @@ export class ConsumerSession {
   finishAll(tracker: PartitionOffsetTracker, offsets: readonly bigint[]): void {
     if (offsets.length === 0) return;
     for (const offset of offsets) tracker.finish(offset);
-    this.observeUncommitted(tracker);
+    this.windows.finished(tracker, offsets);
+    this.lag.uncommitted(tracker);
     this.committer.schedule();
-  }
-
-  private observeUncommitted(tracker: PartitionOffsetTracker): void {
-    const labels = {
-      group: this.groupId ?? '',
-      topic: tracker.topic,
-      partition: String(tracker.partition),
-    };
-    this.metrics.appliedUncommitted.set(labels, tracker.uncommitted);
   }
 
   /** True while the partition is assigned to this consumer as far as we know. */
@@ -126,13 +127,19 @@ export class ConsumerSession {
     return this.pauses.resume(topic, partition);
   }
 
+  /** A record of a batch that could not be decompressed was settled as rejected. */
+  noteUndecodable(last: UndecodableRecord): void {
+    this.undecodable = { records: this.undecodable.records + 1, last };
+  }
+
   snapshot(): ConsumerSnapshot {
     const assigned = this.assignment
       ? Object.fromEntries(
           [...this.assignment].map(([t, ps]) => [t, [...ps].sort((a, b) => a - b)]),
         )
       : undefined;
-    return { groupId: this.groupId, status: this.status, assigned, paused: this.pauses.list() };
+    const { groupId, status, undecodable, pauses } = this;
+    return { groupId, status, assigned, paused: pauses.list(), undecodable };
   }
 
   /** Commits what is committable now and waits for it. */
@@ -171,23 +178,28 @@ export class ConsumerSession {
       this.status = 'stopped';
       this.retireAll();
     });
-    on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) =>
-      this.committer.confirm(p.topics),
-    );
+    on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) => {
+      this.committer.confirm(p.topics);
+      this.lag.commitSent(p.topics);
+    });
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
-    on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) =>
-      this.metrics.lag.set(
-        { group: this.groupId ?? '', topic: p.topic, partition: String(p.partition) },
-        Number(p.offsetLag),
-      ),
-    );
+    on<BatchEndPayload>(events.START_BATCH_PROCESS, (p) => this.windows.start(p));
+    on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) => this.onBatchEnd(p));
+  }
+
+  private onBatchEnd(p: BatchEndPayload): void {
+    this.lag.fetched(p);
+    const last = this.windows.end(p);
+    if (last !== undefined && !this.rebalancing)
+      this.finish(this.begin(p.topic, p.partition, last), last);
   }
 
   /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
   private onCrash(payload: CrashPayload): void {
     this.status = 'crashed';
+    this.groupId ??= payload.groupId; // a consumer crashing before it ever joined
     this.retireAll();
     const error = payload.error;
     const what = error ? `${error.name}: ${error.message}` : 'unknown error';

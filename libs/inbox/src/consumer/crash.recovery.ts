@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { Backoff, errorLabel } from '@nest-outbox/core';
+import { settlingUndecodable } from '../transport/kafkajs-codecs.hook';
 import type { ConsumerRecovery } from './consumer-snapshot';
 
 /**
@@ -38,7 +39,7 @@ export class CrashRecovery {
       if (this.closed) return;
       try {
         await this.consumer.connect();
-        await recover();
+        await settlingUndecodable(recover);
         this.logger.log(`consumer group=${this.groupId()} runs again after its crash`);
         return;
       } catch (error) {

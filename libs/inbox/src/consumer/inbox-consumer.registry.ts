@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { ModulesContainer } from '@nestjs/core';
 import type { Consumer } from 'kafkajs';
 import { InboxMetrics } from '../metrics/inbox.metrics';
+import { installCodecs } from '../transport/kafkajs-codecs.hook';
 import { installHeaderDecoding } from '../transport/kafkajs-header-decoding.hook';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
@@ -26,6 +27,7 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   ) {
     // Before any consumer fetches: a record with tens of thousands of headers must not stall
     // the event loop in kafkajs' decoder (see installHeaderDecoding).
+    installCodecs(); // snappy, lz4 and zstd batches decode (see installCodecs)
     const decoding = installHeaderDecoding();
     if (!decoding.installed)
       this.logger.warn(

@@ -69,6 +69,20 @@ describe('decodeEnvelope', () => {
     },
   );
 
+  it.each([
+    ['parsed by Nest', { value: new Array(300_000).fill(0) as unknown, headers: headers() }],
+    ['in a header', { value: '{}', headers: { ...headers(), tenant: new Array(300_000).fill(0) } }],
+  ])(
+    'rejects a flat 300,000-element array (%s) as oversize naming the count of values, not the depth',
+    (_, record) => {
+      const result = decodeEnvelope(record, { ...rules, maxMessageBytes: 200_000 });
+      expect(result.ok ? 'ok' : [result.code, /JSON values/.test(result.reason)]).toEqual([
+        'oversize',
+        true,
+      ]);
+    },
+  );
+
   it('never echoes the value it refused in its reason', () => {
     const marker = 'MARKER\u0000x';
     for (const over of <Record<string, string>[]>[

@@ -1,7 +1,13 @@
 import { errorLabel, EVENT_HEADERS, isUuid, type EventEnvelope } from '@nest-outbox/core';
-import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep, valueTooDeep } from './json-bounds';
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonExcess,
+  jsonTextTooDeep,
+  type JsonExcess,
+} from './json-bounds';
 import { headerStrings, valueByteLength, type ParsedRecord } from './record-parts';
 import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../transport/header-decoding';
+import { undecodableBatch } from '../transport/kafkajs-codecs.hook';
 
 export { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
 
@@ -16,6 +22,7 @@ export type RejectionCode =
   | 'oversize'
   | 'too_deep'
   | 'too_many_headers'
+  | 'undecodable_batch'
   | 'undecodable'
   | 'handler_failed';
 
@@ -90,14 +97,18 @@ function integer(text: string): number | undefined {
   return /^-?\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-/** The first header whose parsed JSON value nests too deep, if any. */
-function tooDeepHeader(raw: ParsedRecord['headers'], maxDepth: number): string | undefined {
+/** JSON values a parsed header value may hold. */
+const MAX_HEADER_NODES = 100_000;
+
+/** Which bound the first header whose parsed JSON value exceeds one exceeds, if any. */
+function headerExcess(raw: ParsedRecord['headers'], maxDepth: number): JsonExcess | undefined {
   if (!raw) return undefined;
   for (const name in raw) {
     if (!Object.hasOwn(raw, name)) continue;
     const value = raw[name];
     if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) {
-      if (valueTooDeep(value, maxDepth + 1, 100_000)) return name;
+      const excess = jsonExcess(value, maxDepth + 1, MAX_HEADER_NODES);
+      if (excess) return excess;
     }
   }
   return undefined;
@@ -160,15 +171,26 @@ function decode(
       `record has ${count ?? 'too many'} headers, more than ${MAX_RECORD_HEADERS} (capped before decoding)`,
     );
   }
+  const batchFailure = undecodableBatch(headers);
+  if (batchFailure !== undefined) return reject('undecodable_batch', batchFailure);
   const maxDepth = rules.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-  const deepHeader = tooDeepHeader(record.headers, maxDepth);
-  if (deepHeader !== undefined)
+  const inHeader = headerExcess(record.headers, maxDepth);
+  if (inHeader === 'depth')
     return reject('too_deep', `a header value nests deeper than ${maxDepth} levels`);
+  if (inHeader === 'nodes')
+    return reject('oversize', `a header value holds more than ${MAX_HEADER_NODES} JSON values`);
   const occurredAt = checkHeaders(headers, rules);
   if (!(occurredAt instanceof Date)) return occurredAt;
   // A value Nest's parser already parsed is measured only once its nesting is known bounded.
-  if (isParsed(record.value) && valueTooDeep(record.value, maxDepth, rules.maxMessageBytes))
-    return reject('too_deep', `value nests deeper than ${maxDepth} levels`);
+  const inValue = isParsed(record.value)
+    ? jsonExcess(record.value, maxDepth, rules.maxMessageBytes)
+    : undefined;
+  if (inValue === 'depth') return reject('too_deep', `value nests deeper than ${maxDepth} levels`);
+  if (inValue === 'nodes')
+    return reject(
+      'oversize',
+      `value holds more than ${rules.maxMessageBytes} JSON values: more than its limit of ${rules.maxMessageBytes} bytes`,
+    );
   // A parsed value's nesting is bounded by now (checked just above).
   const bytes = valueByteLength(record.value, maxDepth);
   if (bytes !== undefined && bytes > rules.maxMessageBytes)

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonTextTooDeep, valueTooDeep } from './json-bounds';
+import { jsonExcess, jsonTextTooDeep } from './json-bounds';
 import { valueByteLength, valueBytes } from './record-parts';
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
@@ -18,31 +18,31 @@ describe('jsonTextTooDeep', () => {
   });
 });
 
-describe('valueTooDeep', () => {
-  it('walks parsed values iteratively, bounded by depth and node count', () => {
-    expect(valueTooDeep(JSON.parse(nested(3)), 3, 100)).toBe(false);
-    expect(valueTooDeep(JSON.parse(nested(4)), 3, 100)).toBe(true);
-    expect(valueTooDeep({ a: 1, b: [1, 2] }, 2, 100)).toBe(false);
-    expect(valueTooDeep({ a: 1, b: [1, 2] }, 2, 3)).toBe(true);
-    expect(valueTooDeep('text', 0, 1)).toBe(false);
-    expect(valueTooDeep(JSON.parse(nested(100_000)), 64, 1_000_000)).toBe(true);
+describe('jsonExcess', () => {
+  it('walks parsed values iteratively and says which bound they exceed: depth or node count', () => {
+    expect(jsonExcess(JSON.parse(nested(3)), 3, 100)).toBeUndefined();
+    expect(jsonExcess(JSON.parse(nested(4)), 3, 100)).toBe('depth');
+    expect(jsonExcess({ a: 1, b: [1, 2] }, 2, 100)).toBeUndefined();
+    expect(jsonExcess({ a: 1, b: [1, 2] }, 2, 3)).toBe('nodes');
+    expect(jsonExcess('text', 0, 1)).toBeUndefined();
+    expect(jsonExcess(JSON.parse(nested(100_000)), 64, 1_000_000)).toBe('depth');
+    // A flat array is never "too deep", however long.
+    expect(jsonExcess(new Array(300_000).fill(0), 64, 100_000)).toBe('nodes');
   });
 });
 
-/** The walk's definition, recursively (fine for the small values generated here). */
-function reference(value: unknown, limit: number, maxNodes: number): boolean {
-  let nodes = 0;
-  const deep = (v: unknown, depth: number): boolean => {
-    if (++nodes > maxNodes) return true;
-    if (typeof v !== 'object' || v === null || Buffer.isBuffer(v)) return false;
-    if (depth + 1 > limit) return true;
-    return Object.values(v).some((child) => deep(child, depth + 1));
+/** Depth and node count of a value, recursively (fine for the small values generated here). */
+function measure(value: unknown): { depth: number; nodes: number } {
+  if (typeof value !== 'object' || value === null) return { depth: 0, nodes: 1 };
+  const children = Object.values(value).map(measure);
+  return {
+    depth: 1 + Math.max(0, ...children.map((c) => c.depth)),
+    nodes: 1 + children.reduce((sum, c) => sum + c.nodes, 0),
   };
-  return deep(value, 0);
 }
 
-describe('valueTooDeep against its recursive definition', () => {
-  it('gives the same answer for any JSON value, depth limit and node budget', () => {
+describe('jsonExcess against the measured value', () => {
+  it('names a bound the value exceeds, and none only when it exceeds neither', () => {
     fc.assert(
       fc.property(
         // Flat arrays and objects too: they take the walk's allocation-free path.
@@ -54,7 +54,11 @@ describe('valueTooDeep against its recursive definition', () => {
         fc.integer({ min: 0, max: 7 }),
         fc.integer({ min: 0, max: 60 }),
         (value, limit, maxNodes) => {
-          expect(valueTooDeep(value, limit, maxNodes)).toBe(reference(value, limit, maxNodes));
+          const { depth, nodes } = measure(value);
+          const excess = jsonExcess(value, limit, maxNodes);
+          if (excess === 'depth') expect(depth).toBeGreaterThan(limit);
+          else if (excess === 'nodes') expect(nodes).toBeGreaterThan(maxNodes);
+          else expect(depth <= limit && nodes <= maxNodes).toBe(true);
         },
       ),
       { numRuns: 500 },

@@ -25,16 +25,23 @@ export function jsonTextTooDeep(text: string, limit: number): boolean {
   return false;
 }
 
+/** Which bound a parsed JSON value exceeds: its nesting or its count of values. @internal */
+export type JsonExcess = 'depth' | 'nodes';
+
 /**
- * True when an already parsed value (Nest's KafkaParser JSON-parses values and headers that
- * start with `{` or `[`) nests deeper than `limit` or holds more than `maxNodes` values: an
- * iterative walk with an explicit stack that stops at the first excess.
+ * Which bound an already parsed value (Nest's KafkaParser JSON-parses values and headers that
+ * start with `{` or `[`) exceeds, if any: nesting deeper than `limit` or more than `maxNodes`
+ * values. An iterative walk with an explicit stack that stops at the first excess.
  * @internal
  */
-export function valueTooDeep(value: unknown, limit: number, maxNodes: number): boolean {
-  if (!isContainer(value)) return 1 > maxNodes;
-  const flat = flatTooDeep(value, limit, maxNodes);
-  if (flat !== undefined) return flat;
+export function jsonExcess(
+  value: unknown,
+  limit: number,
+  maxNodes: number,
+): JsonExcess | undefined {
+  if (!isContainer(value)) return 1 > maxNodes ? 'nodes' : undefined;
+  const flat = flatExcess(value, limit, maxNodes);
+  if (flat !== 'walk') return flat;
   // Two parallel stacks (value, depth): no object allocated per node walked.
   const values: unknown[] = [value];
   const depths: number[] = [0];
@@ -42,9 +49,9 @@ export function valueTooDeep(value: unknown, limit: number, maxNodes: number): b
   while (values.length > 0) {
     const v = values.pop();
     const depth = depths.pop()!;
-    if (++nodes > maxNodes) return true;
+    if (++nodes > maxNodes) return 'nodes';
     if (typeof v !== 'object' || v === null || Buffer.isBuffer(v)) continue;
-    if (depth + 1 > limit) return true;
+    if (depth + 1 > limit) return 'depth';
     if (Array.isArray(v)) {
       for (const child of v as unknown[]) {
         values.push(child);
@@ -58,31 +65,36 @@ export function valueTooDeep(value: unknown, limit: number, maxNodes: number): b
       }
     }
   }
-  return false;
+  return undefined;
 }
 
 const isContainer = (v: unknown): v is object =>
   typeof v === 'object' && v !== null && !Buffer.isBuffer(v);
 
 /**
- * `valueTooDeep` of an array or object whose children are all scalars (most event payloads),
- * found without allocating the walk's stacks; undefined as soon as a child is itself an
- * array or object (the walk decides).
+ * `jsonExcess` of an array or object whose children are all scalars (most event payloads),
+ * found without allocating the walk's stacks; 'walk' as soon as a child is itself an array
+ * or object (the walk decides).
  */
-function flatTooDeep(value: object, limit: number, maxNodes: number): boolean | undefined {
-  if (1 > maxNodes || limit < 1) return true;
+function flatExcess(
+  value: object,
+  limit: number,
+  maxNodes: number,
+): JsonExcess | 'walk' | undefined {
+  if (1 > maxNodes) return 'nodes';
+  if (limit < 1) return 'depth';
   let nodes = 1;
   if (Array.isArray(value)) {
     for (const child of value as unknown[]) {
-      if (isContainer(child)) return undefined;
-      if (++nodes > maxNodes) return true;
+      if (isContainer(child)) return 'walk';
+      if (++nodes > maxNodes) return 'nodes';
     }
   } else {
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
-      if (isContainer((value as Record<string, unknown>)[key])) return undefined;
-      if (++nodes > maxNodes) return true;
+      if (isContainer((value as Record<string, unknown>)[key])) return 'walk';
+      if (++nodes > maxNodes) return 'nodes';
     }
   }
-  return false;
+  return undefined;
 }

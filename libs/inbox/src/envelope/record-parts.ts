@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_JSON_DEPTH, valueTooDeep } from './json-bounds';
+import { DEFAULT_MAX_JSON_DEPTH, jsonExcess } from './json-bounds';
 
 /** A record as Nest's KafkaParser hands it over (value already decoded unless keepBinary). */
 export interface ParsedRecord {
@@ -17,7 +17,7 @@ const SERIALISE_DEPTH = 1_000;
 
 /** A parsed JSON value back to text, or undefined when it cannot be walked safely. */
 function jsonText(value: unknown): string | undefined {
-  if (valueTooDeep(value, DEFAULT_MAX_JSON_DEPTH, HEADER_NODES)) return undefined;
+  if (jsonExcess(value, DEFAULT_MAX_JSON_DEPTH, HEADER_NODES)) return undefined;
   try {
     return JSON.stringify(value);
   } catch {
@@ -48,14 +48,14 @@ export function headerStrings(raw: Record<string, unknown> | undefined): Record<
 /**
  * The record value as bytes: exact when the parser keeps it binary, its UTF-8 text when it
  * is a string, JSON text again when Nest's parser parsed it (check its depth first:
- * `valueTooDeep`), undefined when absent or when it cannot be serialised.
+ * `jsonExcess`), undefined when absent or when it cannot be serialised.
  * @internal
  */
 export function valueBytes(value: unknown): Buffer | undefined {
   if (value === undefined || value === null) return undefined;
   if (Buffer.isBuffer(value)) return value;
   if (typeof value === 'string') return Buffer.from(value);
-  if (valueTooDeep(value, SERIALISE_DEPTH, Number.MAX_SAFE_INTEGER)) return undefined;
+  if (jsonExcess(value, SERIALISE_DEPTH, Number.MAX_SAFE_INTEGER)) return undefined;
   try {
     return Buffer.from(JSON.stringify(value));
   } catch {
@@ -74,7 +74,7 @@ export function valueByteLength(value: unknown, depthChecked?: number): number |
   if (Buffer.isBuffer(value)) return value.length;
   if (typeof value === 'string') return Buffer.byteLength(value);
   const bounded = depthChecked !== undefined && depthChecked <= SERIALISE_DEPTH;
-  if (!bounded && valueTooDeep(value, SERIALISE_DEPTH, Number.MAX_SAFE_INTEGER)) return undefined;
+  if (!bounded && jsonExcess(value, SERIALISE_DEPTH, Number.MAX_SAFE_INTEGER)) return undefined;
   try {
     const text = JSON.stringify(value) as string | undefined;
     return text === undefined ? undefined : Buffer.byteLength(text);

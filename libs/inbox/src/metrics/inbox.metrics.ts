@@ -35,7 +35,7 @@ export class InboxMetrics {
    * last resort: a log line with topic, partition, offset and reason code says which).
    */
   readonly unrecorded: CounterMetric<'consumer' | 'topic' | 'reason'>;
-  /** Offset lag per partition after the last processed batch. */
+  /** The group's lag per partition: end offset of the last fetch minus the committed offset. */
   readonly lag: GaugeMetric<'group' | 'topic' | 'partition'>;
   /** 1 while a partition is paused by a poison event. */
   readonly paused: GaugeMetric<'topic' | 'partition'>;
@@ -100,11 +100,11 @@ export class InboxMetrics {
       'Records committed past without a rejected row (last resort, see the log line)',
       ['consumer', 'topic', 'reason'],
     );
-    this.lag = make.gauge('inbox_consumer_lag', 'Offset lag per partition', [
-      'group',
-      'topic',
-      'partition',
-    ]);
+    this.lag = make.gauge(
+      'inbox_consumer_lag',
+      'Offset lag of the group per partition (end - committed)',
+      ['group', 'topic', 'partition'],
+    );
     this.paused = make.gauge(
       'inbox_partition_paused',
       '1 while a partition is paused by a poison event',

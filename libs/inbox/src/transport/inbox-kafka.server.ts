@@ -6,6 +6,7 @@ import { registerAhead } from '../handler/dedup/chunk-registration';
 import { InboxBatch, runInBatch, type ChunkHandler } from './inbox-batch.context';
 import { INBOX_FAULT_ENV } from '../inbox.constants';
 import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
+import { installCodecs, settlingUndecodable } from './kafkajs-codecs.hook';
 
 /** Options of `InboxKafkaServer`: ServerKafka's, plus the chunk size. @publicApi */
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
@@ -66,6 +67,7 @@ export class InboxKafkaServer extends ServerKafka {
         'must be false: the inbox commits offsets after its PostgreSQL commit',
       );
     }
+    installCodecs();
     this.batchSize = size;
     this.connectionName = options.connectionName;
     this.aheadParser = new ParsedAheadKafkaParser(options.parser);
@@ -81,11 +83,14 @@ export class InboxKafkaServer extends ServerKafka {
     const patterns = [...this.messageHandlers.keys()];
     if (patterns.length > 0)
       await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: patterns });
-    await consumer.run({
-      ...(this.options.run ?? {}),
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.handleInboxBatch(payload),
-    });
+    // A batch these fetches cannot decompress settles as rejected records (installCodecs).
+    await settlingUndecodable(() =>
+      consumer.run({
+        ...(this.options.run ?? {}),
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.handleInboxBatch(payload),
+      }),
+    );
   }
 
   private async handleInboxBatch(payload: EachBatchPayload): Promise<void> {

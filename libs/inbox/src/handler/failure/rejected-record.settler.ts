@@ -47,6 +47,8 @@ export class RejectedRecordSettler {
         }),
       );
       session.finish(tracker, offset);
+      if (rejection.code === 'undecodable_batch')
+        session.noteUndecodable({ ...position, reason: rejection.reason, since: new Date() });
     };
     if (batch) batch.onCommit(settled);
     else settled();

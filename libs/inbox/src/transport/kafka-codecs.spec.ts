@@ -1,0 +1,51 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- lz4js and snappyjs have no types */
+import fc from 'fast-check';
+import { unlz4, unsnappy } from './kafka-codecs';
+import { undecodableBatch, UNDECODABLE_BATCH_HEADER } from './kafkajs-codecs.hook';
+
+const lz4 = require('lz4js') as { compress(src: Uint8Array): Uint8Array };
+const snappy = require('snappyjs') as { compress(src: Uint8Array): Uint8Array };
+
+/** snappy-java's framing: magic, version 1, compatible 1, then [int32 size][raw block]... */
+function xerial(blocks: Uint8Array[]): Buffer {
+  const header = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
+  const framed = blocks.map((block) => {
+    const compressed = Buffer.from(snappy.compress(block));
+    const size = Buffer.alloc(4);
+    size.writeUInt32BE(compressed.length);
+    return Buffer.concat([size, compressed]);
+  });
+  return Buffer.concat([header, ...framed]);
+}
+
+describe('kafka codecs', () => {
+  it('decompress what snappy (raw and xerial-framed) and lz4 frames compressed, whatever the bytes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 3000 }), { minLength: 1, maxLength: 4 }),
+        (blocks) => {
+          const all = Buffer.concat(blocks);
+          expect(unsnappy(Buffer.from(snappy.compress(all)))).toEqual(all);
+          expect(unsnappy(xerial(blocks))).toEqual(all);
+          expect(unlz4(Buffer.from(lz4.compress(all)))).toEqual(all);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses a xerial block that runs past the batch', () => {
+    const framed = xerial([Buffer.from('hello hello hello')]);
+    expect(() => unsnappy(framed.subarray(0, framed.length - 3))).toThrow(RangeError);
+  });
+
+  it("names the codec of an undecodable batch only in the transport's own form", () => {
+    const reason = (value: string) => undecodableBatch({ [UNDECODABLE_BATCH_HEADER]: value });
+    expect(reason('lz4 Error')).toBe(
+      'record of a batch that could not be decompressed (lz4 Error)',
+    );
+    expect(reason('gzip Error Z_BUF_ERROR')).toContain('(gzip Error Z_BUF_ERROR)');
+    expect(reason('snappy <script>\n')).toContain('(unknown codec)');
+    expect(undecodableBatch({})).toBeUndefined();
+  });
+});
