@@ -25,3 +25,10 @@ export {
   type PartitionState,
 } from './kafka-cluster';
 export { acquireFaultSlot } from './fault-slot';
+export {
+  javaConsume,
+  javaProduce,
+  type JavaCompression,
+  type JavaConsumedRecord,
+  type JavaRecord,
+} from './java-kafka';
