@@ -21,8 +21,8 @@
  *    and 10 KB over 1,000 aggregates, and 100 B over 10 and 100,000 aggregates
  *    (BENCH_SCALE_EVENTS, 50,000 a row, 100 MB of payload at most);
  * 6. compression rows: the relay (RelayModule in this process) with `compression` none, gzip
- *    and snappy (and none through kafkajs' encoder, the one compressed batches take) on JSON
- *    orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
+ *    and snappy, each through the relay's encoder and through kafkajs' ("gzip (kafkajs)"), on
+ *    JSON orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
  *    event, Node CPU per event (BENCH_COMPRESSION_EVENTS, 20,000 a row, 64 MB of payload at
  *    most, after an untimed fifth); the JSON's `compression` is codec -> payload bytes ->
  *    {events_per_s, wire_bytes_per_event, cpu_us_per_event}.

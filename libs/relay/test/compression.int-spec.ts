@@ -9,11 +9,17 @@ import {
 } from '@test/support';
 import { logLevel } from 'kafkajs';
 import type { RelayCompression } from '../src/publisher/compression';
+import type { KafkaRecordEncoder } from '../src/publisher/encoding/record-encoder.choice';
+import { fastEncodedRequests } from '../src/publisher/encoding/kafkajs-produce.hook';
 import { useRelayFixture } from './relay-test.fixture';
 
 const EVENTS = 40;
-const codecs: Exclude<RelayCompression, 'none'>[] = ['gzip', 'snappy'];
-const topics = Object.fromEntries(codecs.map((c) => [c, uniqueTopic(`relay-${c}`)]));
+const cases = (['gzip', 'snappy'] as const).flatMap((codec) =>
+  (['relay', 'kafkajs'] as const).map((encoder) => ({ codec, encoder })),
+) satisfies { codec: RelayCompression; encoder: KafkaRecordEncoder }[];
+const topics = Object.fromEntries(
+  cases.map(({ codec, encoder }) => [`${codec}-${encoder}`, uniqueTopic(`relay-${codec}`)]),
+);
 
 /** An order of about 1 KiB of JSON, as a service would announce it. */
 function order(n: number) {
@@ -38,11 +44,11 @@ const byPlace = (records: (ConsumedRecord | JavaConsumedRecord)[]) =>
 describe('Compressed publishing, read by kafkajs and by a Java kafka-clients consumer (real Kafka + PostgreSQL)', () => {
   const fixture = useRelayFixture('relay_compress', { topics: Object.values(topics) });
 
-  it.each(codecs)(
-    'Given compression %s, when the relay publishes 1 KiB JSON events, then they cross the wire compressed and a Java consumer sees the same keys, headers and values as kafkajs',
-    async (compression) => {
-      const scene = await fixture.newScene(`relay_${compression}`);
-      const topic = topics[compression]!;
+  it.each(cases)(
+    'Given compression $codec encoded by the $encoder encoder, when the relay publishes 1 KiB JSON events, then they cross the wire compressed and a Java consumer sees the same keys, headers and values as kafkajs',
+    async ({ codec: compression, encoder }) => {
+      const scene = await fixture.newScene(`relay_${compression}_${encoder}`);
+      const topic = topics[`${compression}-${encoder}`]!;
       await scene.producer.write(
         Array.from({ length: EVENTS }, (_, n) => ({
           aggregateId: `order-${n % 8}`,
@@ -51,6 +57,7 @@ describe('Compressed publishing, read by kafkajs and by a Java kafka-clients con
       );
       const payloadBytes = EVENTS * Buffer.byteLength(JSON.stringify(order(0)));
       const wire = countingSockets();
+      const fastBefore = fastEncodedRequests();
       await scene.start({
         kafka: {
           clientId: `relay-${compression}`,
@@ -60,8 +67,10 @@ describe('Compressed publishing, read by kafkajs and by a Java kafka-clients con
         },
         routing: { defaultTopic: topic },
         compression,
+        recordEncoder: encoder,
       });
       await waitFor('drained', async () => (await scene.pending()) === 0, { timeoutMs: 60_000 });
+      expect(fastEncodedRequests() > fastBefore).toBe(encoder === 'relay');
       // Everything the relay wrote (metadata, producer id and health requests included) is
       // well under the payloads' size: the batches were compressed.
       expect(wire.bytesWritten()).toBeLessThan(payloadBytes / 2);

@@ -13,20 +13,14 @@ export type RelayCompression = 'none' | 'gzip' | 'snappy';
 export interface PublisherEncoding {
   /**
    * `relay` (default): the relay's own encoder (same bytes as kafkajs', about ten times less
-   * CPU per record, failing safe to kafkajs'); `kafkajs`: kafkajs' encoder. The relay's
-   * encoder writes uncompressed batches only: with `compression`, kafkajs encodes.
+   * CPU per record, failing safe to kafkajs'; compressed batches with kafkajs' codec);
+   * `kafkajs`: kafkajs' encoder.
    */
   readonly recordEncoder?: KafkaRecordEncoder;
   /** @default 'none' */
   readonly compression?: RelayCompression;
   /** Test-only seam rewriting the bytes the relay's encoder builds. @internal */
   readonly onEncoded?: (request: Buffer) => Buffer;
-}
-
-/** Who encodes: compressed batches are kafkajs'. @internal */
-export function encoderOf(encoding: PublisherEncoding): KafkaRecordEncoder {
-  const compressed = (encoding.compression ?? 'none') !== 'none';
-  return compressed ? 'kafkajs' : (encoding.recordEncoder ?? 'relay');
 }
 
 const TYPES: Readonly<Record<RelayCompression, CompressionTypes>> = {

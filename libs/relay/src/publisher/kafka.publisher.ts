@@ -12,7 +12,7 @@ import {
   type RecordMetadata,
 } from 'kafkajs';
 import { PublishTimeoutError } from '../errors/publish-timeout.error';
-import { encoderOf, kafkaCompression, type PublisherEncoding } from './compression';
+import { kafkaCompression, type PublisherEncoding } from './compression';
 import { RecordEncoderChoice } from './encoding/record-encoder.choice';
 import {
   isConnectionError,
@@ -61,7 +61,7 @@ export class KafkaPublisher implements RelayPublisher {
   ) {
     this.config = { logLevel: logLevel.WARN, logCreator: kafkaLogCreator(this.logger), ...config };
     this.compression = kafkaCompression(encoding.compression ?? 'none');
-    this.encoder = new RecordEncoderChoice(encoderOf(encoding), this.logger, encoding.onEncoded);
+    this.encoder = new RecordEncoderChoice(encoding.recordEncoder, this.logger, encoding.onEncoded);
   }
 
   /** Whether the relay's own encoder builds this publisher's requests now. */
