@@ -139,8 +139,8 @@ export interface RelayModuleOptions {
   /**
    * Compression of the published record batches: `gzip` (built into kafkajs) or `snappy`
    * (pure JavaScript, registered in kafkajs' process-wide codec table unless a snappy codec is
-   * there already). Compressed batches are encoded by kafkajs' encoder: the relay's own
-   * encoder writes uncompressed batches only.
+   * there already). The relay's encoder writes compressed batches too (its record bytes
+   * compressed by kafkajs' own codec: the same request kafkajs builds).
    * @default 'none'
    */
   readonly compression?: RelayCompression;
