@@ -19,10 +19,17 @@
  *    BENCH_RSS_PUBLISHER=kafka; VmRSS sampled every 100 ms;
  * 5. scaling rows: the relay (one process) and the raw Kafka loop on payloads of 100 B, 1 KB
  *    and 10 KB over 1,000 aggregates, and 100 B over 10 and 100,000 aggregates
- *    (BENCH_SCALE_EVENTS, 50,000 a row, 100 MB of payload at most).
+ *    (BENCH_SCALE_EVENTS, 50,000 a row, 100 MB of payload at most);
+ * 6. compression rows: the relay (RelayModule in this process) with `compression` none, gzip
+ *    and snappy, each through the relay's encoder and through kafkajs' ("gzip (kafkajs)"), on
+ *    JSON orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
+ *    event, Node CPU per event (BENCH_COMPRESSION_EVENTS, 20,000 a row, 64 MB of payload at
+ *    most, after an untimed fifth); the JSON's `compression` is codec -> payload bytes ->
+ *    {events_per_s, wire_bytes_per_event, cpu_us_per_event}.
  * Relay processes run compiled JavaScript (BENCH_RUNTIME=compiled, default) or ts-node.
  * BENCH_ENCODER=relay|kafkajs: who encodes the relay's Produce requests. BENCH_PHASES: a
- * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,latency,rss,scale (default all).
+ * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,latency,rss,scale,compression
+ * (default all; BENCH_PHASES=compression runs the compression rows alone).
  * Every phase prints the 1-minute load average before and after it (the machine is shared).
  * Last line: one JSON object.
  */
@@ -47,6 +54,7 @@ import {
 import { drainRawKafka, drainRawSql, rawProducer, type RawDrain } from './support/relay-raw-drains';
 import { warmUpShape } from './support/relay-fill';
 import { scalingRows } from './support/relay-scaling';
+import { compressionRows } from './support/relay-compression';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -62,6 +70,7 @@ const RATE = int('BENCH_RATE', 500);
 const LATENCY_SECONDS = int('BENCH_LATENCY_SECONDS', 30);
 const RSS_ROWS = int('BENCH_RSS_ROWS', 1_000_000);
 const SCALE_EVENTS = int('BENCH_SCALE_EVENTS', 50_000);
+const COMPRESSION_EVENTS = int('BENCH_COMPRESSION_EVENTS', 20_000);
 const WARM_UP = int('BENCH_WARMUP', 30_000, 0); // 0: cold processes
 const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
   env.oneOf(name, process.env[name] || undefined, values, fallback);
@@ -69,7 +78,7 @@ const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'],
 const RUNTIME = oneOf('BENCH_RUNTIME', ['compiled', 'ts-node'], 'compiled');
 const RSS_PUBLISHER = oneOf('BENCH_RSS_PUBLISHER', ['null', 'kafka'], 'null');
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? 'raw,null,rawkafka,kafka1,kafka3,latency,rss,scale')
+  (process.env.BENCH_PHASES ?? 'raw,null,rawkafka,kafka1,kafka3,latency,rss,scale,compression')
     .split(',')
     .map((p) => p.trim()),
 );
@@ -194,12 +203,15 @@ async function main(): Promise<void> {
   const topic = uniqueTopic('bench-relay');
   const latencyTopic = uniqueTopic('bench-relay-latency');
   const scaleTopic = uniqueTopic('bench-relay-scale');
-  const topics = [topic, latencyTopic, scaleTopic];
+  const compressionTopic = uniqueTopic('bench-relay-compression');
+  const topics = [topic, latencyTopic, scaleTopic, compressionTopic];
   await createTopics(
     topics.map((t) => ({ topic: t, numPartitions: 6 })),
     BROKERS,
   );
-  const compiled = RUNTIME === 'compiled' || PHASES.has('rss') ? compileRelay() : undefined;
+  const usesProcesses = ['kafka1', 'kafka3', 'rss', 'scale'].some((p) => PHASES.has(p));
+  const compiled =
+    usesProcesses && (RUNTIME === 'compiled' || PHASES.has('rss')) ? compileRelay() : undefined;
   const producer = await rawProducer(BROKERS);
   const processes = (count: number, t = topic): RelayProcesses => ({
     count,
@@ -280,6 +292,20 @@ async function main(): Promise<void> {
         log,
       ),
     );
+    const compression = await phase('compression', () =>
+      compressionRows(
+        {
+          outbox,
+          databaseUrl: DATABASE_URL,
+          brokers: BROKERS,
+          topic: compressionTopic,
+          batch: BATCH,
+          events: COMPRESSION_EVENTS,
+          maxBytes: 64_000_000,
+        },
+        log,
+      ),
+    );
     const drains = rounds.flatMap((r) => [r.one, r.three]).filter((d) => d !== undefined);
     const peakRss = Math.max(0, ...drains.map((d) => d.rssMb));
     const round = (v: number | undefined, digits = 0) =>
@@ -312,6 +338,7 @@ async function main(): Promise<void> {
         peak_rss_mb: peakRss > 0 ? Math.round(peakRss) : null,
         rss_compiled_mb: round(rss?.rssMb),
         scaling: scaling ?? null,
+        compression: compression ?? null,
         load_start: round(loadAtStart, 2),
         load_end: round(load1(), 2),
       }),

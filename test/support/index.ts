@@ -10,6 +10,8 @@ export {
   type ConsumedRecord,
 } from './kafka';
 export { startPrivateKafka, type PrivateKafka } from './private-kafka';
+export { countingSockets } from './counting-sockets';
+export { startSecuredKafka, type ScramUser, type SecuredKafka } from './secured-kafka';
 export { spawnJs, spawnTs, type TsChild } from './child-process';
 export { freePort, freePorts } from './free-port';
 export { startTestTracing, type TestTracing } from './otel';

@@ -60,18 +60,31 @@ export class KafkaNodeProcess {
     private readonly jvm: string[],
   ) {}
 
-  /** Writes the properties and formats the storage with `clusterId`. */
+  /**
+   * Writes the properties and formats the storage with `clusterId`; `formatArgs` go to the
+   * storage tool too (e.g. `--add-scram` users, which KRaft takes at format time).
+   */
   static format(
     port: number,
     propsFile: string,
     props: string,
     jvm: string[],
     clusterId: string,
+    formatArgs: string[] = [],
   ): KafkaNodeProcess {
     writeFileSync(propsFile, props);
     execFileSync(
       'java',
-      [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile],
+      [
+        ...jvm,
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        clusterId,
+        '-c',
+        propsFile,
+        ...formatArgs,
+      ],
       { stdio: 'ignore' },
     );
     return new KafkaNodeProcess(port, propsFile, jvm);

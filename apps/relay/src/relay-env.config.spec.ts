@@ -16,6 +16,7 @@ describe('relayOptionsFromEnv', () => {
       RELAY_RETENTION_MS: '3600000',
       RELAY_RETENTION_MODE: 'archive',
       RELAY_RECORD_ENCODER: 'kafkajs',
+      RELAY_COMPRESSION: 'snappy',
       RELAY_INSTALL_SCHEMA: '1',
       RELAY_ID: 'relay-7',
     });
@@ -30,6 +31,7 @@ describe('relayOptionsFromEnv', () => {
       retry: { baseDelayMs: 100, maxDelayMs: undefined },
       retention: { publishedMs: 3_600_000, mode: 'archive' },
       recordEncoder: 'kafkajs',
+      compression: 'snappy',
       installSchema: true,
       relayId: 'relay-7',
     });
@@ -40,6 +42,7 @@ describe('relayOptionsFromEnv', () => {
     expect(options.batchSize).toBeUndefined();
     expect(options.schema).toBe('public');
     expect(options.recordEncoder).toBe('relay');
+    expect(options.compression).toBe('none');
     expect(options.retention).toBe(false);
   });
 
@@ -64,6 +67,10 @@ describe('relayOptionsFromEnv', () => {
     [
       { RELAY_RECORD_ENCODER: 'fast' },
       /option "RELAY_RECORD_ENCODER" must be one of "relay", "kafkajs"/,
+    ],
+    [
+      { RELAY_COMPRESSION: 'zstd' },
+      /option "RELAY_COMPRESSION" must be one of "none", "gzip", "snappy"/,
     ],
   ])('refuses %p at start-up with a typed error naming the variable', (env, message) => {
     expect(() => relayOptionsFromEnv(env)).toThrow(InvalidOptionsError);

@@ -8,7 +8,8 @@ import type { RelayModuleOptions } from '@nest-outbox/relay';
  * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
- * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_RECORD_ENCODER (relay|kafkajs),
+ * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_RECORD_ENCODER (relay|kafkajs), RELAY_COMPRESSION
+ * (none|gzip|snappy),
  * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
  * An empty variable counts as unset (the module's default applies).
  * @throws InvalidOptionsError naming the variable and what it must be
@@ -55,6 +56,12 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
       text('RELAY_RECORD_ENCODER'),
       ['relay', 'kafkajs'],
       'relay',
+    ),
+    compression: check.oneOf(
+      'RELAY_COMPRESSION',
+      text('RELAY_COMPRESSION'),
+      ['none', 'gzip', 'snappy'],
+      'none',
     ),
     installSchema: env.RELAY_INSTALL_SCHEMA === '1',
     relayId: text('RELAY_ID'),

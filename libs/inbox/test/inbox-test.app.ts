@@ -10,6 +10,7 @@ import {
   Inject,
   Module,
   type INestApplication,
+  type LoggerService,
   type NestInterceptor,
   type Type,
 } from '@nestjs/common';
@@ -40,6 +41,7 @@ import {
 } from '@nest-outbox/inbox';
 import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
 import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
+import type { KafkaConfig } from 'kafkajs';
 
 /** What the test's handler does before and after writing its effect. */
 export interface HandlerBehavior {
@@ -59,7 +61,9 @@ export interface InboxTestAppOptions {
   readonly behavior?: HandlerBehavior;
   readonly partitionsConsumedConcurrently?: number;
   readonly brokers?: string[];
-  readonly logger?: false | ('error' | 'warn' | 'log')[];
+  /** kafkajs client settings beyond the brokers (ssl, sasl, ...) of the consumer and the module. */
+  readonly kafka?: Omit<KafkaConfig, 'brokers'>;
+  readonly logger?: false | ('error' | 'warn' | 'log')[] | LoggerService;
   /** `batched`: the InboxKafkaServer strategy (chunks of `inboxBatchSize` records per transaction). */
   readonly transport?: 'plain' | 'batched';
   /** Records per chunk of the batched transport. @default 10 */
@@ -167,7 +171,7 @@ function buildAppModule(o: InboxTestAppOptions): Type {
       }),
       InboxModule.forRoot({
         connectionName: o.connectionName,
-        kafka: { brokers: o.brokers ?? KAFKA_BROKERS },
+        kafka: { ...o.kafka, brokers: o.brokers ?? KAFKA_BROKERS },
         schema: o.schema,
         installSchema: true,
         retry: { maxAttempts: 5, baseDelayMs: 50, maxDelayMs: 400 },
@@ -184,13 +188,31 @@ function buildAppModule(o: InboxTestAppOptions): Type {
 
 /** Starts the hybrid app and its Kafka consumer; resolves once the consumer has joined. */
 export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplication> {
+  const app = await createInboxApp(o);
+  try {
+    await app.init();
+    await app.startAllMicroservices();
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return app;
+}
+
+/** The hybrid app with its Kafka microservice connected, neither initialised nor started. */
+export async function createInboxApp(o: InboxTestAppOptions): Promise<INestApplication> {
   const app = await NestFactory.create(buildAppModule(o), {
     logger: o.logger ?? ['error', 'warn'],
   });
   app.enableShutdownHooks();
   if (o.globalInterceptors) app.useGlobalInterceptors(...o.globalInterceptors);
   const kafkaOptions = {
-    client: { clientId: `inbox-test`, brokers: o.brokers ?? KAFKA_BROKERS, logLevel: 1 },
+    client: {
+      clientId: `inbox-test`,
+      brokers: o.brokers ?? KAFKA_BROKERS,
+      logLevel: 1,
+      ...o.kafka,
+    },
     consumer: {
       groupId: o.groupId,
       sessionTimeout: 10_000,
@@ -218,12 +240,5 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
       : { transport: Transport.KAFKA, options: kafkaOptions },
     { inheritAppConfig: true },
   );
-  try {
-    await app.init();
-    await app.startAllMicroservices();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
   return app;
 }

@@ -24,6 +24,7 @@ export type {
   RelayPublisher,
 } from './publisher/relay-publisher.interface';
 export type { KafkaRecordEncoder } from './publisher/kafka.publisher';
+export type { PublisherEncoding, RelayCompression } from './publisher/compression';
 export { relaySchemaSql, type RelayTableName } from './schema/relay-schema.sql';
 export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
 export { RelayOperatorService } from './operator/relay-operator.service';

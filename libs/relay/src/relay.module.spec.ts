@@ -22,6 +22,7 @@ describe('RelayModule options', () => {
       qualifiedTable: '"public"."outbox"',
       batchSize: 1000,
       recordEncoder: 'relay',
+      compression: 'none',
       synchronousCommit: false,
       leaseMs: 30_000,
       publishTimeoutMs: 10_000,
@@ -82,6 +83,7 @@ describe('RelayModule options', () => {
     [{ retry: { maxAttempts: 0 } }, /option "retry.maxAttempts" must be a positive integer/],
     [{ kafka: undefined }, /option "kafka" is required/],
     [{ recordEncoder: 'fast' }, /option "recordEncoder" must be one of "relay", "kafkajs"/],
+    [{ compression: 'lz4' }, /option "compression" must be one of "none", "gzip", "snappy"/],
     [{ metrics: { prefix: 'relay-' } }, /option "metrics.prefix" must match/],
     [{ verifySchema: 1 }, /option "verifySchema" must be true or false/],
     [

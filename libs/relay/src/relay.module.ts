@@ -47,7 +47,11 @@ const providers: Provider[] = [
     provide: RELAY_PUBLISHER,
     useFactory: (o: ResolvedRelayOptions) =>
       o.raw.publisher ??
-      new KafkaPublisher(o.raw.kafka!, o.raw.producer, o.recordEncoder, o.raw.hooks?.onEncoded),
+      new KafkaPublisher(o.raw.kafka!, o.raw.producer, {
+        recordEncoder: o.recordEncoder,
+        compression: o.compression,
+        onEncoded: o.raw.hooks?.onEncoded,
+      }),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,

@@ -23,7 +23,7 @@ async function publishRounds(encoder: KafkaRecordEncoder, topic: string) {
   const publisher = new KafkaPublisher(
     { clientId: `encoder-${encoder}`, brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING },
     {},
-    encoder,
+    { recordEncoder: encoder },
   );
   const sent: { record: PublishRecord; ack: PublishAck }[] = [];
   try {

@@ -35,6 +35,14 @@ describe('classifyKafkaError', () => {
     expect(classifyKafkaError(new PublishTimeoutError(1000))).toBe('transient');
   });
 
+  it("calls a failed SASL authentication transient: the relay's credentials fail, not the event", () => {
+    const sasl = Object.assign(new Error('SASL SCRAM SHA512 authentication failed'), {
+      name: 'KafkaJSSASLAuthenticationError',
+    });
+    expect(classifyKafkaError(sasl)).toBe('transient');
+    expect(classifyKafkaError(protocol('SASL_AUTHENTICATION_FAILED'))).toBe('transient');
+  });
+
   it('calls throttling throttled and a missing route permanent', () => {
     expect(classifyKafkaError(protocol('THROTTLING_QUOTA_EXCEEDED', true))).toBe('throttled');
     expect(classifyKafkaError(new NoTopicError('order'))).toBe('permanent');

@@ -18,7 +18,6 @@ const PERMANENT = new Set([
   'INVALID_REQUIRED_ACKS',
   'UNSUPPORTED_VERSION',
   'UNSUPPORTED_COMPRESSION_TYPE',
-  'SASL_AUTHENTICATION_FAILED',
 ]);
 
 const THROTTLED = new Set(['THROTTLING_QUOTA_EXCEEDED']);
@@ -44,7 +43,10 @@ function* chain(error: unknown, depth = 0): Generator<ErrorLike> {
 /**
  * Built-in classification of a publish error from kafkajs: protocol error types that no
  * retry can fix are permanent; throttling is throttled; everything else (connection
- * refused, request timeout, leader election, our own publish timeout) is transient.
+ * refused, request timeout, leader election, our own publish timeout) is transient. A failed
+ * SASL authentication or TLS handshake is transient too: it is the relay's own access that
+ * fails, not the event, so it is an outage (backoff, health down, nothing parked) until the
+ * credentials or the trust store are fixed.
  * @publicApi
  */
 export function classifyKafkaError(error: unknown): ErrorKind {
@@ -55,7 +57,6 @@ export function classifyKafkaError(error: unknown): ErrorKind {
       if (PERMANENT.has(e.type)) return 'permanent';
       if (THROTTLED.has(e.type)) return 'throttled';
     }
-    if (e.name === 'KafkaJSSASLAuthenticationError') return 'permanent';
   }
   return 'transient';
 }

@@ -2,6 +2,7 @@ import type { PressureOptions } from '@nest-outbox/core';
 import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { PoolConfig } from 'pg';
 import type { Registry } from 'prom-client';
+import type { RelayCompression } from '../publisher/compression';
 import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 
@@ -135,6 +136,14 @@ export interface RelayModuleOptions {
    * @default 'relay'
    */
   readonly recordEncoder?: KafkaRecordEncoder;
+  /**
+   * Compression of the published record batches: `gzip` (built into kafkajs) or `snappy`
+   * (pure JavaScript, registered in kafkajs' process-wide codec table unless a snappy codec is
+   * there already). The relay's encoder writes compressed batches too (its record bytes
+   * compressed by kafkajs' own codec: the same request kafkajs builds).
+   * @default 'none'
+   */
+  readonly compression?: RelayCompression;
   readonly routing: TopicRoutingOptions;
   /**
    * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by

@@ -11,6 +11,7 @@ import {
 } from '@nest-outbox/core';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
+import type { RelayCompression } from '../publisher/compression';
 import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
 import type { Registry } from 'prom-client';
@@ -29,6 +30,7 @@ export interface ResolvedRelayOptions {
   readonly runLimit: number;
   readonly maxRequestBytes: number;
   readonly recordEncoder: KafkaRecordEncoder;
+  readonly compression: RelayCompression;
   readonly synchronousCommit: boolean;
   readonly leaseMs: number;
   readonly publishTimeoutMs: number;
@@ -145,6 +147,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptio
     runLimit: check.integer('runLimit', raw.runLimit, 100),
     maxRequestBytes: check.integer('maxRequestBytes', raw.maxRequestBytes, 900_000),
     recordEncoder: check.oneOf('recordEncoder', raw.recordEncoder, ['relay', 'kafkajs'], 'relay'),
+    compression: check.oneOf('compression', raw.compression, ['none', 'gzip', 'snappy'], 'none'),
     synchronousCommit: check.boolean('synchronousCommit', raw.synchronousCommit, false),
     leaseMs,
     publishTimeoutMs,

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol modules have no types */
-import type { ProduceRequestArgs } from './produce-request.encoder';
+import type { ProduceRequestArgs, RecordsCompressor } from './produce-request.encoder';
 import { encodersAgree } from './encoder-self-check';
 
 /**
@@ -14,7 +14,7 @@ export const ENCODED_KAFKAJS_VERSION = '2.2.4';
 const FAST_RECORD = Symbol.for('@nest-outbox/relay:fast-record');
 
 /** Encodes the body of a Produce request (one publisher's encoder). @internal */
-export type ProduceEncode = (args: ProduceRequestArgs) => Buffer;
+export type ProduceEncode = (args: ProduceRequestArgs) => Buffer | Promise<Buffer>;
 
 interface KafkajsEncoder {
   readonly buffer: Buffer;
@@ -56,7 +56,7 @@ interface KafkajsRequest {
   encode(): Promise<KafkajsEncoder>;
 }
 
-type ProduceBuilder = (args: ProduceRequestArgs & { readonly compression?: number }) => {
+type ProduceBuilder = (args: ProduceRequestArgs) => {
   request: KafkajsRequest;
   response: unknown;
 };
@@ -116,11 +116,23 @@ export function fastEncodingBlocker(version = installedKafkajsVersion()): string
 }
 
 /**
+ * kafkajs' codec of compression `type` (the one its own encoder would use), as a compressor.
+ * @internal
+ */
+export function kafkajsCompressor(type: number): RecordsCompressor {
+  const { lookupCodec } = require('kafkajs/src/protocol/message/compression') as {
+    lookupCodec: (type: number) => { compress: (encoder: { buffer: Buffer }) => Promise<Buffer> };
+  };
+  const codec = lookupCodec(type);
+  return (records) => codec.compress({ buffer: records });
+}
+
+/**
  * The encoder marked on every message of the request, when it takes the fast path: the
- * relay's own, uncompressed, non-transactional sends, all from one publisher.
+ * relay's own non-transactional sends, all from one publisher.
  */
 function markedEncoder(args: Parameters<ProduceBuilder>[0]): ProduceEncode | undefined {
-  if ((args.compression ?? 0) !== 0 || args.transactionalId) return undefined;
+  if (args.transactionalId) return undefined;
   let encode: ProduceEncode | undefined;
   for (const topic of args.topicData)
     for (const partition of topic.partitions) {
@@ -155,9 +167,9 @@ function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void
       const built = build(args);
       const encodeBody = markedEncoder(args);
       if (!encodeBody) return built;
-      const encode = () => {
+      const encode = async () => {
         encodedRequests++;
-        return Promise.resolve(wrap(encodeBody(args)));
+        return wrap(await encodeBody(args));
       };
       return { ...built, request: { ...built.request, encode } };
     };

@@ -1,5 +1,10 @@
-import { kafkajsProduceProtocol } from './kafkajs-produce.hook';
-import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request.encoder';
+import { kafkaCompression } from '../compression';
+import { kafkajsCompressor, kafkajsProduceProtocol } from './kafkajs-produce.hook';
+import {
+  encodeCompressedProduceRequest,
+  encodeProduceRequest,
+  type ProduceRequestArgs,
+} from './produce-request.encoder';
 
 const NOW = 1_764_690_976_123;
 
@@ -101,6 +106,29 @@ describe('encodeProduceRequest', () => {
     };
     expect(encodeProduceRequest(args, NOW).equals(await kafkajsBytes(args, 5))).toBe(true);
   });
+
+  it.each([
+    ['gzip', 1],
+    ['snappy', 2],
+  ] as const)(
+    'encodes %s-compressed batches byte for byte as kafkajs does with the same codec',
+    async (name, type) => {
+      kafkaCompression(name); // registers the snappy codec, as the publisher does
+      const args = {
+        ...request(
+          Array.from({ length: 50 }, (_, i) => ({
+            key: `order-${i % 7}`,
+            value: JSON.stringify({ orderId: `order-${i}`, items: [{ sku: 'A-1', quantity: i }] }),
+            headers: { event_id: `id-${i}`, event_type: 'order.confirmed', multi: ['a', 'b'] },
+          })),
+        ),
+        compression: type,
+      };
+      const ours = await encodeCompressedProduceRequest(args, kafkajsCompressor(type), NOW);
+      expect(ours.equals(await kafkajsBytes(args, 7))).toBe(true);
+      expect(ours.length).toBeLessThan(encodeProduceRequest(args, NOW).length / 2);
+    },
+  );
 
   it('refuses a header value that is neither a string nor a Buffer, naming the header', () => {
     const args = request([{ key: 'k', value: 'v', headers: { bad: 42 as unknown as string } }]);

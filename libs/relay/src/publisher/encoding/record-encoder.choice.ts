@@ -5,10 +5,22 @@ import { guardTraceHeaders } from '../../tracing/trace-headers.guard';
 import type { PublishRecord } from '../relay-publisher.interface';
 import {
   installFastProduceEncoding,
+  kafkajsCompressor,
   markFastRecord,
   type ProduceEncode,
 } from './kafkajs-produce.hook';
-import { encodeProduceRequest } from './produce-request.encoder';
+import {
+  encodeCompressedProduceRequest,
+  encodeProduceRequest,
+  type ProduceRequestArgs,
+} from './produce-request.encoder';
+
+/** The relay's encoding of a request: compressed batches with kafkajs' codec of it. */
+function encodeRequest(args: ProduceRequestArgs): Buffer | Promise<Buffer> {
+  const compression = args.compression ?? 0;
+  if (compression === 0) return encodeProduceRequest(args);
+  return encodeCompressedProduceRequest(args, kafkajsCompressor(compression));
+}
 
 /**
  * Who encodes the relay's Produce requests: `relay` (its own encoder, the default) or
@@ -33,13 +45,11 @@ export class RecordEncoderChoice {
   private readonly encode: ProduceEncode;
 
   constructor(
-    wanted: KafkaRecordEncoder,
+    wanted: KafkaRecordEncoder = 'relay',
     private readonly logger: Logger,
     onEncoded?: (request: Buffer) => Buffer,
   ) {
-    this.encode = onEncoded
-      ? (args) => onEncoded(encodeProduceRequest(args))
-      : (args) => encodeProduceRequest(args);
+    this.encode = onEncoded ? async (args) => onEncoded(await encodeRequest(args)) : encodeRequest;
     if (wanted === 'kafkajs') this.active = false;
   }
 

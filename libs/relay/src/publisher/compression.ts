@@ -1,0 +1,54 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- kafkajs-snappy has no types; loaded only when chosen */
+import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import type { KafkaRecordEncoder } from './encoding/record-encoder.choice';
+
+/**
+ * Compression of the record batches the relay publishes: `gzip` (built into kafkajs) or
+ * `snappy` (pure JavaScript, `kafkajs-snappy`). LZ4 and ZSTD are not offered for publishing.
+ * @publicApi
+ */
+export type RelayCompression = 'none' | 'gzip' | 'snappy';
+
+/** How a `KafkaPublisher` encodes its Produce requests. @publicApi */
+export interface PublisherEncoding {
+  /**
+   * `relay` (default): the relay's own encoder (same bytes as kafkajs', about ten times less
+   * CPU per record, failing safe to kafkajs'; compressed batches with kafkajs' codec);
+   * `kafkajs`: kafkajs' encoder.
+   */
+  readonly recordEncoder?: KafkaRecordEncoder;
+  /** @default 'none' */
+  readonly compression?: RelayCompression;
+  /** Test-only seam rewriting the bytes the relay's encoder builds. @internal */
+  readonly onEncoded?: (request: Buffer) => Buffer;
+}
+
+const TYPES: Readonly<Record<RelayCompression, CompressionTypes>> = {
+  none: CompressionTypes.None,
+  gzip: CompressionTypes.GZIP,
+  snappy: CompressionTypes.Snappy,
+};
+
+const codecs = CompressionCodecs as Record<number, (() => unknown) | undefined>;
+
+/** Whether kafkajs has a working codec for `type` (its placeholders throw when looked up). */
+function hasCodec(type: CompressionTypes): boolean {
+  try {
+    return typeof codecs[type]?.() === 'object';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * kafkajs' compression type of `compression`, with its codec registered. kafkajs' codec table
+ * is process-wide: a snappy codec registered already (by the inbox, or by the application) is
+ * kept, and the one registered here serves every kafkajs client of the process.
+ * @internal
+ */
+export function kafkaCompression(compression: RelayCompression): CompressionTypes {
+  const type = TYPES[compression];
+  if (compression === 'snappy' && !hasCodec(type))
+    codecs[type] = require('kafkajs-snappy') as () => unknown;
+  return type;
+}
