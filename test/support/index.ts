@@ -24,3 +24,4 @@ export {
   type PartitionState,
 } from './kafka-cluster';
 export { acquireFaultSlot } from './fault-slot';
+export { describeWithTool, findTool, type Tool } from './needs-tool';
