@@ -118,7 +118,7 @@ start_postgres() {
 fetch_kafka() {
   if [ -f "$CACHE/libs/.complete" ]; then return; fi
   command -v mvn >/dev/null 2>&1 || die "no Maven found: install Maven (to fetch Kafka from Maven Central) or start Kafka yourself and set KAFKA_BROKERS"
-  log "fetching Apache Kafka jars from Maven Central (once, about 60 MB)"
+  log "fetching Apache Kafka jars from Maven Central (once, about 50 MB)"
   rm -rf "$CACHE/libs"
   mkdir -p "$CACHE"
   local mvn_log="$CACHE/maven.log" pid started=$SECONDS next=$((SECONDS + 10))
