@@ -1,11 +1,13 @@
 /**
- * One Jest run for every tier: unit (`*.spec.ts`), integration against the real stack
- * (`*.int-spec.ts`), end-to-end over the sample apps (`test/*.e2e-spec.ts`), and the fault
- * tests (`test/faults/*.fault-spec.ts`: a three-broker cluster, PostgreSQL crashes, consumer
- * churn, the seeded chaos run) in a project of their own, one file at a time
- * (`acquireFaultSlot`), so they hold at most one worker. `npx jest --selectProjects faults`
- * runs only them. The global setup brings PostgreSQL and Kafka up (or reuses them); every file
- * isolates itself with its own schema and topics, so files run in parallel.
+ * One Jest run for every tier, one project each: unit (`*.spec.ts`: no services, no build),
+ * integration against the real stack (`*.int-spec.ts`) with end-to-end over the sample apps
+ * (`test/*.e2e-spec.ts`), and the fault tests (`test/faults/*.fault-spec.ts`: a three-broker
+ * cluster, PostgreSQL crashes, consumer churn, the seeded chaos run), one file at a time
+ * (`acquireFaultSlot`), so they hold at most one worker. `npm run test:unit` (`--selectProjects
+ * unit`) and `npx jest --selectProjects faults` run one tier. The global setup of the two
+ * service tiers builds the apps and brings PostgreSQL and Kafka up (or reuses them); Jest runs
+ * it only when a file of those tiers runs. Every file isolates itself with its own schema and
+ * topics, so files run in parallel.
  * @type {import('jest').Config}
  */
 const swcOptions = {
@@ -29,19 +31,26 @@ const project = {
     '^@nest-outbox/(relay|inbox)/health$': '<rootDir>/libs/$1/src/health',
     '^@test/support$': '<rootDir>/test/support',
   },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
 };
+
+const withStack = { ...project, globalSetup: '<rootDir>/test/support/global-setup.ts' };
 
 module.exports = {
   projects: [
     {
       ...project,
+      displayName: 'unit',
+      testRegex: '\\.spec\\.ts$',
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+    },
+    {
+      ...withStack,
       displayName: 'default',
-      testRegex: '(\\.spec|\\.int-spec|\\.e2e-spec)\\.ts$',
+      testRegex: '(\\.int-spec|\\.e2e-spec)\\.ts$',
       testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/faults/'],
     },
     {
-      ...project,
+      ...withStack,
       displayName: 'faults',
       testRegex: 'test/faults/.*\\.fault-spec\\.ts$',
       testPathIgnorePatterns: ['/node_modules/', '/dist/'],

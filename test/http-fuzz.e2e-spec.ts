@@ -38,8 +38,8 @@ describe(`sample APIs under generated hostile requests: ${RUNS} runs, seed ${SEE
   let release: (() => void) | undefined;
 
   beforeAll(async () => {
-    // The /health bound below is a latency figure: run while no fault test (three JVMs, a
-    // private PostgreSQL, child processes) shares the machine's two cores.
+    // Run while no fault test (three JVMs, a private PostgreSQL, child processes) shares the
+    // machine's two cores.
     release = await acquireFaultSlot();
     system = await SampleSystem.create({ prefix: 'e2e_fuzz' });
     await system.start();
@@ -76,10 +76,14 @@ describe(`sample APIs under generated hostile requests: ${RUNS} runs, seed ${SEE
   }
 
   it(
-    'Given any generated request, then every answer is 2xx or 4xx, /health answers within 1 s throughout, and the planted marker is in no log line',
+    'Given any generated request, then every answer is 2xx or 4xx, /health answers throughout within 1 s of CPU time of the app answering, and the planted marker is in no log line',
     async () => {
       runStartedAt = performance.now();
-      const health = watchHealth([`${system.orders.url}/health`, `${system.shipping.url}/health`]);
+      // /health is judged by each app's own CPU time: an app that burns a second of CPU
+      // without answering has stalled; one that waits for a busy machine's cores has not.
+      const health = watchHealth([`${system.orders.url}/health`, `${system.shipping.url}/health`], {
+        pids: [system.orders.pid, system.shipping.pid],
+      });
       let failure: unknown;
       try {
         await fc.assert(
@@ -102,13 +106,13 @@ describe(`sample APIs under generated hostile requests: ${RUNS} runs, seed ${SEE
         throw new Error(`${(failure as Error).message}\n${system.outputs()}`);
       }
       const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([k, n]) => `${k}:${n}`);
-      const summary = `answers by status ${byStatus.join(' ')}; health probes ${watched.probes}, slowest ${watched.slowestMs} ms; slowest answers ${JSON.stringify(slowest)}`;
+      const summary = `answers by status ${byStatus.join(' ')}; health probes ${watched.probes}, slowest ${watched.slowestMs} ms, at most ${watched.busiestMs} ms of an app's CPU; slowest answers ${JSON.stringify(slowest)}`;
       if (process.env.FUZZ_HTTP_RUNS) console.log(summary);
       expect({ healthFailures: watched.failures, summary }).toEqual({
         healthFailures: [],
         summary,
       });
-      expect(watched.slowestMs).toBeLessThan(1000);
+      expect(watched.busiestMs).toBeLessThan(1000);
       expect(watched.probes).toBeGreaterThan(0);
 
       // The runs reached the happy paths too, not only the rejections.

@@ -32,6 +32,11 @@ export class AppProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The current incarnation's process id (undefined before the first start). */
+  get pid(): number | undefined {
+    return this.child?.process.pid;
+  }
+
   /** True while the current incarnation has not exited. */
   get running(): boolean {
     const p = this.child?.process;

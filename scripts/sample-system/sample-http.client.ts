@@ -25,10 +25,15 @@ export interface Answer<T> {
   readonly body: T;
 }
 
-async function call<T>(url: string, method = 'GET', body?: unknown): Promise<Answer<T>> {
+async function call<T>(
+  url: string,
+  method = 'GET',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
   const response = await fetch(url, {
     method,
-    headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
@@ -43,13 +48,21 @@ export class SampleHttpClient {
     private readonly shippingUrl: string,
   ) {}
 
-  createOrder(customerId: string, amountCents = 1999): Promise<Answer<OrderView>> {
-    return call(`${this.ordersUrl}/orders`, 'POST', {
+  /** `POST /orders`; with `idempotencyKey`, sent as the `Idempotency-Key` header (quoted). */
+  createOrder(
+    customerId: string,
+    amountCents = 1999,
+    idempotencyKey?: string,
+  ): Promise<Answer<OrderView>> {
+    const body = {
       customerId,
       amountCents,
       currency: 'EUR',
       shippingAddress: `${customerId}, 1 Sample Street, 75001 Paris`,
-    });
+    };
+    const headers: Record<string, string> =
+      idempotencyKey === undefined ? {} : { 'idempotency-key': `"${idempotencyKey}"` };
+    return call(`${this.ordersUrl}/orders`, 'POST', body, headers);
   }
 
   confirm(orderId: string): Promise<Answer<OrderView>> {

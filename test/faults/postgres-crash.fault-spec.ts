@@ -17,11 +17,12 @@ import { RecordingPublisher } from '../../libs/relay/test/recording.publisher';
 import { privateRelayScene, retrying } from './support/private-scene';
 import { runWriteBurst } from './support/write-burst';
 import { runInboxCommitCrash } from './support/inbox-commit-crash';
+import { runInDoubtCreate } from './support/idempotent-create-crash';
 
 /**
  * PostgreSQL crashes (`pg_ctl stop -m immediate`) on a private instance, at exact statements
  * (a proxy holds the answer back while the database dies): the relay mid-claim and mid-mark,
- * the inbox mid-commit, the order service during a write burst.
+ * the inbox mid-commit, the order service during a write burst and as an order commits.
  */
 describe('PostgreSQL crashes under the relay, the inbox and the writers (private instance, immediate stop)', () => {
   let pg: PrivatePostgres;
@@ -184,5 +185,16 @@ describe('PostgreSQL crashes under the relay, the inbox and the writers (private
     process.stdout.write(
       `[faults] write burst: ${report.commands} commands, ${report.applied} applied, ${report.unavailable} typed 503, ${report.lost} without answer, ${report.orders} orders checked\n`,
     );
+  }, 600_000);
+
+  it('Given POST /orders with an Idempotency-Key, when PostgreSQL dies as the order commits (committed, the client sees an error), then the retry with the same key answers that order and one order exists', async () => {
+    const report = await runInDoubtCreate(pg, proxy);
+    expect(report).toMatchObject({
+      committedBeforeCrash: true,
+      firstStatus: 503,
+      retryStatus: 201,
+    });
+    expect(report.orderIds).toHaveLength(1);
+    expect(report.answeredIds).toEqual([report.orderIds[0], report.orderIds[0]]);
   }, 600_000);
 });

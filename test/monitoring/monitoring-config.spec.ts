@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../support/env';
+import { describeWithTool, findTool } from '../support/needs-tool';
 import {
   alertRules,
   dashboardPanels,
@@ -11,30 +12,14 @@ import {
   usedMetricNames,
 } from './monitoring-files';
 
-/** promtool on PATH, installed from Debian's `prometheus` package when missing and possible. */
-function findPromtool(): { path: string } | { reason: string } {
-  const which = () => spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' });
-  let found = which();
-  if (found.status !== 0 && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    spawnSync('apt-get', ['install', '-y', 'prometheus'], { stdio: 'ignore', timeout: 300_000 });
-    found = which();
-  }
-  if (found.status === 0) return { path: found.stdout.trim() };
-  return {
-    reason:
-      'promtool not found and Debian\'s "prometheus" package could not be installed ' +
-      '(needs root and apt-get): the promtool checks are skipped; .ci/run installs it',
-  };
-}
+/** Debian's `prometheus` package ships promtool; .ci/run installs it, a test never does. */
+const PROMTOOL = findTool(
+  process.env.PROMTOOL_PATH ?? 'promtool',
+  'apt-get install prometheus, or set PROMTOOL_PATH',
+);
 
-const promtool = findPromtool();
-if ('reason' in promtool) console.warn(promtool.reason);
-const withPromtool = 'path' in promtool ? it : it.skip;
-
-function runPromtool(...args: string[]): string {
-  if (!('path' in promtool)) throw new Error(promtool.reason);
-  return execFileSync(promtool.path, args, { encoding: 'utf8', stdio: 'pipe' });
-}
+const runPromtool = (promtool: string, ...args: string[]): string =>
+  execFileSync(promtool, args, { encoding: 'utf8', stdio: 'pipe' });
 
 /** The runbook's `## <AlertName>` sections, by their GitHub anchor. */
 function runbookSections(): Map<string, string> {
@@ -76,24 +61,22 @@ const SEED_ORDER = [
 ];
 
 describe('monitoring set-up (deploy/, docs/RUNBOOK.md)', () => {
-  withPromtool(
-    'Given the alert rules, when promtool checks them and runs their unit tests, then both pass',
-    () => {
-      expect(runPromtool('check', 'rules', MONITORING.alerts)).toMatch(/SUCCESS: \d+ rules found/);
-      const tests = runPromtool('test', 'rules', MONITORING.alertTests);
+  describeWithTool(PROMTOOL, 'promtool checks', (promtool) => {
+    it('Given the alert rules, when promtool checks them and runs their unit tests, then both pass', () => {
+      expect(runPromtool(promtool, 'check', 'rules', MONITORING.alerts)).toMatch(
+        /SUCCESS: \d+ rules found/,
+      );
+      const tests = runPromtool(promtool, 'test', 'rules', MONITORING.alertTests);
       expect(tests).toMatch(/SUCCESS/);
       expect(tests).not.toMatch(/FAILED/);
-    },
-  );
+    });
 
-  withPromtool(
-    'Given prometheus.yml, when promtool checks it, then it is valid and loads the rules',
-    () => {
-      expect(runPromtool('check', 'config', MONITORING.prometheus)).toMatch(
+    it('Given prometheus.yml, when promtool checks it, then it is valid and loads the rules', () => {
+      expect(runPromtool(promtool, 'check', 'config', MONITORING.prometheus)).toMatch(
         /SUCCESS: 1 rule files found/,
       );
-    },
-  );
+    });
+  });
 
   it('Given the alert rules, when read, then the runbook cases each have a rule with a severity and a runbook_url to their own section', () => {
     const rules = alertRules();

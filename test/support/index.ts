@@ -33,3 +33,4 @@ export {
   type JavaConsumedRecord,
   type JavaRecord,
 } from './java-kafka';
+export { describeWithTool, findTool, type Tool } from './needs-tool';

@@ -6,7 +6,10 @@ import { Counter, Gauge, Registry } from 'prom-client';
 export class OrderMetrics {
   readonly registry = new Registry();
 
-  /** Commands by outcome: `applied`, `conflict` (409) or `not_found`. */
+  /**
+   * Commands by outcome: `applied`, `conflict` (409), `not_found`, and for a create with an
+   * Idempotency-Key `replayed` (the first answer again) or `key_reused` (422).
+   */
   readonly commands = new Counter({
     name: 'orders_commands_total',
     help: 'Order commands by command and outcome',
