@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- lz4js and snappyjs have no types */
 import fc from 'fast-check';
 import { unlz4, unsnappy } from './kafka-codecs';
-import { undecodableBatch, UNDECODABLE_BATCH_HEADER } from './kafkajs-codecs.hook';
+import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { installCodecs, undecodableBatch, UNDECODABLE_BATCH_HEADER } from './kafkajs-codecs.hook';
 
 const lz4 = require('lz4js') as { compress(src: Uint8Array): Uint8Array };
 const snappy = require('snappyjs') as { compress(src: Uint8Array): Uint8Array };
@@ -47,5 +48,31 @@ describe('kafka codecs', () => {
     expect(reason('gzip Error Z_BUF_ERROR')).toContain('(gzip Error Z_BUF_ERROR)');
     expect(reason('snappy <script>\n')).toContain('(unknown codec)');
     expect(undecodableBatch({})).toBeUndefined();
+  });
+});
+
+describe("the inbox's snappy codec in kafkajs' process-wide table", () => {
+  it('compresses as well as decompresses, so a relay publishing snappy in the same process works whichever registered first', async () => {
+    const { installCodecs } =
+      require('./kafkajs-codecs.hook') as typeof import('./kafkajs-codecs.hook');
+    installCodecs();
+    const codec = (
+      CompressionCodecs as Record<
+        number,
+        () => { compress(e: unknown): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> }
+      >
+    )[CompressionTypes.Snappy]!();
+    const kafkajsSnappy = (
+      require('kafkajs-snappy') as () => { decompress(b: Buffer): Promise<Buffer> }
+    )();
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 5000 }), async (bytes) => {
+        const data = Buffer.from(bytes);
+        const compressed = Buffer.from(await codec.compress({ buffer: data }));
+        expect(Buffer.from(await codec.decompress(compressed))).toEqual(data);
+        expect(Buffer.from(await kafkajsSnappy.decompress(compressed))).toEqual(data);
+      }),
+      { numRuns: 50 },
+    );
   });
 });

@@ -3,12 +3,17 @@ import { decompress as zstdDecompress } from 'fzstd';
 
 /**
  * Pure-JS decompressors of Kafka's record batch codecs that kafkajs lacks (it decodes gzip
- * itself): no native build at install time. Decompression only: the inbox consumes.
+ * itself): no native build at install time. Snappy compresses too, as the raw block
+ * kafkajs-snappy writes, so that a relay publishing snappy in the same process finds a whole
+ * codec whichever of the two registered first.
  * @internal
  */
 
 const lz4 = require('lz4js') as { decompress(src: Uint8Array): Uint8Array };
-const snappy = require('snappyjs') as { uncompress(src: Uint8Array): Uint8Array };
+const snappy = require('snappyjs') as {
+  compress(src: Uint8Array): Uint8Array;
+  uncompress(src: Uint8Array): Uint8Array;
+};
 
 /** kafka-clients (snappy-java) frames snappy blocks: this header, then [int32 size][block]... */
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
@@ -30,6 +35,9 @@ export function unsnappy(data: Buffer): Buffer {
   }
   return Buffer.concat(blocks);
 }
+
+/** Snappy, one raw block (what kafkajs-snappy writes and every Kafka client reads). */
+export const snappyBlock = (data: Buffer): Buffer => buffer(snappy.compress(data));
 
 /** LZ4 frame format (Kafka's record batches since magic 1). */
 export const unlz4 = (data: Buffer): Buffer => buffer(lz4.decompress(data));

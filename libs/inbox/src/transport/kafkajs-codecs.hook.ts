@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
 import { errorLabel } from '@nest-outbox/core';
-import { unlz4, unsnappy, unzstd } from './kafka-codecs';
+import { snappyBlock, unlz4, unsnappy, unzstd } from './kafka-codecs';
 
 /**
  * The one header each record of a batch the inbox's consumer could not decompress is given
@@ -37,9 +37,12 @@ interface DecoderProto {
   readVarIntBytes: (this: DecoderProto) => Buffer | null;
 }
 
-const CODECS: readonly (readonly [number, string, ((data: Buffer) => Buffer) | undefined])[] = [
-  [CompressionTypes.GZIP, 'gzip', undefined], // kafkajs' own
-  [CompressionTypes.Snappy, 'snappy', unsnappy],
+type Transform = (data: Buffer) => Buffer;
+
+/** type, name, decompress (none: kafkajs' own), compress (none: decompress only) */
+const CODECS: readonly (readonly [number, string, Transform?, Transform?])[] = [
+  [CompressionTypes.GZIP, 'gzip'], // kafkajs' own
+  [CompressionTypes.Snappy, 'snappy', unsnappy, snappyBlock],
   [CompressionTypes.LZ4, 'lz4', unlz4],
   [CompressionTypes.ZSTD, 'zstd', unzstd],
 ];
@@ -57,14 +60,16 @@ const failures = new WeakMap<Buffer, string>();
  */
 export const settlingUndecodable = <T>(start: () => T): T => inboxFetches.run(true, start);
 
-const decompressOnly = (name: string, decompress: (data: Buffer) => Buffer): CodecFactory => {
+const pureJs = (name: string, decompress: Transform, compress?: Transform): CodecFactory => {
   const codec: Codec = {
-    compress: () =>
-      Promise.reject(
-        new Error(
-          `the inbox registered a decompress-only ${name} codec: register a compressing one in kafkajs' CompressionCodecs to produce ${name}`,
-        ),
-      ),
+    compress: (encoder) =>
+      compress
+        ? Promise.resolve().then(() => compress((encoder as { buffer: Buffer }).buffer))
+        : Promise.reject(
+            new Error(
+              `the inbox registered a decompress-only ${name} codec: register a compressing one in kafkajs' CompressionCodecs to produce ${name}`,
+            ),
+          ),
     decompress: (data) => Promise.resolve().then(() => decompress(data)),
   };
   return () => codec;
@@ -137,9 +142,9 @@ export function installCodecs(): void {
   if (installed) return;
   installed = true;
   const registry = CompressionCodecs as unknown as Registry;
-  for (const [type, name, decompress] of CODECS) {
+  for (const [type, name, decompress, compress] of CODECS) {
     let factory = registry[type]!;
-    if (decompress && isPlaceholder(factory)) factory = decompressOnly(name, decompress);
+    if (decompress && isPlaceholder(factory)) factory = pureJs(name, decompress, compress);
     const wrapper = settling(name, () => factory);
     Object.defineProperty(registry, type, {
       enumerable: true,
