@@ -53,8 +53,6 @@ describe('kafka codecs', () => {
 
 describe("the inbox's snappy codec in kafkajs' process-wide table", () => {
   it('compresses as well as decompresses, so a relay publishing snappy in the same process works whichever registered first', async () => {
-    const { installCodecs } =
-      require('./kafkajs-codecs.hook') as typeof import('./kafkajs-codecs.hook');
     installCodecs();
     const codec = (
       CompressionCodecs as Record<
