@@ -35,11 +35,11 @@ function wiring(provider: Provider, adapter: unknown): DynamicModule[] {
   return [{ module: DbModule }, ClsModule.forRoot({ global: true, plugins: [plugin] })];
 }
 
-/** The six stacks of the contract suites, on `url`, each with a small pool of its own. */
-export function dataStacks(url: string): DataStackFixture[] {
+/** The six stacks of the contract suites, on `url`, each with a pool of `max` of its own. */
+export function dataStacks(url: string, max = 4): DataStackFixture[] {
   const pools: Pool[] = [];
   const pool = () => {
-    const p = new Pool({ connectionString: url, max: 4 });
+    const p = new Pool({ connectionString: url, max });
     pools.push(p);
     return p;
   };
@@ -60,7 +60,7 @@ export function dataStacks(url: string): DataStackFixture[] {
       name: 'typeorm',
       databaseUrl: url,
       imports: () => [
-        TypeOrmModule.forRoot({ type: 'postgres', url, extra: { max: 4 } }),
+        TypeOrmModule.forRoot({ type: 'postgres', url, extra: { max } }),
         ClsModule.forRoot({
           global: true,
           plugins: [
@@ -82,7 +82,7 @@ export function dataStacks(url: string): DataStackFixture[] {
             provide: DB,
             useFactory: () =>
               opened(
-                new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) }),
+                new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max }) }),
                 (c) => c.$disconnect(),
               ),
           },
@@ -131,7 +131,7 @@ export function dataStacks(url: string): DataStackFixture[] {
                   clientUrl: url,
                   entities: [],
                   discovery: { warnWhenNoEntities: false },
-                  pool: { min: 0, max: 4 },
+                  pool: { min: 0, max },
                 }),
                 (orm) => orm.close(),
               ).em,
