@@ -90,7 +90,16 @@ export function inboxContract(
       const event = envelope('a1');
       assert.equal(await handle(event, '1'), true);
       assert.equal(await handle(event, '2'), false);
-      assert.deepEqual(await state('a1'), { effect: 1, inboxRows: 1 });
+      // The chunk form (one statement for many records) absorbs it too, and takes a new one.
+      const other = envelope('a1');
+      const fresh = await host.withTransaction(() =>
+        store.registerMany('contract', { topic: 't', partition: 0 }, [
+          { event, offset: '3' },
+          { event: other, offset: '4' },
+        ]),
+      );
+      assert.deepEqual([...fresh], [other.eventId]);
+      assert.deepEqual(await state('a1'), { effect: 1, inboxRows: 2 });
     });
 
     test.it(

@@ -77,11 +77,12 @@ export function outboxContract(
           event('c1', 'account.activated'),
         );
         await outbox.record(event('c1'));
+        await outbox.record(event('c1', 'account.noted'));
       });
       assert.deepEqual(await account('c1'), { status: 'active', balance: 5 });
       assert.deepEqual(
         (await events('c1')).map((e) => e.event_type),
-        ['account.activated', 'account.changed'],
+        ['account.activated', 'account.changed', 'account.noted'],
       );
     });
 
