@@ -29,6 +29,7 @@ const project = {
   moduleNameMapper: {
     '^@nest-outbox/(core|outbox|relay|inbox)$': '<rootDir>/libs/$1/src',
     '^@nest-outbox/(relay|inbox)/health$': '<rootDir>/libs/$1/src/health',
+    '^@nest-outbox/(outbox|inbox)/testing$': '<rootDir>/libs/$1/src/testing',
     '^@test/support$': '<rootDir>/test/support',
   },
 };

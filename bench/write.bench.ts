@@ -44,6 +44,12 @@
  *   BENCH_NOTIFY_MS       5      notifyCoalesceMs of the outbox (the module's default)
  *   BENCH_COUNT           off    `on`: count statements and pool checkouts per command
  *   BENCH_PROFILE         -      a directory: one .cpuprofile per measured phase
+ *   BENCH_STACKS          on     per data stack (TypeORM, Prisma, Drizzle, Kysely, MikroORM,
+ *                                pg), at the headline callers: `<stack>_lib` (outbox.transaction
+ *                                + record, the UPDATE through the stack's tx) vs `<stack>_raw`
+ *                                (the stack's own transaction, same UPDATE and the library's
+ *                                INSERT by hand); JSON key `stack_ratios` (lib over raw, medians
+ *                                of per-run ratios). `off`: skip; `only`: skip everything else
  *   BENCH_INTERLEAVE      0      N > 0: instead of the phases above, N commands per variant
  *                                with the variants interleaved command by command, one
  *                                caller, notifications off: Node CPU per command under the
@@ -68,6 +74,7 @@ import { rawVariant, type Command, type RawEvent } from './write/raw-commands';
 import { WriteBenchAppModule, WriteBenchCommands } from './write/write-bench.app';
 import { benchSql, ROWS_PER_CALLER } from './write/write-bench.sql';
 import { summarise, type CallerFigures } from './write/write-bench.summary';
+import { STACK_NAMES, startStack } from './write/stack-variants';
 
 const env = process.env;
 const DATABASE_URL = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -248,6 +255,50 @@ async function interleavedMode(commands: number): Promise<void> {
   }
 }
 
+/**
+ * BENCH_STACKS: each data stack's lib and raw commands at the headline callers, RUNS runs
+ * (stacks rotate, lib and raw alternate first); returns lib over raw per stack, medians of
+ * the per-run ratios.
+ */
+async function stackPhases(): Promise<Record<string, { throughput: number; p50: number }>> {
+  const ratios: Record<string, { throughput: number[]; p50: number[] }> = {};
+  const options = { databaseUrl: DATABASE_URL, poolMax: Math.min(CALLERS, POOL_MAX) };
+  for (let run = 0; run < RUNS; run++) {
+    for (let i = 0; i < STACK_NAMES.length; i++) {
+      const stack = STACK_NAMES[(i + run) % STACK_NAMES.length]!;
+      const commands = await startStack(stack, options, SQL);
+      try {
+        const measured: Record<string, Result> = {};
+        for (const variant of run % 2 === 0 ? ['lib', 'raw'] : ['raw', 'lib']) {
+          await admin.query(`TRUNCATE "${SCHEMA}".outbox`);
+          const command = commands[variant as 'lib' | 'raw'];
+          await drive(command, WARMUP_SECONDS, states, CALLERS);
+          measured[variant] = await drive(command, SECONDS, states, CALLERS);
+          printRun(`${stack}_${variant}`, CALLERS, run, measured[variant]);
+        }
+        const r = (ratios[stack] ??= { throughput: [], p50: [] });
+        r.throughput.push(measured.lib!.throughput / measured.raw!.throughput);
+        r.p50.push(measured.lib!.p50 / measured.raw!.p50);
+      } finally {
+        await commands.close();
+      }
+    }
+  }
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  const result = Object.fromEntries(
+    Object.entries(ratios).map(([stack, r]) => [
+      stack,
+      { throughput: round(median(r.throughput)), p50: round(median(r.p50)) },
+    ]),
+  );
+  for (const [stack, r] of Object.entries(result)) {
+    console.log(
+      `${stack.padEnd(10)} lib/raw at ${CALLERS} callers: tx/s ${r.throughput}, p50 ${r.p50}`,
+    );
+  }
+  return result;
+}
+
 async function main(): Promise<void> {
   if (COUNT) installQueryCounter();
   admin = new Pool({ connectionString: DATABASE_URL, max: 2 });
@@ -267,9 +318,10 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   const figures: CallerFigures[] = [];
+  let stackRatios: Record<string, { throughput: number; p50: number }> | undefined;
   try {
-    await warmUpAll(CALLERS);
-    for (const callers of COUNTS) {
+    if (env.BENCH_STACKS !== 'only') await warmUpAll(CALLERS);
+    for (const callers of env.BENCH_STACKS === 'only' ? [] : COUNTS) {
       const seconds = callers === CALLERS ? SECONDS : SWEEP_SECONDS;
       const results: Record<string, Result[]> = Object.fromEntries(NAMES.map((n) => [n, []]));
       for (let run = 0; run < RUNS; run++) {
@@ -279,11 +331,16 @@ async function main(): Promise<void> {
       }
       figures.push({ callers, pool: Math.min(callers, POOL_MAX), results });
     }
+    if (env.BENCH_STACKS !== 'off') stackRatios = await stackPhases();
   } finally {
     await admin.query(`DROP SCHEMA "${SCHEMA}" CASCADE`);
     await admin.end();
   }
-  console.log(JSON.stringify(summarise(figures, CALLERS, RUNS, median, console.log)));
+  const summary =
+    figures.length > 0
+      ? summarise(figures, CALLERS, RUNS, median, console.log)
+      : { bench: 'write' };
+  console.log(JSON.stringify({ ...summary, stack_ratios: stackRatios }));
 }
 
 main().catch((error: unknown) => {

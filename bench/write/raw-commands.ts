@@ -19,7 +19,7 @@ const PLAIN_COLUMNS =
   'event_id, event_type, schema_version, aggregate_type, aggregate_id, aggregate_version, occurred_at, payload, headers, topic';
 
 /** The values of the library's one-row INSERT, built by hand as a user would. */
-function insertValues(table: string, id: number, to: string, version: number): unknown[] {
+export function insertValues(table: string, id: number, to: string, version: number): unknown[] {
   const event = benchEvent(id, to);
   return [
     String(outboxLockKey(table, event.aggregateType, event.aggregateId)),

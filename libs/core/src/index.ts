@@ -101,3 +101,17 @@ export {
 } from './pressure/pressure-state';
 export { BacklogPressure, type BacklogAssessment } from './pressure/backlog-pressure';
 export { heldBehindParkedSql } from './pressure/held-back.sql';
+export {
+  sqlExecutorOf,
+  UnknownDataStackError,
+  type SqlExecutor,
+  type SqlExecutorFactory,
+} from './sql/sql-executor';
+export type {
+  SqlIsolationLevel,
+  SqlTransactionOptions,
+} from './sql/transactional-adapter.interface';
+export { TransactionalAdapterPg } from './sql/pg.transactional-adapter';
+export { TransactionalAdapterKysely } from './sql/kysely.transactional-adapter';
+export { TransactionalAdapterMikroOrm } from './sql/mikro-orm.transactional-adapter';
+export type { DataStackFixture } from './sql/data-stack-fixture';

@@ -41,6 +41,7 @@ describe('@nest-outbox/inbox public barrel', () => {
        "type ConsumerRecovery",
        "interface ConsumerSnapshot",
        "function createInboxMigration",
+       "function dropInboxSchemaSql",
        "type ExhaustedPolicy",
        "function expectRowCount",
        "function idempotencyKey",

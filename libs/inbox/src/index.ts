@@ -32,6 +32,10 @@ export { InboxVersionGapError } from './errors/inbox-version-gap.error';
 export { UnexpectedRowCountError } from './errors/unexpected-row-count.error';
 export { expectRowCount, type RowCountResult } from './support/expect-row-count';
 export { idempotencyKey } from './support/idempotency-key';
-export { inboxSchemaSql, type InboxTableNames } from './schema/inbox-schema.sql';
+export {
+  dropInboxSchemaSql,
+  inboxSchemaSql,
+  type InboxTableNames,
+} from './schema/inbox-schema.sql';
 export { createInboxMigration, type InboxMigrationOptions } from './schema/inbox.migration';
 export { InboxKafkaServer, type InboxKafkaServerOptions } from './transport/inbox-kafka.server';

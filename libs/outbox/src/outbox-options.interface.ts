@@ -1,4 +1,8 @@
-import type { PressureOptions, ResolvedPressureOptions } from '@nest-outbox/core';
+import type {
+  PressureOptions,
+  ResolvedPressureOptions,
+  SqlExecutorFactory,
+} from '@nest-outbox/core';
 import type { Registry } from 'prom-client';
 
 /**
@@ -81,6 +85,12 @@ export interface OutboxModuleOptions {
    * @default false
    */
   pressure?: PressureOptions | false;
+  /**
+   * How the outbox runs its SQL in the transaction `TransactionHost.tx` holds. Needed only
+   * for a data stack `sqlExecutorOf` does not recognise.
+   * @default sqlExecutorOf (TypeORM, Prisma, Drizzle node-postgres, Kysely, MikroORM, pg)
+   */
+  sqlExecutor?: SqlExecutorFactory;
 }
 
 /**
@@ -116,5 +126,6 @@ export interface ResolvedOutboxOptions {
   readonly verifySchema: boolean;
   readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
   readonly pressure: ResolvedPressureOptions | false;
+  readonly sqlExecutor: SqlExecutorFactory;
   readonly connectionName: string | undefined;
 }

@@ -4,6 +4,7 @@ import {
   OptionChecks,
   qualifiedTable,
   resolvePressureOptions,
+  sqlExecutorOf,
   sqlIdentifier,
 } from '@nest-outbox/core';
 import { otelTraceContext } from './event/otel-trace-context';
@@ -47,6 +48,13 @@ export function resolveOutboxOptions(
       'must be a function, false (store no trace context) or omitted (OpenTelemetry when installed)',
     );
   }
+  if (options.sqlExecutor !== undefined && typeof options.sqlExecutor !== 'function') {
+    throw new InvalidOptionsError(
+      MODULE,
+      'sqlExecutor',
+      'must be a function (tx) => SqlExecutor, or omitted (the stack is recognised from TransactionHost.tx)',
+    );
+  }
   if (connectionName !== undefined && (typeof connectionName !== 'string' || !connectionName)) {
     throw new InvalidOptionsError(MODULE, 'connectionName', 'must be a non-empty string');
   }
@@ -66,6 +74,7 @@ export function resolveOutboxOptions(
       options.pressure === false || options.pressure === undefined
         ? false
         : resolvePressureOptions(check, 'pressure', options.pressure),
+    sqlExecutor: options.sqlExecutor ?? sqlExecutorOf,
     connectionName,
   };
 }

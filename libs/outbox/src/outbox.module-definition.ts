@@ -23,8 +23,8 @@ function extraProviders(extras: OutboxModuleExtras): Provider[] {
           'connectionName',
           `(${JSON.stringify(extras.connectionName ?? null)}) names no TransactionHost: register ` +
             'ClsModule.forRoot({ global: true, plugins: [new ClsPluginTransactional({ ' +
-            'connectionName, imports: [TypeOrmModule], adapter: new TransactionalAdapterTypeOrm(' +
-            '{ dataSourceToken }) })] }) in the application',
+            'connectionName, imports, adapter })] }) in the application, with the adapter of ' +
+            'your data stack (README: "Choose your stack")',
         );
       },
       inject: [{ token: hostToken, optional: true }],

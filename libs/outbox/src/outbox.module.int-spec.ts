@@ -4,7 +4,13 @@ import { Test } from '@nestjs/testing';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsModule } from 'nestjs-cls';
-import { InvalidOptionsError, OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import {
+  InvalidOptionsError,
+  OUTBOX_WAKEUP,
+  OutboxWakeup,
+  sqlExecutorOf,
+  type SqlExecutor,
+} from '@nest-outbox/core';
 import { createTestSchema, type TestSchema } from '@test/support';
 import {
   OutboxModule,
@@ -106,8 +112,13 @@ describe('OutboxModule registration', () => {
     });
   });
 
-  it('Given forRoot() with every option, then each is read back', async () => {
+  it('Given forRoot() with every option, then each is read back and the executor is used', async () => {
     const traceContext = () => undefined;
+    let executed = 0;
+    const sqlExecutor = (tx: unknown): SqlExecutor => {
+      const inner = sqlExecutorOf(tx);
+      return { query: (text, values, name) => (executed++, inner.query(text, values, name)) };
+    };
     const options = await startAndRecord(
       OutboxModule.forRoot({
         schema: db.name,
@@ -120,8 +131,10 @@ describe('OutboxModule registration', () => {
         verifySchema: true,
         metrics: false,
         pressure: { maxBacklog: 10, intervalMs: 1000 },
+        sqlExecutor,
       }),
     );
+    expect(executed).toBeGreaterThan(0);
     expect(options).toEqual({
       schema: db.name,
       table: 'events_full',
@@ -134,6 +147,7 @@ describe('OutboxModule registration', () => {
       verifySchema: true,
       metrics: false,
       pressure: expect.objectContaining({ maxBacklog: 10, intervalMs: 1000, criticalPercent: 90 }),
+      sqlExecutor,
       connectionName: undefined,
     });
   });

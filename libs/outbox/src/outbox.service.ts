@@ -6,13 +6,10 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
-import type { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
-import type { EntityManager } from 'typeorm';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
 import { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
-import { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 import { OutboxMetrics } from './metrics/outbox.metrics';
 import { OutboxPressureService } from './pressure/outbox-pressure.service';
 import type {
@@ -25,15 +22,18 @@ import { serializeOutboxEvent } from './event/outbox-event.serializer';
 import { createOutboxNotify, type OutboxNotify } from './notify/notify-sender';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
 import type { ResolvedOutboxOptions } from './outbox-options.interface';
-import { installOutboxSchema } from './schema/outbox-schema.installer';
+import { installOutboxSchema, verifyOutboxTable } from './schema/outbox-schema.installer';
 import { OutboxStore } from './store/outbox.store';
 import { ForeignCommitListener } from './transaction/foreign-commit.listener';
+import { setIsolationLevel } from './transaction/isolation-level';
 import type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
 import { OutboxUnit } from './transaction/outbox-unit';
+import { typeOrmTransaction } from './transaction/typeorm-transaction';
 import { TransitionRunner } from './transition/transition.runner';
 import type { TransitionSpec } from './transition/transition.interface';
 
-type TypeOrmHost = TransactionHost<TransactionalAdapterTypeOrm>;
+/** The application's host, whatever its adapter: `tx` is that data stack's own object. */
+type AnyHost = TransactionHost<TransactionalAdapter<unknown, unknown, unknown>>;
 
 function toRecorded(row: OutboxRow): RecordedEvent {
   const { payloadJson: _payload, lockKey: _key, ...recorded } = row;
@@ -62,7 +62,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   constructor(
     /** The validated module options. */
     @Inject(OUTBOX_OPTIONS) readonly options: ResolvedOutboxOptions,
-    @Inject(OUTBOX_TRANSACTION_HOST) private readonly host: TypeOrmHost,
+    @Inject(OUTBOX_TRANSACTION_HOST) private readonly host: AnyHost,
     private readonly cls: ClsService,
     @Inject(OUTBOX_WAKEUP) private readonly wakeup: OutboxWakeup,
     private readonly metrics: OutboxMetrics,
@@ -74,15 +74,12 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
 
   /** @internal */
   async onModuleInit(): Promise<void> {
-    // Outside any CLS context (start-up), `tx` is the data source's own manager.
-    const dataSource = this.host.tx.connection;
-    this.notify = createOutboxNotify(dataSource, this.options, this.logger);
-    if (this.options.installSchema) await installOutboxSchema(dataSource, this.options);
-    if (!this.options.verifySchema) return;
-    const rows = await dataSource.query<{ oid: string | null }[]>('SELECT to_regclass($1) AS oid', [
-      this.options.qualifiedTable,
-    ]);
-    if (!rows[0]?.oid) throw new OutboxTableNotFoundError(this.options.qualifiedTable);
+    // Outside any CLS context (start-up), `tx` is the adapter's non-transactional instance.
+    const fallback = this.host.tx;
+    const sql = this.options.sqlExecutor(fallback);
+    this.notify = createOutboxNotify(fallback, sql, this.options, this.logger);
+    if (this.options.installSchema) await installOutboxSchema(this.host, this.options);
+    if (this.options.verifySchema) await verifyOutboxTable(sql, this.options.qualifiedTable);
   }
 
   /** @internal */
@@ -110,8 +107,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     }
     // Not ours to flush (a plain nestjs-cls transaction, or a savepoint inside ours whose
     // rollback must take the event with it): insert now, in that transaction.
-    if (tx.queryRunner) this.foreignCommits.track(tx.connection, tx.queryRunner);
-    return this.store.insertRows(tx, [row]).then(() => toRecorded(row));
+    this.trackForeignCommit(tx);
+    return this.store.insertRows(this.options.sqlExecutor(tx), [row]).then(() => toRecorded(row));
   }
 
   /**
@@ -132,17 +129,14 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     const done = this.metrics.transactionSeconds.startTimer();
     let unit: OutboxUnit | undefined;
     const body = async () => {
+      const level = options?.isolationLevel;
+      if (level) await setIsolationLevel(this.options.sqlExecutor(this.host.tx), level);
       unit = this.openUnit();
       const result = await fn();
       await this.flush(unit);
       return result;
     };
-    const isolationLevel = options?.isolationLevel;
-    const result = await (
-      isolationLevel
-        ? this.host.withTransaction({ isolationLevel }, body)
-        : this.host.withTransaction(body)
-    ).catch((error: unknown) => {
+    const result = await this.host.withTransaction(body).catch((error: unknown) => {
       done({ outcome: 'rolled_back' });
       throw OutboxDatabaseUnavailableError.wrap(error);
     });
@@ -160,7 +154,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
    */
   async transition(spec: TransitionSpec): Promise<number> {
     if (!this.host.isTransactionActive()) throw new NoActiveTransactionError('transition');
-    return this.transitions.run(this.host.tx, spec);
+    return this.transitions.run(this.options.sqlExecutor(this.host.tx), spec);
   }
 
   /**
@@ -194,15 +188,16 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     // The version comes from the UPDATE; 0 only satisfies validation and is never written.
     const row = serializeOutboxEvent({ ...event, aggregateVersion: 0 }, this.options);
     const tx = this.host.tx;
+    const sql = this.options.sqlExecutor(tx);
     const unit = this.currentUnit(tx);
     if (unit && unit.rows.length > 0) {
       // Events recorded before this one in the unit get the smaller ids.
       unit.written = true;
-      await this.store.insertRows(tx, unit.rows.splice(0));
+      await this.store.insertRows(sql, unit.rows.splice(0));
     }
-    const version = await this.transitions.runWithEvent(tx, spec, row);
+    const version = await this.transitions.runWithEvent(sql, spec, row);
     if (unit) unit.written = true;
-    else if (tx.queryRunner) this.foreignCommits.track(tx.connection, tx.queryRunner);
+    else this.trackForeignCommit(tx);
     return { ...toRecorded(row), aggregateVersion: version };
   }
 
@@ -211,7 +206,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     return this.host.isTransactionActive();
   }
 
-  private currentUnit(tx: EntityManager): OutboxUnit | undefined {
+  private currentUnit(tx: unknown): OutboxUnit | undefined {
     const unit = this.cls.isActive()
       ? this.cls.get<OutboxUnit | undefined>(this.unitKey)
       : undefined;
@@ -226,7 +221,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
 
   private async flush(unit: OutboxUnit): Promise<void> {
     unit.closed = true;
-    await this.store.insertRows(unit.tx, unit.rows);
+    await this.store.insertRows(this.options.sqlExecutor(unit.tx), unit.rows);
   }
 
   /** A decorated call inside someone else's transaction: buffer, flush at its end. */
@@ -235,12 +230,15 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       const unit = this.openUnit();
       const result = await fn();
       await this.flush(unit);
-      const queryRunner = unit.tx.queryRunner;
-      if (unit.hasEvents() && queryRunner) {
-        this.foreignCommits.track(unit.tx.connection, queryRunner);
-      }
+      if (unit.hasEvents()) this.trackForeignCommit(unit.tx);
       return result;
     });
+  }
+
+  /** Wakes the relay after a foreign commit: TypeORM only; elsewhere the relay polls. */
+  private trackForeignCommit(tx: unknown): void {
+    const typeOrm = typeOrmTransaction(tx);
+    if (typeOrm) this.foreignCommits.track(typeOrm.dataSource, typeOrm.queryRunner);
   }
 
   private afterCommit(): void {

@@ -25,7 +25,12 @@ export type {
 } from './publisher/relay-publisher.interface';
 export type { KafkaRecordEncoder } from './publisher/kafka.publisher';
 export type { PublisherEncoding, RelayCompression } from './publisher/compression';
-export { relaySchemaSql, type RelayTableName } from './schema/relay-schema.sql';
+export {
+  dropRelaySchemaSql,
+  relayObjectNames,
+  relaySchemaSql,
+  type RelayTableName,
+} from './schema/relay-schema.sql';
 export { createRelayMigration, type RelayMigrationOptions } from './schema/relay.migration';
 export { RelayOperatorService } from './operator/relay-operator.service';
 export type {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
 import { Transactional, TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { SqlAdapter } from './sql-adapter.js';
 import { consumerEnv } from './consumer-env.js';
 
 /** The producer side of the app: a plain transactional insert and one decorated command. */
@@ -9,7 +9,7 @@ import { consumerEnv } from './consumer-env.js';
 export class OrdersService {
   constructor(
     private readonly outbox: OutboxService,
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly txHost: TransactionHost<SqlAdapter>,
   ) {}
 
   @Transactional()

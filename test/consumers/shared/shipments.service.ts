@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { SqlAdapter } from './sql-adapter.js';
 import { consumerEnv } from './consumer-env.js';
 
 /** The payload of `order.confirmed`. */
@@ -15,7 +15,7 @@ export class ShipmentsService {
   /** How many times an effect ran (a duplicate must not run it). */
   applied = 0;
 
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(private readonly txHost: TransactionHost<SqlAdapter>) {}
 
   async open(event: EventEnvelope<OrderConfirmed>): Promise<void> {
     this.applied += 1;

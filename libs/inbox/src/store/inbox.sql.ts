@@ -46,9 +46,10 @@ ON CONFLICT (consumer, topic, kafka_partition, kafka_offset) DO NOTHING`,
 WHERE to_regclass($1) IS NOT NULL AND NOT EXISTS (
   SELECT 1 FROM pg_attribute a
   WHERE a.attrelid = to_regclass($1) AND a.attname = c.name AND NOT a.attisdropped)`,
-    prune: `DELETE FROM ${tables.inbox} WHERE ctid = ANY(ARRAY(
+    prune: `WITH pruned AS (DELETE FROM ${tables.inbox} WHERE ctid = ANY(ARRAY(
   SELECT ctid FROM ${tables.inbox}
   WHERE processed_at < now() - $1::double precision * interval '1 millisecond'
-  LIMIT $2))`,
+  LIMIT $2)) RETURNING 1)
+SELECT count(*)::int AS pruned FROM pruned`,
   };
 }

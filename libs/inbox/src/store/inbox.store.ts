@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { EventEnvelope } from '@nest-outbox/core';
+import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
+import { sqlExecutorOf, type EventEnvelope, type SqlExecutor } from '@nest-outbox/core';
 import { INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { inboxSchemaSql, REJECTED_EVIDENCE } from '../schema/inbox-schema.sql';
@@ -50,8 +49,9 @@ export type VersionCheck =
   | { readonly kind: 'gap' | 'stale'; readonly last: number };
 
 /**
- * The inbox's SQL, in one place. Every statement runs on `TransactionHost.tx`: inside the
- * interceptor's transaction when there is one, on the DataSource otherwise.
+ * The inbox's SQL, in one place. Every statement runs on `TransactionHost.tx`, whatever the
+ * data stack (`sqlExecutorOf`): inside the interceptor's transaction when there is one, on
+ * the adapter's non-transactional instance otherwise.
  * @internal
  */
 @Injectable()
@@ -60,24 +60,29 @@ export class InboxStore {
 
   constructor(
     @Inject(INBOX_TRANSACTION_HOST)
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly txHost: TransactionHost<TransactionalAdapter<unknown, unknown, unknown>>,
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {
     this.sql = inboxStatements(options.tables);
   }
 
+  /** The current transaction's executor (the non-transactional one outside a transaction). */
+  private get db(): SqlExecutor {
+    return sqlExecutorOf(this.txHost.tx);
+  }
+
   async installSchema(): Promise<void> {
-    for (const sql of inboxSchemaSql(this.options.tables.names)) await this.txHost.tx.query(sql);
+    for (const sql of inboxSchemaSql(this.options.tables.names)) await this.db.query(sql, []);
   }
 
   /** The inbox tables that do not exist, and the columns missing from those that do (quoted names). */
   async missingTables(): Promise<string[]> {
     const { inbox, rejected, versions } = this.options.tables;
-    const rows: { name: string; found: string | null }[] = await this.txHost.tx.query(
+    const rows = await this.db.query<{ name: string; found: string | null }>(
       'SELECT name, to_regclass(name)::text AS found FROM unnest($1::text[]) AS name',
       [[inbox, rejected, versions]],
     );
-    const columns: { name: string }[] = await this.txHost.tx.query(this.sql.missingColumns, [
+    const columns = await this.db.query<{ name: string }>(this.sql.missingColumns, [
       rejected,
       REJECTED_EVIDENCE.map(([column]) => column),
     ]);
@@ -89,7 +94,7 @@ export class InboxStore {
 
   /** Registers (consumer, event_id); false when it was already there (a duplicate). */
   async register(consumer: string, event: EventEnvelope, at: RecordPosition): Promise<boolean> {
-    const rows: unknown[] = await this.txHost.tx.query(this.sql.register, [
+    const rows = await this.db.query(this.sql.register, [
       consumer,
       event.eventId,
       event.eventType,
@@ -120,7 +125,7 @@ export class InboxStore {
       a.event.eventId < b.event.eventId ? -1 : a.event.eventId > b.event.eventId ? 1 : 0,
     );
     const column = <T>(pick: (p: PendingRegistration) => T) => sorted.map(pick);
-    const rows: { event_id: string }[] = await this.txHost.tx.query(this.sql.registerMany, [
+    const rows = await this.db.query<{ event_id: string }>(this.sql.registerMany, [
       consumer,
       at.topic,
       at.partition,
@@ -137,7 +142,7 @@ export class InboxStore {
 
   /** Compares the event's aggregate_version with the last applied one and records it. */
   async checkVersion(consumer: string, event: EventEnvelope): Promise<VersionCheck> {
-    const rows: { previous: string | null }[] = await this.txHost.tx.query(this.sql.version, [
+    const rows = await this.db.query<{ previous: string | null }>(this.sql.version, [
       consumer,
       event.aggregateType,
       event.aggregateId,
@@ -158,7 +163,7 @@ export class InboxStore {
   async recordRejection(row: RejectionRow): Promise<void> {
     const text = (value: string | undefined, max: number) =>
       value === undefined ? null : pgText(value, max);
-    await this.txHost.tx.query(this.sql.reject, [
+    await this.db.query(this.sql.reject, [
       pgText(row.consumer, 200),
       row.topic,
       row.partition,
@@ -180,7 +185,7 @@ export class InboxStore {
 
   /** The fallback row when the full one is refused: position, reason code and attempts only. */
   async recordMinimalRejection(row: RejectionRow, reason: string): Promise<void> {
-    await this.txHost.tx.query(this.sql.rejectMinimal, [
+    await this.db.query(this.sql.rejectMinimal, [
       pgText(row.consumer, 200),
       row.topic,
       row.partition,
@@ -193,10 +198,7 @@ export class InboxStore {
 
   /** Deletes up to `limit` processed rows older than the retention; returns how many. */
   async pruneBatch(retentionMs: number, limit: number): Promise<number> {
-    const result: [unknown[], number] = await this.txHost.tx.query(this.sql.prune, [
-      retentionMs,
-      limit,
-    ]);
-    return result[1];
+    const rows = await this.db.query<{ pruned: number }>(this.sql.prune, [retentionMs, limit]);
+    return Number(rows[0]?.pruned ?? 0);
   }
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { SqlExecutor } from '@nest-outbox/core';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { NotifyConnection, type NotifyClient } from './notify-connection';
 import { OutboxNotifier, type NotifierLogger } from './outbox-notifier';
@@ -9,7 +9,7 @@ export interface NotifySender {
   close(): Promise<void>;
 }
 
-/** node-postgres' pool as TypeORM's postgres driver holds it (`driver.master`). */
+/** A node-postgres pool (what TypeORM's driver, Drizzle's session and plain `pg` hold). */
 interface PgPool {
   readonly options: object;
   readonly Client: new (options: object) => NotifyClient;
@@ -18,20 +18,30 @@ interface PgPool {
 /** The notify connection closes after this long without a notification. */
 const IDLE_MS = 10_000;
 
+/** The node-postgres pool behind the adapter's non-transactional instance, if one is there. */
+function pgPoolOf(fallback: unknown): Partial<PgPool> | undefined {
+  const f = fallback as {
+    connection?: { driver?: { master?: Partial<PgPool> } };
+    session?: { client?: Partial<PgPool> };
+  } & Partial<PgPool>;
+  return f.connection?.driver?.master ?? f.session?.client ?? f;
+}
+
 /**
- * Sends `NOTIFY "<channel>", '<payload>'` outside any business transaction. With the
- * node-postgres driver, on a connection of its own opened with the data source's pool
- * settings (the same `new Client(options)` the pool itself does); otherwise through
- * `dataSource.query`, in a one-statement transaction that skips the WAL flush wait.
- * Both names are validated identifiers, so they are literals: no parameters.
+ * Sends `NOTIFY "<channel>", '<payload>'` outside any business transaction. On a
+ * node-postgres pool (TypeORM, Drizzle, plain `pg`), on a connection of its own opened with
+ * the pool's settings (the same `new Client(options)` the pool itself does); otherwise
+ * through the stack's non-transactional executor, in a one-statement transaction that skips
+ * the WAL flush wait. Both names are validated identifiers, so they are literals.
  * @internal
  */
 export function createNotifySender(
-  dataSource: DataSource,
+  fallback: unknown,
+  sql: SqlExecutor,
   channel: string,
   payload: string,
 ): NotifySender {
-  const pool = (dataSource.driver as { master?: Partial<PgPool> }).master;
+  const pool = pgPoolOf(fallback);
   if (typeof pool?.Client === 'function' && pool.options) {
     const { Client, options } = pool as PgPool;
     const connection = new NotifyConnection(
@@ -41,8 +51,8 @@ export function createNotifySender(
     );
     return { send: () => connection.send(), close: () => connection.close() };
   }
-  const sql = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${channel}', '${payload}')`;
-  return { send: () => dataSource.query(sql), close: () => Promise.resolve() };
+  const text = `SELECT set_config('synchronous_commit', 'off', true) AS s, pg_notify('${channel}', '${payload}')::text AS n`;
+  return { send: () => sql.query(text, []), close: () => Promise.resolve() };
 }
 
 /** The outbox's cross-process wake-up: the coalescing notifier and what it sends with. @internal */
@@ -53,12 +63,13 @@ export interface OutboxNotify {
 
 /** The wake-up of these options, or undefined when `notifyChannel` is false. @internal */
 export function createOutboxNotify(
-  dataSource: DataSource,
+  fallback: unknown,
+  sql: SqlExecutor,
   options: ResolvedOutboxOptions,
   logger: NotifierLogger,
 ): OutboxNotify | undefined {
   const { notifyChannel: channel, schema, table, notifyCoalesceMs } = options;
   if (channel === false) return undefined;
-  const sender = createNotifySender(dataSource, channel, `${schema}.${table}`);
+  const sender = createNotifySender(fallback, sql, channel, `${schema}.${table}`);
   return { sender, notifier: new OutboxNotifier(() => sender.send(), notifyCoalesceMs, logger) };
 }

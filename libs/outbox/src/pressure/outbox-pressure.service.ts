@@ -11,10 +11,9 @@ import {
   PeriodicTask,
   type BacklogAssessment,
   type ResolvedPressureOptions,
+  type SqlExecutor,
 } from '@nest-outbox/core';
-import type { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { DataSource } from 'typeorm';
+import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
 import { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from '../outbox.constants';
@@ -34,12 +33,12 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
   private readonly settings: ResolvedPressureOptions | undefined;
   private readonly backlog: BacklogPressure | undefined;
   private readonly task: PeriodicTask<BacklogAssessment> | undefined;
-  private dataSource: DataSource | undefined;
+  private sql: SqlExecutor | undefined;
 
   constructor(
     @Inject(OUTBOX_OPTIONS) private readonly options: ResolvedOutboxOptions,
     @Inject(OUTBOX_TRANSACTION_HOST)
-    private readonly host: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly host: TransactionHost<TransactionalAdapter<unknown, unknown, unknown>>,
     private readonly metrics: OutboxMetrics,
   ) {
     this.settings = options.pressure || undefined;
@@ -61,8 +60,8 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
   /** @internal */
   onApplicationBootstrap(): void {
     if (!this.task) return;
-    // Outside any CLS context (start-up), `tx` is the data source's own manager.
-    this.dataSource = this.host.tx.connection;
+    // Outside any CLS context (start-up), `tx` is the adapter's non-transactional instance.
+    this.sql = this.options.sqlExecutor(this.host.tx);
     this.task.start();
     void this.task.runNow().catch(() => undefined);
   }
@@ -101,9 +100,10 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
   }
 
   private async sample(): Promise<BacklogAssessment> {
-    const dataSource = this.dataSource ?? this.host.tx.connection;
-    const rows = await dataSource.query<{ backlog: number; oldest_age_ms: number | null }[]>(
+    const sql = this.sql ?? this.options.sqlExecutor(this.host.tx);
+    const rows = await sql.query<{ backlog: number; oldest_age_ms: number | null }>(
       outboxPressureSql(this.options.qualifiedTable),
+      [],
     );
     const reading = this.backlog!.observe({
       atMs: Date.now(),

@@ -1,21 +1,41 @@
-import type { DataSource } from 'typeorm';
+import type { SqlExecutor, SqlExecutorFactory } from '@nest-outbox/core';
+import { OutboxTableNotFoundError } from '../errors/outbox-table-not-found.error';
 import { outboxSchemaSql, type OutboxTableName } from './outbox-schema.sql';
 
+/** What the installer needs of the application's `TransactionHost`. */
+interface Host {
+  readonly tx: unknown;
+  withTransaction<R>(fn: () => Promise<R>): Promise<R>;
+}
+
 /**
- * Applies the outbox table's idempotent DDL in one transaction, under a transaction-scoped
- * advisory lock keyed by the table name: `CREATE ... IF NOT EXISTS` is not safe against a
- * concurrent twin (two instances starting together would race on the catalog).
+ * Applies the outbox table's idempotent DDL in one transaction of the application's data
+ * stack, under a transaction-scoped advisory lock keyed by the table name: `CREATE ... IF
+ * NOT EXISTS` is not safe against a concurrent twin (two instances starting together would
+ * race on the catalog).
  * @internal
  */
 export async function installOutboxSchema(
-  dataSource: DataSource,
-  name: OutboxTableName,
+  host: Host,
+  name: OutboxTableName & { readonly sqlExecutor: SqlExecutorFactory },
 ): Promise<void> {
-  const statements = outboxSchemaSql(name);
-  await dataSource.transaction(async (manager) => {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+  await host.withTransaction(async () => {
+    const sql = name.sqlExecutor(host.tx);
+    await sql.query('SELECT pg_advisory_xact_lock(hashtext($1))::text AS locked', [
       `nest-outbox:install:${name.schema}.${name.table}`,
     ]);
-    for (const statement of statements) await manager.query(statement);
+    for (const statement of outboxSchemaSql(name)) await sql.query(statement, []);
   });
+}
+
+/**
+ * Checks that the outbox table exists.
+ * @throws OutboxTableNotFoundError saying how to create it
+ * @internal
+ */
+export async function verifyOutboxTable(sql: SqlExecutor, qualifiedTable: string): Promise<void> {
+  const rows = await sql.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
+    qualifiedTable,
+  ]);
+  if (!rows[0]?.oid) throw new OutboxTableNotFoundError(qualifiedTable);
 }

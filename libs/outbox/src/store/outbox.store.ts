@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlExecutor } from '@nest-outbox/core';
 import type { OutboxRow } from '../event/outbox-event.interface';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';
 import {
@@ -38,12 +38,12 @@ export class OutboxStore {
     this.insertOne = outboxInsertOneStatement(qualifiedTable);
   }
 
-  /** Inserts `rows` (in this order) in the transaction `tx`. */
-  async insertRows(tx: EntityManager, rows: readonly OutboxRow[]): Promise<void> {
+  /** Inserts `rows` (in this order) through `sql` (the current transaction). */
+  async insertRows(sql: SqlExecutor, rows: readonly OutboxRow[]): Promise<void> {
     if (rows.length === 1) {
-      await queryInTransaction(tx, this.insertOne, outboxInsertOneValues(rows[0]!));
+      await queryInTransaction(sql, this.insertOne, outboxInsertOneValues(rows[0]!));
     } else if (rows.length > 1) {
-      await queryInTransaction(tx, this.insert, insertValues(rows));
+      await queryInTransaction(sql, this.insert, insertValues(rows));
     }
     this.metrics?.flushed(rows.map((r) => r.eventType));
   }

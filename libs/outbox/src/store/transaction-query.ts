@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { SqlExecutor } from '@nest-outbox/core';
 
-/** A statement run on a transaction, prepared under `name` on each connection. @internal */
+/** A statement run on a transaction, prepared under `name` where the driver allows. @internal */
 export interface NamedStatement {
   readonly name: string;
   readonly text: string;
@@ -16,38 +16,16 @@ export function statementName(prefix: string, text: string): string {
   return `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 }
 
-interface PgClient {
-  query(config: {
-    name: string;
-    text: string;
-    values: unknown[];
-  }): Promise<{ rows: Record<string, unknown>[] }>;
-}
-
-interface StructuredQueryRunner {
-  databaseConnection?: Partial<PgClient>;
-  query(text: string, values: unknown[], structured: true): Promise<{ records?: unknown[] }>;
-}
-
 /**
- * Runs `statement` in the transaction behind `tx` and returns its rows. It goes straight to
- * the transaction's node-postgres client as a named prepared statement (parsed once per
- * connection, one round trip, no TypeORM result mapping); TypeORM's query logging and
- * subscribers do not see it. Falls back to the query runner if the driver is not `pg`.
+ * Runs `statement` through `sql` (the current transaction's executor) and returns its rows.
+ * On node-postgres (TypeORM, Drizzle, plain `pg`) it is a named prepared statement: parsed
+ * once per connection, one round trip, no ORM result mapping nor query logging.
  * @internal
  */
-export async function queryInTransaction(
-  tx: EntityManager,
+export function queryInTransaction(
+  sql: SqlExecutor,
   statement: NamedStatement,
   values: unknown[],
 ): Promise<Record<string, unknown>[]> {
-  const runner = tx.queryRunner as StructuredQueryRunner | undefined;
-  const client = runner?.databaseConnection;
-  if (typeof client?.query === 'function') {
-    const result = await (client as PgClient).query({ ...statement, values });
-    return result.rows;
-  }
-  if (!runner) return tx.query<Record<string, unknown>[]>(statement.text, values);
-  const result = await runner.query(statement.text, values, true);
-  return (result.records ?? []) as Record<string, unknown>[];
+  return sql.query(statement.text, values, statement.name);
 }

@@ -1,12 +1,16 @@
-import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
+import type { SqlIsolationLevel } from '@nest-outbox/core';
 
 /**
  * Options of a transaction the outbox opens (ignored when the call joins an active one).
  * @publicApi
  */
 export interface OutboxTransactionOptions {
-  /** @default the data source's default (READ COMMITTED on PostgreSQL) */
-  readonly isolationLevel?: IsolationLevel;
+  /**
+   * Set by the transaction's first statement (`SET TRANSACTION ISOLATION LEVEL`), the same
+   * on every data stack.
+   * @default the database's default (READ COMMITTED on PostgreSQL)
+   */
+  readonly isolationLevel?: SqlIsolationLevel;
   /**
    * `false` marks a non-critical command: refused with `OutboxBackPressureError`, before
    * any write, while the outbox's pressure state is `critical` (only with the module's

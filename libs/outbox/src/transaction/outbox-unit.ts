@@ -1,14 +1,17 @@
-import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '../event/outbox-event.interface';
 
 /** The part of a TypeORM query runner the unit reads (`transactionDepth` is protected). */
 interface DepthAware {
-  readonly transactionDepth?: number;
+  readonly queryRunner?: { readonly transactionDepth?: number };
 }
 
-/** Savepoint depth of the transaction behind `tx` (1 = top level). @internal */
-export function transactionDepth(tx: EntityManager): number {
-  return (tx.queryRunner as DepthAware | undefined)?.transactionDepth ?? 1;
+/**
+ * Savepoint depth of the transaction behind `tx` (1 = top level). Only TypeORM keeps one
+ * manager across savepoints; the other stacks give a nested transaction its own object.
+ * @internal
+ */
+export function transactionDepth(tx: unknown): number {
+  return (tx as DepthAware | undefined)?.queryRunner?.transactionDepth ?? 1;
 }
 
 /**
@@ -24,7 +27,7 @@ export class OutboxUnit {
   /** Some of its events were written before the flush (`transitionAndRecord`). */
   written = false;
 
-  constructor(readonly tx: EntityManager) {
+  constructor(readonly tx: unknown) {
     this.depth = transactionDepth(tx);
   }
 
@@ -34,7 +37,7 @@ export class OutboxUnit {
   }
 
   /** True when `tx` (the current transaction) is this unit's, at this unit's savepoint level. */
-  accepts(tx: EntityManager): boolean {
+  accepts(tx: unknown): boolean {
     return !this.closed && tx === this.tx && transactionDepth(tx) === this.depth;
   }
 }

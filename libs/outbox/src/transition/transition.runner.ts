@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlExecutor } from '@nest-outbox/core';
 import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';
@@ -45,9 +45,9 @@ export class TransitionRunner {
   ) {}
 
   /** The UPDATE alone; returns the new version. */
-  async run(tx: EntityManager, spec: TransitionSpec): Promise<number> {
+  async run(sql: SqlExecutor, spec: TransitionSpec): Promise<number> {
     const statement = this.statementFor(spec, false);
-    const rows = await queryInTransaction(tx, statement, transitionValues(spec, statement));
+    const rows = await queryInTransaction(sql, statement, transitionValues(spec, statement));
     return this.versionOf(rows, spec);
   }
 
@@ -55,12 +55,12 @@ export class TransitionRunner {
    * The UPDATE and the INSERT of `row` in one statement; returns the new version, which is
    * also the event's `aggregate_version` (`row.aggregateVersion` is ignored).
    */
-  async runWithEvent(tx: EntityManager, spec: TransitionSpec, row: OutboxRow): Promise<number> {
+  async runWithEvent(sql: SqlExecutor, spec: TransitionSpec, row: OutboxRow): Promise<number> {
     const statement = this.statementFor(spec, true);
     const values = transitionValues(spec, statement);
     values.push(String(row.lockKey));
     for (const [, , value] of EVENT_COLUMNS) values.push(value(row));
-    const rows = await queryInTransaction(tx, statement, values);
+    const rows = await queryInTransaction(sql, statement, values);
     const version = this.versionOf(rows, spec);
     this.metrics?.flushed([row.eventType]);
     return version;

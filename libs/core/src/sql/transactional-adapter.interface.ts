@@ -1,0 +1,29 @@
+/**
+ * What `@nestjs-cls/transactional` asks of an adapter (its `TransactionalAdapter`, written
+ * structurally so that nest-outbox's core needs no import of it).
+ * @internal
+ */
+export interface ClsTransactionalAdapter<TConnection, TTx, TOptions> {
+  readonly connectionToken: unknown;
+  readonly defaultTxOptions?: Partial<TOptions>;
+  readonly optionsFactory: (connection: TConnection) => {
+    wrapWithTransaction(
+      options: TOptions | undefined,
+      fn: () => Promise<unknown>,
+      setTx: (tx?: TTx) => void,
+    ): Promise<unknown>;
+    getFallbackInstance(): TTx;
+  };
+}
+
+/** PostgreSQL's isolation levels, as `SET TRANSACTION ISOLATION LEVEL` spells them. @publicApi */
+export type SqlIsolationLevel =
+  | 'READ UNCOMMITTED'
+  | 'READ COMMITTED'
+  | 'REPEATABLE READ'
+  | 'SERIALIZABLE';
+
+/** Options of a transaction opened by the adapters of nest-outbox. @publicApi */
+export interface SqlTransactionOptions {
+  readonly isolationLevel?: SqlIsolationLevel;
+}

@@ -1,0 +1,1 @@
+export { inboxContract } from './inbox-contract';

@@ -1,0 +1,98 @@
+import { CliUsageError, inTransaction, type CliIo, type CliValues } from '@nest-outbox/core';
+import { Pool } from 'pg';
+import { schemaParts, type SchemaPart } from './schema-parts';
+
+/** The command line of `nest-outbox`. @internal */
+export const NEST_OUTBOX_CLI = {
+  name: 'nest-outbox',
+  usage:
+    'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>]\n' +
+    '       nest-outbox sql [--schema <name>] [--table <outbox table>] [--down]\n' +
+    'Covers the outbox table, and the relay and inbox objects when @nest-outbox/relay or\n' +
+    '@nest-outbox/inbox is installed. migrate is idempotent and safe to run at every deploy.',
+  flags: {
+    url: { type: 'string' },
+    schema: { type: 'string' },
+    table: { type: 'string' },
+    down: { type: 'boolean' },
+  },
+} as const;
+
+type Values = CliValues<typeof NEST_OUTBOX_CLI.flags>;
+
+function urlOf(values: Values): string {
+  const url = values.url ?? process.env.DATABASE_URL;
+  if (!url) {
+    throw new CliUsageError(
+      NEST_OUTBOX_CLI.name,
+      '--url (or DATABASE_URL) is required',
+      NEST_OUTBOX_CLI.usage,
+    );
+  }
+  return url;
+}
+
+async function withPool<T>(url: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const pool = new Pool({ connectionString: url, max: 1 });
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Relations of `part` that do not exist yet. */
+async function missing(pool: Pool, part: SchemaPart): Promise<string[]> {
+  const { rows } = await pool.query<{ name: string }>(
+    'SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL',
+    [part.relations],
+  );
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 when something is
+ * missing).
+ * @internal
+ */
+export async function runNestOutbox(
+  command: string | undefined,
+  values: Values,
+  io: CliIo,
+): Promise<number> {
+  const parts = schemaParts(values.schema ?? 'public', values.table ?? 'outbox');
+  if (command === 'sql') {
+    for (const part of values.down ? [...parts].reverse() : parts) {
+      io.out(`-- nest-outbox ${part.name}${values.down ? ' (drop)' : ''}`);
+      io.out((values.down ? part.down : part.up).map((s) => `${s};`).join('\n\n'));
+    }
+    return 0;
+  }
+  if (command === 'migrate') {
+    await withPool(urlOf(values), (pool) =>
+      // One transaction, under a lock: two deploys migrating together do not race on the catalog.
+      inTransaction(pool, async (client) => {
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
+        for (const part of parts) for (const statement of part.up) await client.query(statement);
+      }),
+    );
+    io.out(`applied: ${parts.map((p) => p.name).join(', ')}`);
+    return 0;
+  }
+  if (command === 'status') {
+    let incomplete = 0;
+    await withPool(urlOf(values), async (pool) => {
+      for (const part of parts) {
+        const absent = await missing(pool, part);
+        incomplete += absent.length;
+        io.out(`${part.name}: ${absent.length === 0 ? 'applied' : `missing ${absent.join(', ')}`}`);
+      }
+    });
+    return incomplete === 0 ? 0 : 1;
+  }
+  throw new CliUsageError(
+    NEST_OUTBOX_CLI.name,
+    'give one command: migrate, status or sql',
+    NEST_OUTBOX_CLI.usage,
+  );
+}

@@ -1,0 +1,60 @@
+import { CliUsageError } from '@nest-outbox/core';
+import { createTestSchema, DATABASE_URL, type TestSchema } from '@test/support';
+import { runNestOutbox } from './nest-outbox.commands';
+
+let db: TestSchema;
+const capture = () => {
+  const lines: string[] = [];
+  return { lines, io: { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t) } };
+};
+
+beforeAll(async () => {
+  db = await createTestSchema('nest_outbox_cli');
+});
+
+afterAll(() => db?.drop());
+
+describe('npx nest-outbox', () => {
+  it('Given an empty schema, then status lists what is missing and exits 1', async () => {
+    const { lines, io } = capture();
+    await expect(runNestOutbox('status', { url: DATABASE_URL, schema: db.name }, io)).resolves.toBe(
+      1,
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(/^outbox: missing .*"outbox"/),
+      expect.stringMatching(/^relay: missing .*"outbox_relay_audit"/),
+      expect.stringMatching(/^inbox: missing .*"inbox"/),
+    ]);
+  });
+
+  it('Given migrate run twice, then every part is applied and status exits 0', async () => {
+    const { lines, io } = capture();
+    const values = { url: DATABASE_URL, schema: db.name };
+    await expect(runNestOutbox('migrate', values, io)).resolves.toBe(0);
+    await expect(runNestOutbox('migrate', values, io)).resolves.toBe(0);
+    await expect(runNestOutbox('status', values, io)).resolves.toBe(0);
+    expect(lines.slice(-3)).toEqual(['outbox: applied', 'relay: applied', 'inbox: applied']);
+  });
+
+  it('Given sql --down, then it prints the drops in reverse order of the parts', async () => {
+    const { lines, io } = capture();
+    await runNestOutbox('sql', { schema: 'app', down: true }, io);
+    expect(lines.filter((l) => l.startsWith('-- '))).toEqual([
+      '-- nest-outbox inbox (drop)',
+      '-- nest-outbox relay (drop)',
+      '-- nest-outbox outbox (drop)',
+    ]);
+  });
+
+  it('Given no command, or migrate without a url, then a usage error', async () => {
+    const { io } = capture();
+    await expect(runNestOutbox(undefined, {}, io)).rejects.toThrow(CliUsageError);
+    const url = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      await expect(runNestOutbox('migrate', {}, io)).rejects.toThrow(/--url/);
+    } finally {
+      if (url !== undefined) process.env.DATABASE_URL = url;
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import { loadOptionalPeer, qualifiedTable } from '@nest-outbox/core';
+import { dropOutboxSchemaSql, outboxSchemaSql } from '../schema/outbox-schema.sql';
+
+/** One package's DDL for one schema: its statements and the relations they create. @internal */
+export interface SchemaPart {
+  readonly name: 'outbox' | 'relay' | 'inbox';
+  readonly up: string[];
+  readonly down: string[];
+  /** Qualified names `to_regclass` finds once `up` ran. */
+  readonly relations: string[];
+}
+
+type Ddl = (name: { schema: string; table: string }) => string[];
+/** What the CLI reads of `@nest-outbox/relay` (an optional package here). */
+interface RelayApi {
+  relaySchemaSql: Ddl;
+  dropRelaySchemaSql: Ddl;
+  relayObjectNames(name: { schema: string; table: string }): Record<string, string>;
+}
+/** What the CLI reads of `@nest-outbox/inbox` (an optional package here). */
+interface InboxApi {
+  inboxSchemaSql(names: { schema: string }): string[];
+  dropInboxSchemaSql(names: { schema: string }): string[];
+}
+
+/**
+ * The DDL of the outbox table, and of the relay's and the inbox's objects when those
+ * packages are installed, for `schema` (outbox table `table`). The one source of the
+ * `nest-outbox` CLI; the TypeORM migration classes apply the same statements.
+ * @internal
+ */
+export function schemaParts(schema: string, table: string): SchemaPart[] {
+  const name = { schema, table };
+  const parts: SchemaPart[] = [
+    {
+      name: 'outbox',
+      up: outboxSchemaSql(name),
+      down: dropOutboxSchemaSql(name),
+      relations: [qualifiedTable('nest-outbox', schema, table)],
+    },
+  ];
+  const relay = loadOptionalPeer(
+    '@nest-outbox/relay',
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    () => require('@nest-outbox/relay') as RelayApi,
+  );
+  if (relay) {
+    const n = relay.relayObjectNames(name);
+    parts.push({
+      name: 'relay',
+      up: relay.relaySchemaSql(name),
+      down: relay.dropRelaySchemaSql(name),
+      relations: [n.audit!, n.archive!, `"${schema}".${n.claimIndex!}`],
+    });
+  }
+  const inbox = loadOptionalPeer(
+    '@nest-outbox/inbox',
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    () => require('@nest-outbox/inbox') as InboxApi,
+  );
+  if (inbox) {
+    const tables = ['inbox', 'inbox_rejected', 'inbox_aggregate_versions'];
+    parts.push({
+      name: 'inbox',
+      up: inbox.inboxSchemaSql({ schema }),
+      down: inbox.dropInboxSchemaSql({ schema }),
+      relations: tables.map((t) => qualifiedTable('nest-outbox', schema, t)),
+    });
+  }
+  return parts;
+}

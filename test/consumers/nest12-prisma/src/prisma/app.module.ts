@@ -1,0 +1,79 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { InboxModule } from '@nest-outbox/inbox';
+import { OutboxModule } from '@nest-outbox/outbox';
+import { RelayModule } from '@nest-outbox/relay';
+import { ClsModule } from 'nestjs-cls';
+import { consumerEnv } from '../shared/consumer-env.js';
+import { OrderEventsController } from '../nest/order-events.controller.js';
+import { OrdersService } from '../shared/orders.service.js';
+import { ShipmentsService } from '../shared/shipments.service.js';
+import { PrismaOrdersService, PrismaShipmentsService } from './prisma-orders.service.js';
+import { PrismaService } from './prisma.service.js';
+
+const { schema, databaseUrl, brokers, topic } = consumerEnv;
+const APP_TABLES = Symbol('APP_TABLES');
+
+/** Prisma's client, and the app's own tables created as plain SQL (a custom migration's job). */
+@Global()
+@Module({
+  providers: [
+    PrismaService,
+    {
+      provide: APP_TABLES,
+      useFactory: async (prisma: PrismaService) => {
+        await prisma.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "${schema}".orders (
+          id uuid PRIMARY KEY, status text NOT NULL, version integer NOT NULL)`);
+        await prisma.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "${schema}".shipments (
+          order_id uuid PRIMARY KEY, source_event_id uuid NOT NULL)`);
+        return true;
+      },
+      inject: [PrismaService],
+    },
+  ],
+  exports: [PrismaService, APP_TABLES],
+})
+class PrismaModule {}
+
+/** The wiring a user on Prisma writes: only the adapter line differs from TypeORM's. */
+@Module({})
+export class AppModule {
+  static register(): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PrismaModule,
+        ClsModule.forRoot({
+          global: true,
+          plugins: [
+            new ClsPluginTransactional({
+              imports: [PrismaModule],
+              adapter: new TransactionalAdapterPrisma({ prismaInjectionToken: PrismaService }),
+            }),
+          ],
+        }),
+        OutboxModule.forRoot({ schema, table: 'outbox', installSchema: true }),
+        RelayModule.forRoot({
+          connection: { connectionString: databaseUrl, max: 2 },
+          schema,
+          table: 'outbox',
+          installSchema: true,
+          kafka: { clientId: `${schema}-relay`, brokers },
+          routing: { routes: { order: topic } },
+        }),
+        InboxModule.forRoot({
+          kafka: { clientId: `${schema}-inbox`, brokers },
+          schema,
+          installSchema: true,
+        }),
+      ],
+      controllers: [OrderEventsController],
+      // The shared user path looks the services up by the shared classes.
+      providers: [
+        { provide: OrdersService, useClass: PrismaOrdersService },
+        { provide: ShipmentsService, useClass: PrismaShipmentsService },
+      ],
+    };
+  }
+}
