@@ -11,8 +11,14 @@ import { InboxModule } from './inbox.module';
 import type { InboxModuleOptions } from './options/inbox-options.interface';
 import type { ResolvedInboxOptions } from './options/inbox-options.resolver';
 
-/** A TransactionHost stand-in whose queries find every table (the start-up check passes). */
-const fakeHost = (name: string) => ({ name, tx: { query: () => Promise.resolve([]) } });
+/**
+ * A TransactionHost stand-in whose queries find every table (the start-up check passes): its
+ * `tx` has a pg client's shape, which the inbox's SqlExecutor recognises.
+ */
+const fakeHost = (name: string) => ({
+  name,
+  tx: { query: () => Promise.resolve({ rows: [] }), release: () => undefined },
+});
 
 /** Stands in for the application's ClsModule: a default and a named TransactionHost. */
 @Global()
