@@ -30,6 +30,7 @@ const project = {
     '^@nest-outbox/(core|outbox|relay|inbox)$': '<rootDir>/libs/$1/src',
     '^@nest-outbox/(relay|inbox)/health$': '<rootDir>/libs/$1/src/health',
     '^@nest-outbox/(outbox|inbox)/testing$': '<rootDir>/libs/$1/src/testing',
+    '^@nest-outbox/core/internal$': '<rootDir>/libs/core/src/internal',
     '^@test/support$': '<rootDir>/test/support',
   },
 };

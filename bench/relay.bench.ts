@@ -38,7 +38,7 @@ import { randomBytes } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import type { Producer } from 'kafkajs';
-import { OptionChecks } from '@nest-outbox/core';
+import { OptionChecks } from '@nest-outbox/core/internal';
 import { RelayLoop, type KafkaRecordEncoder, type RelayModuleOptions } from '@nest-outbox/relay';
 import { NullPublisher } from '../libs/relay/src/publisher/null.publisher';
 import { createTopics, testKafka, uniqueTopic } from '@test/support';

@@ -1,4 +1,4 @@
-import { LOG_FORMAT_ENV } from '@nest-outbox/core';
+import { LOG_FORMAT_ENV } from '@nest-outbox/core/internal';
 import { SampleSystem } from '../scripts/sample-system';
 import { markerLeaks, runMarkedFaultScenarios } from './log-marker/marked-fault.scenarios';
 

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type Consumer, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
 import { Pool, type PoolClient } from 'pg';
-import { inTransaction } from '@nest-outbox/core';
+import { inTransaction } from '@nest-outbox/core/internal';
 
 /** What the raw consumer needs: where to read, where to write, how it chunks. */
 export interface RawInboxSetup {

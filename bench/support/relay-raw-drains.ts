@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { Pool } from 'pg';
-import { inTransaction } from '@nest-outbox/core';
+import { inTransaction } from '@nest-outbox/core/internal';
 import { ownCpuSeconds } from './proc-stats';
 
 /** What a raw drain moves: a qualified outbox table (validated by the caller) in batches. */

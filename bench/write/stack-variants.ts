@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TransactionHost } from '@nestjs-cls/transactional';
-import { sqlExecutorOf } from '@nest-outbox/core';
+import { sqlExecutorOf } from '@nest-outbox/core/internal';
 import { OutboxModule, OutboxService } from '@nest-outbox/outbox';
 import { outboxInsertOneStatement } from '../../libs/outbox/src/store/outbox-insert.sql';
 import { dataStacks } from '../../test/data-stacks/data-stacks';

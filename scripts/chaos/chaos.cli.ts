@@ -6,7 +6,7 @@
  * (what the machine does with them is not seeded).
  */
 import { join } from 'node:path';
-import { runCli } from '@nest-outbox/core';
+import { runCli } from '@nest-outbox/core/internal';
 import { REPO_ROOT } from '@test/support';
 import { runChaos } from './chaos-run';
 

@@ -5,7 +5,7 @@
  * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
  * `npm run fuzz -- --relay --rows N [--seed S]`: the relay's row fuzz (relay-fuzz.run.ts) instead.
  */
-import { runCli } from '@nest-outbox/core';
+import { runCli } from '@nest-outbox/core/internal';
 import { runInboxFuzz } from './inbox-fuzz.run';
 import { runRelayFuzz } from './relay-fuzz.run';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EVENT_HEADERS, inTransaction } from '@nest-outbox/core';
+import { EVENT_HEADERS } from '@nest-outbox/core';
+import { inTransaction } from '@nest-outbox/core/internal';
 import type { LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
 import type { Pool } from 'pg';

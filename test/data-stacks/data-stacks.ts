@@ -1,10 +1,10 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
-import type { DataStackFixture } from '@nest-outbox/core';
+import type { DataStackFixture } from '@nest-outbox/core/internal';
 import {
   TransactionalAdapterKysely,
   TransactionalAdapterMikroOrm,
   TransactionalAdapterPg,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterDrizzleOrm } from '@nestjs-cls/transactional-adapter-drizzle-orm';
 import { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';

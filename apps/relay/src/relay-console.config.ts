@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { OptionChecks } from '@nest-outbox/core';
+import { OptionChecks } from '@nest-outbox/core/internal';
 import { parseConsoleTokens, type RelayConsoleAuth } from '@nest-outbox/relay';
 
 /** The standalone relay's operator console, as the environment configures it. */

@@ -1,4 +1,4 @@
-import { OptionChecks } from '@nest-outbox/core';
+import { OptionChecks } from '@nest-outbox/core/internal';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
 
 /**

@@ -1,10 +1,6 @@
 import { Inject, Injectable, Module, Optional } from '@nestjs/common';
-import {
-  InvalidOptionsError,
-  OUTBOX_WAKEUP,
-  RenamedOptionError,
-  type OutboxWakeup,
-} from '@nest-outbox/core';
+import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core/internal';
 import { OutboxModule, OutboxService } from '@nest-outbox/outbox';
 import { createTestSchema, type TestSchema } from '@test/support';
 import { createOutboxApp } from '../test/outbox-test-app';

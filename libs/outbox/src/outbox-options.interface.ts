@@ -1,8 +1,5 @@
-import type {
-  PressureOptions,
-  ResolvedPressureOptions,
-  SqlExecutorFactory,
-} from '@nest-outbox/core';
+import type { PressureOptions } from '@nest-outbox/core';
+import type { ResolvedPressureOptions, SqlExecutorFactory } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
 /**

@@ -1,4 +1,5 @@
-import { activeTraceHeaders, InvalidOptionsError } from '@nest-outbox/core';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { activeTraceHeaders } from '@nest-outbox/core/internal';
 import { resolveOutboxOptions } from './outbox-options.validator';
 
 describe('resolveOutboxOptions: traceContext', () => {

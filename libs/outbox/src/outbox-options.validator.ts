@@ -1,12 +1,12 @@
+import { InvalidOptionsError } from '@nest-outbox/core';
 import {
   DEFAULT_NOTIFY_CHANNEL,
-  InvalidOptionsError,
   OptionChecks,
   qualifiedTable,
   resolvePressureOptions,
   sqlExecutorOf,
   sqlIdentifier,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import { otelTraceContext } from './event/otel-trace-context';
 import type { OutboxModuleOptions, ResolvedOutboxOptions } from './outbox-options.interface';
 

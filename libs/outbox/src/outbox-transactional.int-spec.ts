@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { TestingModule } from '@nestjs/testing';
 import { Propagation, Transactional, TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { isUuid, OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
+import { isUuid, OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core/internal';
 import { createTestSchema, waitFor, type TestSchema } from '@test/support';
 import {
   InvalidEventError,

@@ -4,13 +4,13 @@ import { Test } from '@nestjs/testing';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsModule } from 'nestjs-cls';
+import { InvalidOptionsError } from '@nest-outbox/core';
 import {
-  InvalidOptionsError,
   OUTBOX_WAKEUP,
   OutboxWakeup,
   sqlExecutorOf,
   type SqlExecutor,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import { createTestSchema, type TestSchema } from '@test/support';
 import {
   OutboxModule,

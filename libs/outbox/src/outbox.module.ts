@@ -1,7 +1,7 @@
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
 import { createOutboxMetrics } from './metrics/outbox-metrics.factory';
 import { OutboxMetrics } from './metrics/outbox.metrics';
 import { OUTBOX_METRICS_REGISTRY, OUTBOX_OPTIONS } from './outbox.constants';

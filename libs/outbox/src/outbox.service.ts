@@ -5,7 +5,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';

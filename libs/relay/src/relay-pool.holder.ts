@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { errorLabel } from '@nest-outbox/core';
+import { errorLabel } from '@nest-outbox/core/internal';
 import { Pool, type PoolConfig } from 'pg';
 import { RELAY_PG_POOL } from './relay.constants';
 

@@ -1,4 +1,4 @@
-import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
 import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import { RelayLoop } from '../src/loop/relay.loop';
 import type { Histogram } from 'prom-client';

@@ -1,4 +1,5 @@
-import { inTransaction, uuidv7 } from '@nest-outbox/core';
+import { uuidv7 } from '@nest-outbox/core';
+import { inTransaction } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
 
 export interface TestEvent {

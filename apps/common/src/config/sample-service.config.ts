@@ -1,4 +1,4 @@
-import { sqlIdentifier } from '@nest-outbox/core';
+import { sqlIdentifier } from '@nest-outbox/core/internal';
 import type { EnvReader } from './env.reader';
 
 /**

@@ -1,6 +1,6 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import type { ServerKafka } from '@nestjs/microservices';
-import { Backoff, errorLabel } from '@nest-outbox/core';
+import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { ensureTopics } from './topic.bootstrap';
 
 /** What `connectConsumerInBackground` needs besides the app and its Kafka server. */

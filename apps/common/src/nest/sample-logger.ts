@@ -1,5 +1,5 @@
 import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
-import { logFormat } from '@nest-outbox/core';
+import { logFormat } from '@nest-outbox/core/internal';
 
 const LEVELS: LogLevel[] = ['log', 'warn', 'error'];
 

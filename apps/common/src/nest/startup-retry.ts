@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Backoff, errorLabel } from '@nest-outbox/core';
+import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
 
 /** Errors of a dependency that is not there yet (PostgreSQL or Kafka starting or restarting). */

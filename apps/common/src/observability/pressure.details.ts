@@ -1,4 +1,4 @@
-import type { BacklogAssessment } from '@nest-outbox/core';
+import type { BacklogAssessment } from '@nest-outbox/core/internal';
 import type { HealthIndicatorResult } from '@nestjs/terminus';
 
 /**

@@ -1,4 +1,4 @@
-import { createSqlMigration, sqlIdentifier } from '@nest-outbox/core';
+import { createSqlMigration, sqlIdentifier } from '@nest-outbox/core/internal';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import type { MigrationInterface } from 'typeorm';
 import { createRelayMigration } from '@nest-outbox/relay';

@@ -4,7 +4,7 @@
  *   npm run -s inbox:sql -- --schema shipping [--table inbox] [--rejected-table <name>]
  *     [--versions-table <name>] [--down]
  */
-import { runCli } from '@nest-outbox/core';
+import { runCli } from '@nest-outbox/core/internal';
 import { INBOX_SQL_CLI, printInboxSql } from './inbox-sql.command';
 
 void runCli(INBOX_SQL_CLI, process.argv.slice(2), ({ values }, io) =>

@@ -1,4 +1,4 @@
-import { runCli } from '@nest-outbox/core';
+import { runCli } from '@nest-outbox/core/internal';
 import { INBOX_SQL_CLI, printInboxSql } from './inbox-sql.command';
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {

@@ -1,4 +1,4 @@
-import type { CliIo, CliValues } from '@nest-outbox/core';
+import type { CliIo, CliValues } from '@nest-outbox/core/internal';
 import { dropInboxSchemaSql, inboxSchemaSql, inboxTableNames } from '../schema/inbox-schema.sql';
 
 /** The command line of `inbox:sql`. @internal */

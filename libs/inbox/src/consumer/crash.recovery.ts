@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
-import { Backoff, errorLabel } from '@nest-outbox/core';
+import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { settlingUndecodable } from '../transport/kafkajs-codecs.hook';
 import type { ConsumerRecovery } from './consumer-snapshot';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Consumer, TopicOffsets } from 'kafkajs';
-import { Backoff, errorLabel } from '@nest-outbox/core';
+import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { partitionKey } from './consumer-snapshot';
 import type { PartitionOffsetTracker } from './partition-offset.tracker';
 

@@ -1,4 +1,5 @@
-import { errorLabel, EVENT_HEADERS, isUuid, type EventEnvelope } from '@nest-outbox/core';
+import { EVENT_HEADERS, type EventEnvelope } from '@nest-outbox/core';
+import { errorLabel, isUuid } from '@nest-outbox/core/internal';
 import {
   DEFAULT_MAX_JSON_DEPTH,
   jsonExcess,

@@ -4,7 +4,7 @@ import {
   type ModuleMetrics,
   type PromClient,
   type ResolvedMetricsOptions,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
 /** The inbox's own `require('prom-client')`: the peer is resolved from this package. */

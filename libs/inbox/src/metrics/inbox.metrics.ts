@@ -4,7 +4,7 @@ import {
   type GaugeMetric,
   type HistogramMetric,
   type MetricFactory,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 import { applyErrorReason } from './apply-error.reason';
 import { inboxModuleMetrics } from './inbox-metrics.factory';

@@ -1,4 +1,5 @@
-import { OptionChecks, qualifiedTable, RenamedOptionError, sqlIdentifier } from '@nest-outbox/core';
+import { RenamedOptionError } from '@nest-outbox/core';
+import { OptionChecks, qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
 import { INBOX_MODULE } from '../inbox.constants';
 import { inboxTableNames } from '../schema/inbox-schema.sql';
 import type {

@@ -1,4 +1,4 @@
-import type { ResolvedMetricsOptions } from '@nest-outbox/core';
+import type { ResolvedMetricsOptions } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 import type { InboxTableNames } from '../schema/inbox-schema.sql';
 import type {

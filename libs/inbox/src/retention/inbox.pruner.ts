@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import { errorLabel, PeriodicTask } from '@nest-outbox/core';
+import { errorLabel, PeriodicTask } from '@nest-outbox/core/internal';
 import type { InboxStore } from '../store/inbox.store';
 
 /** How a pruner runs. @internal */

@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import { errorLabel } from '@nest-outbox/core';
+import { errorLabel } from '@nest-outbox/core/internal';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { InboxRetentionTooShortError } from '../errors/inbox-retention-too-short.error';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';

@@ -1,4 +1,4 @@
-import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
+import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
 import { INBOX_MODULE } from '../inbox.constants';
 
 /**

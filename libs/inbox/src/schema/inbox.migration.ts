@@ -1,4 +1,8 @@
-import { createSqlMigration, migrationName, type SqlMigrationClass } from '@nest-outbox/core';
+import {
+  createSqlMigration,
+  migrationName,
+  type SqlMigrationClass,
+} from '@nest-outbox/core/internal';
 import { INBOX_MODULE } from '../inbox.constants';
 import {
   dropInboxSchemaSql,

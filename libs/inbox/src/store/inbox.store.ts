@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
-import { sqlExecutorOf, type EventEnvelope, type SqlExecutor } from '@nest-outbox/core';
+import { type EventEnvelope } from '@nest-outbox/core';
+import { sqlExecutorOf, type SqlExecutor } from '@nest-outbox/core/internal';
 import { INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { inboxSchemaSql, REJECTED_EVIDENCE } from '../schema/inbox-schema.sql';

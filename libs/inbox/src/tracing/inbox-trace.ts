@@ -1,4 +1,5 @@
-import { EVENT_HEADERS, otelApi, parseTraceHeaders, runInSpan } from '@nest-outbox/core';
+import { EVENT_HEADERS } from '@nest-outbox/core';
+import { otelApi, parseTraceHeaders, runInSpan } from '@nest-outbox/core/internal';
 import type { EventEnvelope } from '@nest-outbox/core';
 
 /** Instrumentation scope of the inbox's spans. */

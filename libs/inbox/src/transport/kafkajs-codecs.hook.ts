@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol modules have no types */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import { errorLabel } from '@nest-outbox/core';
+import { errorLabel } from '@nest-outbox/core/internal';
 import { snappyBlock, unlz4, unsnappy, unzstd } from './kafka-codecs';
 
 /**

@@ -1,4 +1,9 @@
-import { CliUsageError, inTransaction, type CliIo, type CliValues } from '@nest-outbox/core';
+import {
+  CliUsageError,
+  inTransaction,
+  type CliIo,
+  type CliValues,
+} from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
 import { schemaParts, type SchemaPart } from './schema-parts';
 

@@ -1,4 +1,4 @@
-import { CliUsageError } from '@nest-outbox/core';
+import { CliUsageError } from '@nest-outbox/core/internal';
 import { createTestSchema, DATABASE_URL, type TestSchema } from '@test/support';
 import { runNestOutbox } from './nest-outbox.commands';
 

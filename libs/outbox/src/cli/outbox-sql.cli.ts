@@ -3,7 +3,7 @@
  * Prints the outbox DDL as plain SQL for teams that migrate with other tools:
  *   npm run -s outbox:sql -- --schema app --table outbox [--down]
  */
-import { runCli } from '@nest-outbox/core';
+import { runCli } from '@nest-outbox/core/internal';
 import { dropOutboxSchemaSql, outboxSchemaSql } from '../schema/outbox-schema.sql';
 
 const OUTBOX_SQL_CLI = {

@@ -1,4 +1,4 @@
-import { loadOptionalPeer, qualifiedTable } from '@nest-outbox/core';
+import { loadOptionalPeer, qualifiedTable } from '@nest-outbox/core/internal';
 import { dropOutboxSchemaSql, outboxSchemaSql } from '../schema/outbox-schema.sql';
 
 /** One package's DDL for one schema: its statements and the relations they create. @internal */

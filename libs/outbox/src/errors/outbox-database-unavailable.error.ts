@@ -1,4 +1,5 @@
-import { NestOutboxError, errorLabel, isDatabaseUnavailable } from '@nest-outbox/core';
+import { NestOutboxError } from '@nest-outbox/core';
+import { errorLabel, isDatabaseUnavailable } from '@nest-outbox/core/internal';
 
 /**
  * A transaction of the outbox failed because PostgreSQL was unreachable or went away (a

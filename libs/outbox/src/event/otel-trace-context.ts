@@ -1,4 +1,4 @@
-import { activeTraceHeaders, otelApi } from '@nest-outbox/core';
+import { activeTraceHeaders, otelApi } from '@nest-outbox/core/internal';
 import type { TraceContext } from '../outbox-options.interface';
 
 /**

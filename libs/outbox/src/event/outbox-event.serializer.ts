@@ -1,4 +1,5 @@
-import { EVENT_HEADERS, isReservedHeader, uuidv7 } from '@nest-outbox/core';
+import { EVENT_HEADERS, uuidv7 } from '@nest-outbox/core';
+import { isReservedHeader } from '@nest-outbox/core/internal';
 import { InvalidEventError } from '../errors/invalid-event.error';
 import { PayloadSerializationError } from '../errors/payload-serialization.error';
 import { PayloadTooLargeError } from '../errors/payload-too-large.error';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createModuleMetrics, type PromClient } from '@nest-outbox/core';
+import { createModuleMetrics, type PromClient } from '@nest-outbox/core/internal';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { OutboxMetrics } from './outbox.metrics';
 

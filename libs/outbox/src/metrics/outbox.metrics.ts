@@ -5,7 +5,7 @@ import {
   type HistogramMetric,
   type MetricFactory,
   type PressureReading,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
 /** Distinct values a code-defined label keeps before counting the rest under `other`. */

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@nest-outbox/core';
+import type { SqlExecutor } from '@nest-outbox/core/internal';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { NotifyConnection, type NotifyClient } from './notify-connection';
 import { OutboxNotifier, type NotifierLogger } from './outbox-notifier';

@@ -12,7 +12,7 @@ import {
   type BacklogAssessment,
   type ResolvedPressureOptions,
   type SqlExecutor,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
 import { OutboxMetrics } from '../metrics/outbox.metrics';

@@ -1,4 +1,4 @@
-import { heldBehindParkedSql } from '@nest-outbox/core';
+import { heldBehindParkedSql } from '@nest-outbox/core/internal';
 
 /**
  * The pressure sampler's one statement: the backlog (unpublished, unskipped, unparked rows)

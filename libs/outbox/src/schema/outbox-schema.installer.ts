@@ -1,4 +1,4 @@
-import type { SqlExecutor, SqlExecutorFactory } from '@nest-outbox/core';
+import type { SqlExecutor, SqlExecutorFactory } from '@nest-outbox/core/internal';
 import { OutboxTableNotFoundError } from '../errors/outbox-table-not-found.error';
 import { outboxSchemaSql, type OutboxTableName } from './outbox-schema.sql';
 

@@ -1,4 +1,4 @@
-import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
+import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
 
 /** Where the outbox table lives. Both names are validated SQL identifiers. */
 export interface OutboxTableName {

@@ -1,4 +1,5 @@
-import { createTableMigration, type MigrationOptions } from '@nest-outbox/core';
+import { type MigrationOptions } from '@nest-outbox/core';
+import { createTableMigration } from '@nest-outbox/core/internal';
 import type { MigrationInterface } from 'typeorm';
 import { dropOutboxSchemaSql, outboxSchemaSql } from './outbox-schema.sql';
 

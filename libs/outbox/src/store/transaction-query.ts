@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlExecutor } from '@nest-outbox/core';
+import type { SqlExecutor } from '@nest-outbox/core/internal';
 
 /** A statement run on a transaction, prepared under `name` where the driver allows. @internal */
 export interface NamedStatement {

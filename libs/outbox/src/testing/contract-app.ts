@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { DataStackFixture } from '@nest-outbox/core';
+import type { DataStackFixture } from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
 
 /** The test framework's hooks (jest's and vitest's globals fit). @publicApi */

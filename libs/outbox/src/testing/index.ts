@@ -1,4 +1,4 @@
 export { outboxContract } from './outbox-contract';
 export type { ContractTestApi } from './contract-app';
 export { recordedEvents } from './recorded-events';
-export type { DataStackFixture } from '@nest-outbox/core';
+export type { DataStackFixture } from '@nest-outbox/core/internal';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { DataStackFixture } from '@nest-outbox/core';
+import type { DataStackFixture } from '@nest-outbox/core/internal';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import { NoActiveTransactionError } from '../errors/no-active-transaction.error';

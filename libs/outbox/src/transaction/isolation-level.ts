@@ -1,4 +1,5 @@
-import { InvalidOptionsError, type SqlExecutor, type SqlIsolationLevel } from '@nest-outbox/core';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { type SqlExecutor, type SqlIsolationLevel } from '@nest-outbox/core/internal';
 
 const LEVELS: readonly SqlIsolationLevel[] = [
   'READ UNCOMMITTED',

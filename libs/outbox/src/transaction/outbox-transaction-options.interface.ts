@@ -1,4 +1,4 @@
-import type { SqlIsolationLevel } from '@nest-outbox/core';
+import type { SqlIsolationLevel } from '@nest-outbox/core/internal';
 
 /**
  * Options of a transaction the outbox opens (ignored when the call joins an active one).

@@ -11,7 +11,7 @@ import {
   OutboxTransactional,
   type RecordedEvent,
 } from '@nest-outbox/outbox';
-import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core/internal';
 import { CommitGate, latch, type Latch } from '../../test/commit-gate';
 import { createOutboxApp, createTables, dataSourceOf } from '../../test/outbox-test-app';
 

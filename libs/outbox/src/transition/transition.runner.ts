@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@nest-outbox/core';
+import type { SqlExecutor } from '@nest-outbox/core/internal';
 import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';

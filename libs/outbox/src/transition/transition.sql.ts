@@ -1,4 +1,4 @@
-import { sqlIdentifier } from '@nest-outbox/core';
+import { sqlIdentifier } from '@nest-outbox/core/internal';
 import { statementName, type NamedStatement } from '../store/transaction-query';
 import type { TransitionSpec } from './transition.interface';
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { inOneQueryTransaction } from '@nest-outbox/core';
+import { inOneQueryTransaction } from '@nest-outbox/core/internal';
 import type { Pool, QueryResult } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';

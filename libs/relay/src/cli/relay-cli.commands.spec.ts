@@ -1,4 +1,4 @@
-import { CliUsageError, parseCliArgs } from '@nest-outbox/core';
+import { CliUsageError, parseCliArgs } from '@nest-outbox/core/internal';
 import { RELAY_CLI, runRelayCommand } from './relay-cli.commands';
 
 function operator() {

@@ -1,4 +1,9 @@
-import { CliUsageError, type CliFlag, type CliSpec, type ParsedCli } from '@nest-outbox/core';
+import {
+  CliUsageError,
+  type CliFlag,
+  type CliSpec,
+  type ParsedCli,
+} from '@nest-outbox/core/internal';
 import type { RelayOperatorService } from '../operator/relay-operator.service';
 import { relaySchemaSql, type RelayTableName } from '../schema/relay-schema.sql';
 

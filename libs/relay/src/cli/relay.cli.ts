@@ -4,7 +4,7 @@
  * `--help` lists the commands. Connection from DATABASE_URL, outbox from OUTBOX_SCHEMA /
  * OUTBOX_TABLE.
  */
-import { runCli } from '@nest-outbox/core';
+import { runCli } from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
 import { RelayOperatorService } from '../operator/relay-operator.service';
 import { RELAY_CLI, relaySqlText, runRelayCommand } from './relay-cli.commands';

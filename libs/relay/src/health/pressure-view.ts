@@ -1,4 +1,4 @@
-import type { BacklogAssessment } from '@nest-outbox/core';
+import type { BacklogAssessment } from '@nest-outbox/core/internal';
 
 /** The pressure state as health details and the console show it (JSON: no `Infinity`). */
 export interface PressureView {

@@ -10,7 +10,7 @@ import {
   errorLabel,
   PeriodicTask,
   type BacklogAssessment,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';

@@ -5,7 +5,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { errorLabel, inTransaction, PeriodicTask } from '@nest-outbox/core';
+import { errorLabel, inTransaction, PeriodicTask } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';

@@ -7,7 +7,13 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Backoff, errorLabel, logLine, OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core';
+import {
+  Backoff,
+  errorLabel,
+  logLine,
+  OUTBOX_WAKEUP,
+  type OutboxWakeup,
+} from '@nest-outbox/core/internal';
 import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { RelayMetrics } from '../metrics/relay.metrics';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createModuleMetrics, type PromClient } from '@nest-outbox/core';
+import { createModuleMetrics, type PromClient } from '@nest-outbox/core/internal';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_MODULE } from '../relay.constants';
 import { RelayMetrics } from './relay.metrics';

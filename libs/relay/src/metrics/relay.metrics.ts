@@ -7,7 +7,7 @@ import {
   type GaugeMetric,
   type HistogramMetric,
   type MetricFactory,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 
 /**
  * The relay's metrics, in the registry given by option (or one per module): never the

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { inTransaction, InvalidOptionsError, isUuid } from '@nest-outbox/core';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { inTransaction, isUuid } from '@nest-outbox/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';

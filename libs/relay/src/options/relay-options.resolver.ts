@@ -8,7 +8,7 @@ import {
   resolvePressureOptions,
   type BackoffPolicy,
   type ResolvedPressureOptions,
-} from '@nest-outbox/core';
+} from '@nest-outbox/core/internal';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
 import type { RelayCompression } from '../publisher/compression';

@@ -1,4 +1,4 @@
-import { backoffDelayMs, type BackoffPolicy } from '@nest-outbox/core';
+import { backoffDelayMs, type BackoffPolicy } from '@nest-outbox/core/internal';
 import { classifyKafkaError } from '../errors/error-classifier';
 import type { ErrorClassifier, ErrorKind } from '../options/relay-options.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';

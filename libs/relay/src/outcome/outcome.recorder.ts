@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RelayStatsService } from '../health/relay-stats.service';
-import { logLine } from '@nest-outbox/core';
+import { logLine } from '@nest-outbox/core/internal';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { atStage } from '../publish/stage-hooks';

@@ -1,4 +1,4 @@
-import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core';
+import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
 import { RELAY_MODULE } from '../relay.constants';
 
 /** Where the outbox table lives. */

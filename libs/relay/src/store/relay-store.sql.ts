@@ -1,5 +1,5 @@
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
-import { heldBehindParkedSql } from '@nest-outbox/core';
+import { heldBehindParkedSql } from '@nest-outbox/core/internal';
 import { HISTORY, PENDING } from '../schema/row-state.sql';
 
 /**

@@ -1,4 +1,5 @@
-import { EVENT_HEADERS, otelApi } from '@nest-outbox/core';
+import { EVENT_HEADERS } from '@nest-outbox/core';
+import { otelApi } from '@nest-outbox/core/internal';
 
 /**
  * The headers handed to kafkajs for one record. When the event carries a `traceparent`

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Backoff, errorLabel } from '@nest-outbox/core';
+import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { Client, type ClientConfig, type PoolConfig } from 'pg';
 
 /**

@@ -1,4 +1,4 @@
-import { Backoff } from '@nest-outbox/core';
+import { Backoff } from '@nest-outbox/core/internal';
 
 /**
  * Adaptive idle wait: short while busy, growing by the core backoff rule (doubling, equal

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { errorLabel, logLine } from '@nest-outbox/core';
+import { errorLabel, logLine } from '@nest-outbox/core/internal';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import type { RejectionCode } from '../../envelope/envelope.decoder';
 import { valueBytes } from '../../envelope/envelope.decoder';

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { logLine, type EventEnvelope } from '@nest-outbox/core';
+import { type EventEnvelope } from '@nest-outbox/core';
+import { logLine } from '@nest-outbox/core/internal';
 import type { InboxOutcome } from '../pipeline/inbox-outcome';
 import { deliveryFields } from '../pipeline/delivery-log';
 import type { InboxDelivery } from '../pipeline/inbox-delivery';

@@ -1,4 +1,5 @@
-import { errorLabel, NestOutboxError } from '@nest-outbox/core';
+import { NestOutboxError } from '@nest-outbox/core';
+import { errorLabel } from '@nest-outbox/core/internal';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 
 /**

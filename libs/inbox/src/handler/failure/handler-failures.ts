@@ -1,11 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  backoffDelayMs,
-  isDatabaseUnavailable,
-  logLine,
-  NestOutboxError,
-  type EventEnvelope,
-} from '@nest-outbox/core';
+import { NestOutboxError, type EventEnvelope } from '@nest-outbox/core';
+import { backoffDelayMs, isDatabaseUnavailable, logLine } from '@nest-outbox/core/internal';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../../errors/inbox-retry-abandoned.error';
 import { INBOX_OPTIONS } from '../../inbox.constants';

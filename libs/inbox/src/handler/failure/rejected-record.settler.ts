@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_HEADERS, isUuid, logLine } from '@nest-outbox/core';
+import { EVENT_HEADERS } from '@nest-outbox/core';
+import { isUuid, logLine } from '@nest-outbox/core/internal';
 import { currentInboxBatch } from '../../transport/inbox-batch.context';
 import type { InboxDelivery, Rejection } from '../pipeline/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';

@@ -1,5 +1,5 @@
 import type { InboxStore, RejectionRow } from '../../store/inbox.store';
-import { errorLabel } from '@nest-outbox/core';
+import { errorLabel } from '@nest-outbox/core/internal';
 
 /** How a record the inbox gave up on was recorded. @internal */
 export type RecordedAs = 'recorded' | 'minimal' | 'unrecorded';

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { logLine, type EventEnvelope } from '@nest-outbox/core';
+import { type EventEnvelope } from '@nest-outbox/core';
+import { logLine } from '@nest-outbox/core/internal';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
 import { INBOX_FAULT_ENV, INBOX_TRANSACTION_HOST } from '../../inbox.constants';

@@ -3,7 +3,7 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
-import { TransactionalAdapterKysely } from '@nest-outbox/core';
+import { TransactionalAdapterKysely } from '@nest-outbox/core/internal';
 import { Kysely, PostgresDialect } from 'kysely';
 import { ClsModule } from 'nestjs-cls';
 import pg from 'pg';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
 import { Transactional, TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterKysely } from '@nest-outbox/core';
+import type { TransactionalAdapterKysely } from '@nest-outbox/core/internal';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { consumerEnv } from '../shared/consumer-env.js';
 import type { OrderConfirmed } from '../shared/shipments.service.js';

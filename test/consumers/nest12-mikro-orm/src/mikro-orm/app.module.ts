@@ -3,7 +3,7 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
-import { TransactionalAdapterMikroOrm } from '@nest-outbox/core';
+import { TransactionalAdapterMikroOrm } from '@nest-outbox/core/internal';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { ClsModule } from 'nestjs-cls';
 import { consumerEnv } from '../shared/consumer-env.js';

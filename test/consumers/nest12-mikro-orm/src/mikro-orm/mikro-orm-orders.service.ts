@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
 import { Transactional, TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterMikroOrm } from '@nest-outbox/core';
+import type { TransactionalAdapterMikroOrm } from '@nest-outbox/core/internal';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { consumerEnv } from '../shared/consumer-env.js';
 import type { OrderConfirmed } from '../shared/shipments.service.js';

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterPg } from '@nest-outbox/core';
+import { TransactionalAdapterPg } from '@nest-outbox/core/internal';
 import { InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
