@@ -16,6 +16,13 @@ export type StoreOptions = Pick<ResolvedRelayOptions, 'schema' | 'table' | 'sync
 const NONE: ReadonlySet<string> = new Set();
 
 /**
+ * With asynchronous bookkeeping, one mark in this long commits synchronously: its WAL flush
+ * covers every commit before it, so a PostgreSQL crash forgets at most the marks of the last
+ * interval (their events are published again), however far the WAL writer lags under load.
+ */
+export const SYNC_MARK_INTERVAL_MS = 200;
+
+/**
  * A PostgreSQL array literal of numbers (ids and offsets are digit strings from PostgreSQL and
  * BigInt): joined once instead of pg escaping each element; bound as a value like any other.
  */
@@ -36,6 +43,8 @@ export interface AckedRow {
 @Injectable()
 export class RelayStore {
   private readonly sql: RelayStoreSql;
+  /** When the last synchronous mark was sent (`Date.now()`); none yet: the first one is. */
+  private lastSyncMarkAt = -Infinity;
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
@@ -83,11 +92,20 @@ export class RelayStore {
       numberArray(acks.map((a) => a.id)),
       numberArray(acks.map((a) => a.partition)),
       numberArray(acks.map((a) => a.offset)),
-      commitMode(this.options),
+      this.markCommitMode(),
     ]);
     if (beforeAwait) await beforeAwait();
     const { rows } = await pending;
     return rows.length === 0 ? NONE : new Set(rows.map((r) => r.id));
+  }
+
+  /** `on` for every mark with `synchronousCommit`, else for one mark per `SYNC_MARK_INTERVAL_MS`. */
+  private markCommitMode(): 'on' | 'off' {
+    const now = Date.now();
+    if (this.options.synchronousCommit || now - this.lastSyncMarkAt < SYNC_MARK_INTERVAL_MS)
+      return commitMode(this.options);
+    this.lastSyncMarkAt = now;
+    return 'on';
   }
 
   /** Records failures (backoff or park); returns the ids actually updated (lease still held). */
