@@ -7,13 +7,8 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import {
-  Backoff,
-  errorLabel,
-  logLine,
-  OUTBOX_WAKEUP,
-  type OutboxWakeup,
-} from '@nest-outbox/core/internal';
+import { Backoff, errorLabel, logLine, OUTBOX_WAKEUP } from '@nest-outbox/core/internal';
+import type { OutboxWakeup } from '@nest-outbox/core/internal';
 import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { RelayMetrics } from '../metrics/relay.metrics';
@@ -34,10 +29,9 @@ const SHUTDOWN_RESERVE_MS = 250;
 const PIPELINE_DEPTH = 2;
 
 /**
- * The relay loop: claim -> publish -> mark, pipelined two batches deep, woken by the in-process
- * after-commit signal or LISTEN, polling adaptively otherwise. Owns its start (bootstrap)
- * and its stop (stop claiming before shutdown, finish or abandon in-flight by the deadline,
- * release what was not started).
+ * The relay loop: claim -> publish -> mark, pipelined two batches deep, woken in process or by
+ * LISTEN, polling adaptively otherwise. Owns its start (bootstrap) and its stop (stop claiming,
+ * finish or abandon in-flight by the deadline, release what was not started).
  * @publicApi
  */
 @Injectable()
