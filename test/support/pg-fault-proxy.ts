@@ -3,6 +3,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 /** A fault armed on the proxy: when a client sends `pattern`, `action` runs mid-statement. */
 interface ArmedFault {
   readonly pattern: Buffer;
+  /** Only a connection that sent this first can fire the fault (its own next statement). */
+  readonly after: Buffer | undefined;
   readonly action: () => Promise<void> | void;
   readonly fired: (at: string) => void;
 }
@@ -44,11 +46,18 @@ export class PgFaultProxy {
 
   /**
    * Arms one fault; resolves (with the time it fired) once `action` ran. Messages matching
-   * while another fault is armed wait for nothing: one fault at a time.
+   * while another fault is armed wait for nothing: one fault at a time. With `after`, only a
+   * connection that sent `after` first fires it (e.g. the COMMIT of one transaction, not any
+   * other connection's COMMIT).
    */
-  armOnce(pattern: string, action: () => Promise<void> | void): Promise<string> {
+  armOnce(
+    pattern: string,
+    action: () => Promise<void> | void,
+    options: { after?: string } = {},
+  ): Promise<string> {
     return new Promise((fired) => {
-      this.armed = { pattern: Buffer.from(pattern), action, fired };
+      const after = options.after === undefined ? undefined : Buffer.from(options.after);
+      this.armed = { pattern: Buffer.from(pattern), after, action, fired };
     });
   }
 
@@ -61,6 +70,7 @@ export class PgFaultProxy {
     const upstream = connect(targetPort, '127.0.0.1');
     this.sockets.add(client).add(upstream);
     let held = false;
+    let primedBy: ArmedFault | undefined;
     const drop = () => {
       client.destroy();
       upstream.destroy();
@@ -74,7 +84,9 @@ export class PgFaultProxy {
     });
     client.on('data', (chunk: Buffer) => {
       const fault = this.armed;
-      if (!fault || !chunk.includes(fault.pattern)) {
+      if (fault?.after && primedBy !== fault && chunk.includes(fault.after)) primedBy = fault;
+      const primed = !fault?.after || primedBy === fault;
+      if (!fault || !primed || !chunk.includes(fault.pattern)) {
         if (!held) upstream.write(chunk);
         return;
       }

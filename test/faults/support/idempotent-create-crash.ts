@@ -68,13 +68,18 @@ export async function runInDoubtCreate(
     app.start();
     await app.waitHealthy(180_000);
     let committedBeforeCrash = false;
-    // The create's own COMMIT: with no relay and no reconciliation, nothing else commits.
-    const fired = proxy.armOnce('COMMIT', async () => {
-      committedBeforeCrash = await waitFor('the order committed', async () =>
-        (await ordersOf()).length === 1 ? true : undefined,
-      );
-      pg.crash();
-    });
+    // The create's own COMMIT: the one sent on the connection that stored the answer (another
+    // connection's COMMIT, a start-up or background transaction, must not fire it).
+    const fired = proxy.armOnce(
+      'COMMIT',
+      async () => {
+        committedBeforeCrash = await waitFor('the order committed', async () =>
+          (await ordersOf()).length === 1 ? true : undefined,
+        );
+        pg.crash();
+      },
+      { after: 'SET answer = ' },
+    );
     const key = `in-doubt-${customer}`;
     const first = await http.createOrder(customer, 1999, key).catch(() => ({ status: 0 }));
     await fired;
