@@ -81,8 +81,8 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
       expect(`${row.kafka_partition}/${row.kafka_offset}`).toBe(where.get(row.event_id));
   });
 
-  it('Given a relay waiting for a poll 20 to 40 s away, when the in-process after-commit signal comes, then it publishes within a second', async () => {
-    // Polls 20 to 40 s apart and no LISTEN: within 5 s only the in-memory wake-up can publish.
+  it('Given a relay waiting for a poll 40 s away, when the in-process after-commit signal comes, then it publishes long before that poll', async () => {
+    // Polls 40 s apart and no LISTEN: within 20 s only the in-memory wake-up can publish.
     const scene = await fixture.newScene('relay_wakeup');
     const wakeup = new OutboxWakeup();
     const relay = await scene.start(
@@ -101,13 +101,13 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
     // Its first claim found nothing: from now on it waits for its next poll or a wake-up.
     await waitFor('the first, empty claim', async () => (await claims()) >= 1);
     const [id] = await scene.producer.write([{ aggregateId: 'k-wake' }]);
-    const start = Date.now();
     wakeup.signal();
+    // Published well before its next poll (40 s away): only the wake-up can have done it. A
+    // deadline, not a latency budget, so a busy machine does not fail it.
     await waitFor('the woken publish', () => loop.totals.published === 1, {
-      timeoutMs: 5000,
+      timeoutMs: 20_000,
       intervalMs: 5,
     });
-    expect(Date.now() - start).toBeLessThan(1000);
     const records = await consumeUntil([topic], (r) => r.some((x) => x.headers.event_id === id));
     expect(records.some((x) => x.headers.event_id === id)).toBe(true);
   });
