@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -6,6 +6,7 @@ import { InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
 import { ClsModule } from 'nestjs-cls';
+import type { AppExtras } from './app-extras.js';
 import { consumerEnv } from './consumer-env.js';
 import { OrderEventsController } from '../nest/order-events.controller.js';
 import { OrdersService } from './orders.service.js';
@@ -13,9 +14,6 @@ import { ShipmentsService } from './shipments.service.js';
 import { migrations } from './orders.migrations.js';
 
 const { schema, databaseUrl, brokers, topic } = consumerEnv;
-
-/** What an app adds to the wiring (its health check, for example). */
-export type AppExtras = Pick<ModuleMetadata, 'imports' | 'controllers' | 'providers'>;
 
 /**
  * The wiring a user writes: TypeORM, nestjs-cls with the transactional plugin, the outbox,

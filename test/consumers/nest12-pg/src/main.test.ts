@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { AppModule } from './pg/app.module.js';
+import { healthParts } from './shared-health/health.parts.js';
 import { cliBins } from './shared/cli-bins.js';
 import { userPath } from './shared/user-path.js';
 
-userPath(AppModule.register(), { health: false });
+// No terminus indicator for this stack: the relay's check covers the database.
+userPath(AppModule.register(healthParts()), { health: true, database: false });
 cliBins();

@@ -7,6 +7,7 @@ import { TransactionalAdapterKysely } from '@nest-outbox/core/internal';
 import { Kysely, PostgresDialect } from 'kysely';
 import { ClsModule } from 'nestjs-cls';
 import pg from 'pg';
+import type { AppExtras } from '../shared/app-extras.js';
 import { consumerEnv } from '../shared/consumer-env.js';
 import { OrderEventsController } from '../nest/order-events.controller.js';
 import { OrdersService } from '../shared/orders.service.js';
@@ -39,7 +40,7 @@ class KyselyModule {}
 /** The wiring a user on Kysely writes: only the adapter line differs from TypeORM's. */
 @Module({})
 export class AppModule {
-  static register(): DynamicModule {
+  static register(extras: AppExtras = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -67,12 +68,14 @@ export class AppModule {
           schema,
           installSchema: true,
         }),
+        ...(extras.imports ?? []),
       ],
-      controllers: [OrderEventsController],
+      controllers: [OrderEventsController, ...(extras.controllers ?? [])],
       // The shared user path looks the services up by the shared classes.
       providers: [
         { provide: OrdersService, useClass: KyselyOrdersService },
         { provide: ShipmentsService, useClass: KyselyShipmentsService },
+        ...(extras.providers ?? []),
       ],
     };
   }

@@ -6,6 +6,7 @@ import { RelayModule } from '@nest-outbox/relay';
 import { TransactionalAdapterMikroOrm } from '@nest-outbox/core/internal';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { ClsModule } from 'nestjs-cls';
+import type { AppExtras } from '../shared/app-extras.js';
 import { consumerEnv } from '../shared/consumer-env.js';
 import { OrderEventsController } from '../nest/order-events.controller.js';
 import { OrdersService } from '../shared/orders.service.js';
@@ -44,7 +45,7 @@ class MikroOrmModule {}
 /** The wiring a user on MikroORM writes: only the adapter line differs from TypeORM's. */
 @Module({})
 export class AppModule {
-  static register(): DynamicModule {
+  static register(extras: AppExtras = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -72,12 +73,14 @@ export class AppModule {
           schema,
           installSchema: true,
         }),
+        ...(extras.imports ?? []),
       ],
-      controllers: [OrderEventsController],
+      controllers: [OrderEventsController, ...(extras.controllers ?? [])],
       // The shared user path looks the services up by the shared classes.
       providers: [
         { provide: OrdersService, useClass: MikroOrmOrdersService },
         { provide: ShipmentsService, useClass: MikroOrmShipmentsService },
+        ...(extras.providers ?? []),
       ],
     };
   }

@@ -6,6 +6,7 @@ import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
 import { ClsModule } from 'nestjs-cls';
 import pg from 'pg';
+import type { AppExtras } from '../shared/app-extras.js';
 import { consumerEnv } from '../shared/consumer-env.js';
 import { OrderEventsController } from '../nest/order-events.controller.js';
 import { OrdersService } from '../shared/orders.service.js';
@@ -37,7 +38,7 @@ class PgModule {}
 /** The wiring a user on plain `pg` writes: only the adapter line differs from TypeORM's. */
 @Module({})
 export class AppModule {
-  static register(): DynamicModule {
+  static register(extras: AppExtras = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -65,9 +66,10 @@ export class AppModule {
           schema,
           installSchema: true,
         }),
+        ...(extras.imports ?? []),
       ],
-      controllers: [OrderEventsController],
-      providers: [OrdersService, ShipmentsService],
+      controllers: [OrderEventsController, ...(extras.controllers ?? [])],
+      providers: [OrdersService, ShipmentsService, ...(extras.providers ?? [])],
     };
   }
 }

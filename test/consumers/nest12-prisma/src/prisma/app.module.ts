@@ -5,6 +5,7 @@ import { InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
 import { ClsModule } from 'nestjs-cls';
+import type { AppExtras } from '../shared/app-extras.js';
 import { consumerEnv } from '../shared/consumer-env.js';
 import { OrderEventsController } from '../nest/order-events.controller.js';
 import { OrdersService } from '../shared/orders.service.js';
@@ -39,7 +40,7 @@ class PrismaModule {}
 /** The wiring a user on Prisma writes: only the adapter line differs from TypeORM's. */
 @Module({})
 export class AppModule {
-  static register(): DynamicModule {
+  static register(extras: AppExtras = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -67,12 +68,14 @@ export class AppModule {
           schema,
           installSchema: true,
         }),
+        ...(extras.imports ?? []),
       ],
-      controllers: [OrderEventsController],
+      controllers: [OrderEventsController, ...(extras.controllers ?? [])],
       // The shared user path looks the services up by the shared classes.
       providers: [
         { provide: OrdersService, useClass: PrismaOrdersService },
         { provide: ShipmentsService, useClass: PrismaShipmentsService },
+        ...(extras.providers ?? []),
       ],
     };
   }
