@@ -264,7 +264,7 @@ describe('OutboxModule start-up validation', () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(OutboxTableNotFoundError);
-    expect((failure as Error).message).toMatch(/createOutboxMigration/);
+    expect((failure as Error).message).toMatch(/npx nest-outbox migrate/);
     // A failed init() leaves close() rejecting too: release the connection pool directly.
     await moduleRef.get(DataSource).destroy();
   });
