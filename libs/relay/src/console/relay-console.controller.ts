@@ -13,7 +13,7 @@ import {
   Req,
   UseGuards,
 } from '@nestjs/common';
-import { pressureView } from '../health/pressure-view';
+import { pressureView } from '@nest-outbox/core/internal';
 import { RelayStatsService } from '../health/relay-stats.service';
 import { RelayLoop } from '../loop/relay.loop';
 import { RelayOperatorService } from '../operator/relay-operator.service';

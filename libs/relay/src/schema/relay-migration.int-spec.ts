@@ -47,6 +47,7 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
           expect.arrayContaining([
             'outbox',
             'outbox_archive',
+            'outbox_pressure',
             'outbox_relay_audit',
             'outbox_relay_audit_event_idx',
             'outbox_relay_claim_idx',
@@ -57,6 +58,7 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
       expect(await relations(b.name)).toEqual(
         expect.not.arrayContaining([
           'outbox_archive',
+          'outbox_pressure',
           'outbox_relay_audit',
           'outbox_relay_claim_idx',
         ]),
