@@ -9,6 +9,7 @@ import {
 } from '@nest-outbox/outbox';
 import type { PressureView } from '@nest-outbox/core/internal';
 import { createOutboxApp } from '../../outbox/test/outbox-test-app';
+import { RelayStatsService } from '../src/health/relay-stats.service';
 import { useRelayFixture } from './relay-test.fixture';
 
 @Injectable()
@@ -103,5 +104,17 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
     const stale = await state('unknown');
     expect(stale.reasons?.join(' ')).toMatch(/^stale/);
     await commands.optional('after-relay');
+  });
+
+  it('Given a database without the pressure table and verifySchema: false, then the relay still counts its backlog on its own', async () => {
+    const scene = await fixture.newScene('relay_bp_unmigrated');
+    await scene.schema.pool.query(`DROP TABLE "${scene.schema.name}".outbox_pressure`);
+    await scene.producer.writeMany(2, 2);
+    const app = await scene.start({
+      routing: { defaultTopic: topic },
+      autoStart: false,
+      verifySchema: false,
+    });
+    expect(await app.get(RelayStatsService).refresh()).toMatchObject({ pending: 2 });
   });
 });

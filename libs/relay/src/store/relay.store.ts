@@ -157,9 +157,14 @@ export class RelayStore {
     };
   }
 
-  /** The pressure row as the relays publish it; undefined before the first. */
+  /** The pressure row as the relays publish it; undefined before the first, or without the table. */
   async readPressure(): Promise<PressureRow | undefined> {
-    return (await this.pool.query<PressureRow>(this.pressureSql.read)).rows[0];
+    const result = await this.pool.query<PressureRow>(this.pressureSql.read).catch((e: unknown) => {
+      // No table yet (not migrated, `verifySchema: false`): this relay counts on its own.
+      if ((e as { code?: string }).code === '42P01') return undefined;
+      throw e;
+    });
+    return result?.rows[0];
   }
 
   /** Publishes this relay's figures, fresh for `freshMs` by the database's clock. */
