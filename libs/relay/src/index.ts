@@ -3,7 +3,6 @@ export { RELAY_METRICS_REGISTRY } from './relay.constants';
 export type {
   ClassifiedEvent,
   ErrorClassifier,
-  ErrorKind,
   PollingOptions,
   RelayModuleExtras,
   RelayModuleOptions,
@@ -11,6 +10,7 @@ export type {
   RetryOptions,
   TopicRoutingOptions,
 } from './options/relay-options.interface';
+export type { ErrorKind } from './errors/error-kind';
 export { NoTopicError } from './errors/no-topic.error';
 export { UnencodableEventError } from './errors/unencodable-event.error';
 export { PublishTimeoutError } from './errors/publish-timeout.error';

@@ -19,6 +19,7 @@ import {
   RELAY_PUBLISHER,
 } from './relay.constants';
 import { RELAY_MODULE_OPTIONS, RelayConfigurableModule } from './relay.module-definition';
+import { RelayFigures } from './store/relay-stats';
 import { RelayStore } from './store/relay.store';
 
 const providers: Provider[] = [
@@ -50,7 +51,6 @@ const providers: Provider[] = [
       new KafkaPublisher(o.raw.kafka!, o.raw.producer, {
         recordEncoder: o.recordEncoder,
         compression: o.compression,
-        onEncoded: o.raw.hooks?.onEncoded,
       }),
     inject: [RELAY_OPTIONS],
   },
@@ -61,6 +61,7 @@ const providers: Provider[] = [
   BatchProcessor,
   RelayLoop,
   RelayStatsService,
+  { provide: RelayFigures, useExisting: RelayStatsService },
   RelayOperatorService,
   HousekeepingService,
 ];

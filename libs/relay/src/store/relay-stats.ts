@@ -21,3 +21,14 @@ export interface OutboxTableStats {
   /** `Infinity` when the table was never vacuumed. */
   readonly secondsSinceVacuum: number;
 }
+
+/**
+ * What the batch path tells the relay's figures (`RelayStatsService`): the events it published
+ * and the stats notices of other relays. A port, so that the loop and the outcome do not depend
+ * on the health folder that reads them.
+ * @internal
+ */
+export abstract class RelayFigures {
+  abstract countPublished(count: number): void;
+  abstract receive(payload: string): void;
+}
