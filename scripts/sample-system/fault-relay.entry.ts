@@ -8,7 +8,7 @@
  * `SIGUSR2` arms the same kill for the next acknowledged batch (the demo's "midway").
  */
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { sampleLogger, startSampleApp } from '../../apps/common/src';
 import { RelayAppModule } from '../../apps/relay/src/relay-app.module';
@@ -34,11 +34,12 @@ async function main(): Promise<void> {
   // Retried for about a minute while PostgreSQL or Kafka does not answer (as apps/relay).
   await startSampleApp(
     async () => {
+      const logger = sampleLogger();
       const builder = Test.createTestingModule({
         imports: [RelayAppModule.register(relayOptionsFromEnv())],
-      });
+      }).setLogger(Array.isArray(logger) ? new ConsoleLogger({ logLevels: logger }) : logger);
       const moduleRef = await withTestHooks(builder, hooks).compile();
-      return moduleRef.createNestApplication({ logger: sampleLogger(), abortOnError: false });
+      return moduleRef.createNestApplication({ logger, abortOnError: false });
     },
     async (app) => {
       // Not SIGUSR2 (Nest's default list has it): that one arms the fault seam.

@@ -43,12 +43,7 @@ export type {
   RetryOutcome,
   SkipOutcome,
 } from './operator/relay-operator.types';
+export { RelayOverviewService, type RelayOverview } from './operator/relay-overview.service';
+export type { PressureView } from './health/pressure-view';
+export type { RelayStats } from './store/relay-stats';
 export { HousekeepingService } from './housekeeping/housekeeping.service';
-export { RelayConsoleModule } from './console/relay-console.module';
-export { ConsoleAccessError } from './console/console-access.error';
-export {
-  parseConsoleTokens,
-  type ConsolePressure,
-  type RelayConsoleAuth,
-  type RelayConsoleOptions,
-} from './console/relay-console.options';

@@ -6,6 +6,7 @@ import { RelayLoop } from './loop/relay.loop';
 import { createRelayMetrics } from './metrics/relay-metrics.factory';
 import { RelayMetrics } from './metrics/relay.metrics';
 import { RelayOperatorService } from './operator/relay-operator.service';
+import { RelayOverviewService } from './operator/relay-overview.service';
 import { OutcomeRecorder } from './outcome/outcome.recorder';
 import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
@@ -63,6 +64,7 @@ const providers: Provider[] = [
   RelayStatsService,
   { provide: RelayFigures, useExisting: RelayStatsService },
   RelayOperatorService,
+  RelayOverviewService,
   HousekeepingService,
 ];
 
@@ -91,6 +93,7 @@ const providers: Provider[] = [
     RelayMetrics,
     RelayLoop,
     RelayOperatorService,
+    RelayOverviewService,
     HousekeepingService,
     RelayStatsService,
   ],

@@ -8,7 +8,7 @@
  * Prints "RELAY READY" once its loop runs and "RELAY STOPPED <signal>" after a graceful shutdown.
  */
 import 'reflect-metadata';
-import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ConsoleLogger, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { RelayModule, type RelayModuleOptions, type RelayPublisher } from '@nest-outbox/relay';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
@@ -61,9 +61,10 @@ async function main(): Promise<void> {
   })
   class RelayChildModule {}
   // A testing module, so that the fault hooks can replace the relay's classes.
-  const builder = Test.createTestingModule({ imports: [RelayChildModule] });
+  const builder = Test.createTestingModule({ imports: [RelayChildModule] }).setLogger(
+    new ConsoleLogger({ logLevels: ['warn', 'error'] }),
+  );
   const app = await withTestHooks(builder, faultHooks()).compile();
-  app.useLogger(['warn', 'error']);
   app.enableShutdownHooks();
   await app.init();
   process.stdout.write('RELAY READY\n');

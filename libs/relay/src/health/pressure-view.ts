@@ -1,6 +1,6 @@
 import type { BacklogAssessment } from '@nest-outbox/core/internal';
 
-/** The pressure state as health details and the console show it (JSON: no `Infinity`). */
+/** The pressure state as health details and the console show it (JSON: no `Infinity`). @publicApi */
 export interface PressureView {
   readonly state: 'ok' | 'warn' | 'critical' | 'unknown';
   readonly [detail: string]: unknown;
