@@ -12,7 +12,7 @@ import { ConsoleLogger, Injectable, Module, type OnApplicationShutdown } from '@
 import { Test } from '@nestjs/testing';
 import { RelayModule, type RelayModuleOptions, type RelayPublisher } from '@nest-outbox/relay';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
-import { NullPublisher } from '../src/publisher/null.publisher';
+import { NullPublisher } from './null.publisher';
 import { RecordingPublisher } from './recording.publisher';
 import { withTestHooks, type RelayStage, type TestHooks } from './test-hooks';
 
