@@ -44,6 +44,6 @@ export type {
   SkipOutcome,
 } from './operator/relay-operator.types';
 export { RelayOverviewService, type RelayOverview } from './operator/relay-overview.service';
-export type { PressureView } from './health/pressure-view';
+export type { PressureView } from '@nest-outbox/core/internal';
 export type { RelayStats } from './store/relay-stats';
 export { HousekeepingService } from './housekeeping/housekeeping.service';

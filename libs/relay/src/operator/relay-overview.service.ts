@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { pressureView, type PressureView } from '../health/pressure-view';
+import { pressureView, type PressureView } from '@nest-outbox/core/internal';
 import { RelayStatsService } from '../health/relay-stats.service';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS } from '../relay.constants';

@@ -23,12 +23,10 @@ export interface OutboxTableStats {
 }
 
 /**
- * What the batch path tells the relay's figures (`RelayStatsService`): the events it published
- * and the stats notices of other relays. A port, so that the loop and the outcome do not depend
- * on the health folder that reads them.
+ * What the batch path tells the relay's figures (`RelayStatsService`): the events it published.
+ * A port, so that the outcome does not depend on the health folder that reads the figures.
  * @internal
  */
 export abstract class RelayFigures {
   abstract countPublished(count: number): void;
-  abstract receive(payload: string): void;
 }
