@@ -11,8 +11,8 @@ export const ENTRIES = {
   orders: 'dist/apps/order-service/src/main.js',
   shipping: 'dist/apps/shipping-service/src/main.js',
   relay: 'dist/apps/relay/src/main.js',
-  /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
-  faultRelay: 'dist/scripts/sample-system/fault-relay.entry.js',
+  /** `apps/relay` with a SIGKILL after send (`RELAY_KILL_AFTER_SEND_BATCH`), from source. */
+  faultRelay: 'scripts/sample-system/fault-relay.entry.ts',
 } as const;
 
 /** How to run one sample system. */

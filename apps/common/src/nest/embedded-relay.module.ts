@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { parseConsoleTokens, RelayConsoleModule, RelayModule } from '@nest-outbox/relay';
+import { RelayModule } from '@nest-outbox/relay';
+import { parseConsoleTokens, RelayConsoleModule } from '@nest-outbox/relay-console';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { SampleServiceConfig } from '../config/sample-service.config';
 

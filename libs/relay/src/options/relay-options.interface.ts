@@ -1,18 +1,11 @@
 import type { PressureOptions } from '@nest-outbox/core';
 import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { PoolConfig } from 'pg';
+import type { ErrorKind } from '../errors/error-kind';
 import type { Registry } from 'prom-client';
 import type { RelayCompression } from '../publisher/compression';
 import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
-
-/**
- * Outcome of classifying a publish error. `transient` is retried with backoff and counts as
- * an attempt; `throttled` is retried with backoff and does not count; `permanent` parks the
- * event at once.
- * @publicApi
- */
-export type ErrorKind = 'transient' | 'throttled' | 'permanent';
 
 /** What a classifier sees about the event whose publish failed (never the payload). */
 export interface ClassifiedEvent {
@@ -81,23 +74,6 @@ export interface RetentionOptions {
   readonly batchSize?: number;
   /** Pause between housekeeping runs. @default 60000 */
   readonly intervalMs?: number;
-}
-
-/**
- * Test-only fault seam: called at each stage of a batch. Unset in production (costs one
- * `undefined` check per stage).
- * @internal
- */
-export type RelayStage = 'after-claim' | 'before-send' | 'after-send' | 'during-mark';
-
-/** @internal */
-export interface RelayHooks {
-  onStage?(stage: RelayStage, eventIds: readonly string[]): void | Promise<void>;
-  /**
-   * Rewrites the bytes of every Produce request the relay's own encoder builds (not those of
-   * kafkajs' encoder): the seam that proves a corrupted request falls back instead of parking.
-   */
-  readonly onEncoded?: (request: Buffer) => Buffer;
 }
 
 /**
@@ -229,6 +205,4 @@ export interface RelayModuleOptions {
   readonly relayId?: string;
   /** A transport other than Kafka (for example the benchmark's null publisher). */
   readonly publisher?: RelayPublisher;
-  /** @internal test-only fault seam */
-  readonly hooks?: RelayHooks;
 }

@@ -85,22 +85,15 @@ export class RelayStore {
   /**
    * Marks acknowledged rows published, in one statement that commits on its own. Returns the
    * ids it did not mark: their lease was lost (expired, or taken by another relay).
-   * @param beforeAwait test seam called once the statement is sent
    */
-  async mark(
-    leaseToken: string,
-    acks: readonly AckedRow[],
-    beforeAwait?: () => void | Promise<void>,
-  ): Promise<ReadonlySet<string>> {
-    const pending = this.pool.query<{ id: string }>(this.sql.mark, [
+  async mark(leaseToken: string, acks: readonly AckedRow[]): Promise<ReadonlySet<string>> {
+    const { rows } = await this.pool.query<{ id: string }>(this.sql.mark, [
       leaseToken,
       numberArray(acks.map((a) => a.id)),
       numberArray(acks.map((a) => a.partition)),
       numberArray(acks.map((a) => a.offset)),
       this.markCommitMode(),
     ]);
-    if (beforeAwait) await beforeAwait();
-    const { rows } = await pending;
     return rows.length === 0 ? NONE : new Set(rows.map((r) => r.id));
   }
 
