@@ -48,10 +48,9 @@ export class OrderServiceModule {
         }),
         transactionalClsModule(),
         OutboxModule.forRoot({
-          schema: config.schema,
-          table: ORDERS_OUTBOX_TABLE,
           // The sampler behind 503 + Retry-After for new orders while the outbox is critical.
           pressure: config.pressure,
+          tuning: { schema: config.schema, table: ORDERS_OUTBOX_TABLE },
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -18,6 +18,31 @@ export interface TraceContext {
  */
 export interface OutboxModuleOptions {
   /**
+   * Back-pressure: a sampler (one query per `intervalMs` per process) turns the backlog, its
+   * oldest age and the forecast into `ok`, `warn` or `critical`; while `critical`,
+   * commands marked `@OutboxTransactional({ critical: false })` are refused with
+   * `OutboxBackPressureError` before any write. `false` (the default): no sampler, nothing
+   * refused. `{}` uses the default thresholds (see `PressureOptions`).
+   * @default false
+   */
+  pressure?: PressureOptions | false;
+  /**
+   * prom-client registry (one is created when absent; token `OUTBOX_METRICS_REGISTRY`) and
+   * metric name prefix of the outbox's metrics (docs/METRICS.md), or `false` for none.
+   * prom-client is an optional peer, loaded only when metrics are on.
+   * @default { prefix: 'nest_outbox_outbox_' }
+   */
+  metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /** Settings whose defaults need no touching (see `OutboxTuningOptions`). */
+  tuning?: OutboxTuningOptions;
+}
+
+/**
+ * `tuning` of `OutboxModuleOptions`: settings whose defaults need no touching.
+ * @publicApi
+ */
+export interface OutboxTuningOptions {
+  /**
    * Schema of the outbox table (a lower-case SQL identifier).
    * @default 'public'
    */
@@ -62,26 +87,10 @@ export interface OutboxModuleOptions {
   installSchema?: boolean;
   /**
    * Check at start-up that the outbox table exists; a missing table stops the application
-   * with `OutboxTableNotFoundError`. (Formerly `verifyTableOnStartup`.)
+   * with `OutboxTableNotFoundError`.
    * @default true
    */
   verifySchema?: boolean;
-  /**
-   * prom-client registry (one is created when absent; token `OUTBOX_METRICS_REGISTRY`) and
-   * metric name prefix of the outbox's metrics (docs/METRICS.md), or `false` for none.
-   * prom-client is an optional peer, loaded only when metrics are on.
-   * @default { prefix: 'nest_outbox_outbox_' }
-   */
-  metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
-  /**
-   * Back-pressure: a sampler (one query per `intervalMs` per process) turns the backlog, its
-   * oldest age and the forecast into `ok`, `warn` or `critical`; while `critical`,
-   * commands marked `@OutboxTransactional({ critical: false })` are refused with
-   * `OutboxBackPressureError` before any write. `false` (the default): no sampler, nothing
-   * refused. `{}` uses the default thresholds (see `PressureOptions`).
-   * @default false
-   */
-  pressure?: PressureOptions | false;
   /**
    * How the outbox runs its SQL in the transaction `TransactionHost.tx` holds. Needed only
    * for a data stack `sqlExecutorOf` does not recognise.

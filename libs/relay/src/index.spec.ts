@@ -41,6 +41,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "function relaySchemaSql",
        "interface RelayTableName",
        "interface RelayTotals",
+       "interface RelayTuningOptions",
        "interface RepublishOutcome",
        "type RepublishRange",
        "interface RetentionOptions",

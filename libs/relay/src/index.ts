@@ -7,6 +7,7 @@ export type {
   PollingOptions,
   RelayModuleExtras,
   RelayModuleOptions,
+  RelayTuningOptions,
   RetentionOptions,
   RetryOptions,
   TopicRoutingOptions,

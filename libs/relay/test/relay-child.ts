@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const relay = RelayModule.forRoot({
     ...options,
     hooks: faultHooks(),
-    publisher: publisher(options),
+    tuning: { ...options.tuning, publisher: publisher(options) },
   });
   const app = await NestFactory.createApplicationContext(
     { module: RelayChildModule, imports: [relay], providers: [StopMarker] },

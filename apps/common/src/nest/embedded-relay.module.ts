@@ -29,15 +29,17 @@ export function embeddedRelayModule(
 ): DynamicModule {
   const relay = RelayModule.forRoot({
     connection: { connectionString: config.databaseUrl, max: 3 },
-    schema: config.schema,
-    table: options.table,
     kafka: { clientId: options.clientId, brokers: config.kafkaBrokers },
     routing: { routes: options.routes },
-    leaseMs: config.relayLeaseMs,
-    publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
-    retry: { baseDelayMs: 200, maxDelayMs: 5000 },
-    statsIntervalMs: 1000,
     pressure: config.pressure,
+    tuning: {
+      schema: config.schema,
+      table: options.table,
+      leaseMs: config.relayLeaseMs,
+      publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
+      retry: { baseDelayMs: 200, maxDelayMs: 5000 },
+      statsIntervalMs: 1000,
+    },
   });
   // The operator console, by option; it refuses to start without tokens (ConsoleAccessError).
   const operatorConsole = config.operatorConsole

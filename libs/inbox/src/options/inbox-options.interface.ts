@@ -42,22 +42,20 @@ export interface InboxRetryOptions {
 /** Inbox retention and its check against the topics' `retention.ms`. @publicApi */
 export interface InboxRetentionOptions {
   /**
-   * How long processed inbox rows are kept; `Infinity` keeps them for ever.
+   * How long a row is kept once processed; `Infinity` keeps them for ever.
    * @default 1209600000 (14 days)
    */
-  readonly inboxRetentionMs?: number;
+  readonly keepMs?: number;
   /** Longest manual replay (offset reset) you may run, on top of topic retention. @default 86400000 (1 day) */
   readonly replayWindowMs?: number;
   /** Refuse to start (default) or only warn loudly when the inbox retention is too short. @default 'refuse' */
   readonly onTooShort?: 'refuse' | 'warn';
   /** Read every handled topic's `retention.ms` at start-up. @default true */
   readonly checkTopics?: boolean;
-  /** Prune processed rows older than the retention. @default true */
-  readonly prune?: boolean;
-  /** @default 60000 */
-  readonly pruneIntervalMs?: number;
+  /** Pause between pruning runs. @default 60000 */
+  readonly intervalMs?: number;
   /** Rows deleted per statement (small batches, no long transaction). @default 1000 */
-  readonly pruneBatchSize?: number;
+  readonly batchSize?: number;
 }
 
 /** Where the inbox's metrics go. @publicApi */
@@ -68,7 +66,7 @@ export interface InboxMetricsOptions {
    * global one, so two applications in one process do not collide).
    */
   readonly registry?: Registry;
-  /** Put before every metric name, for example `'shipping_'`. @default '' */
+  /** Put before every metric name, for example `'shipping_'`. @default 'nest_outbox_inbox_' */
   readonly prefix?: string;
 }
 
@@ -77,9 +75,28 @@ export interface InboxMetricsOptions {
  * `@InboxHandler` override the defaults below.
  * @publicApi
  */
-export interface InboxModuleOptions extends InboxTableNames {
+export interface InboxModuleOptions {
   /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
   readonly kafka: KafkaConfig;
+  readonly retry?: InboxRetryOptions;
+  /** @default 'dead-letter' */
+  readonly onExhausted?: ExhaustedPolicy;
+  /** Topic that receives rejected and dead-lettered records (value and headers as received). */
+  readonly deadLetterTopic?: string;
+  /** @default 'off' */
+  readonly versionCheck?: VersionCheckMode;
+  readonly retention?: InboxRetentionOptions;
+  /** Where the metrics go; `false`: none are exported. */
+  readonly metrics?: InboxMetricsOptions | false;
+  /** Settings whose defaults need no touching (see `InboxTuningOptions`). */
+  readonly tuning?: InboxTuningOptions;
+}
+
+/**
+ * `tuning` of `InboxModuleOptions`: settings whose defaults need no touching.
+ * @publicApi
+ */
+export interface InboxTuningOptions extends InboxTableNames {
   /**
    * Apply the inbox DDL at start-up (idempotent statements). Prefer the migration
    * (`createInboxMigration`) in production.
@@ -94,18 +111,8 @@ export interface InboxModuleOptions extends InboxTableNames {
   readonly verifySchema?: boolean;
   /** Largest accepted record value in bytes. @default 1048576 */
   readonly maxMessageBytes?: number;
-  readonly retry?: InboxRetryOptions;
-  /** @default 'dead-letter' */
-  readonly onExhausted?: ExhaustedPolicy;
-  /** Topic that receives rejected and dead-lettered records (value and headers as received). */
-  readonly deadLetterTopic?: string;
-  /** @default 'off' */
-  readonly versionCheck?: VersionCheckMode;
   /** True when retrying cannot help; `InboxPermanentError` is always permanent. */
   readonly isPermanentError?: (error: unknown) => boolean;
-  readonly retention?: InboxRetentionOptions;
-  /** Where the metrics go; `false`: none are exported. */
-  readonly metrics?: InboxMetricsOptions | false;
 }
 
 /**

@@ -82,7 +82,6 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
   beforeAll(async () => {
     app = await createOutboxApp(
       {
-        schema,
         metrics: { registry },
         // No relay here: the backlog only grows. 90 % of 5 events is critical; the forecast
         // (a steep start from an empty table) is left out of this test.
@@ -92,6 +91,7 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
           warnForecastSeconds: 0,
           criticalForecastSeconds: 0,
         },
+        tuning: { schema },
       },
       { providers: [Commands] },
     );
@@ -152,7 +152,6 @@ describe('OutboxModule back-pressure and parked events (real PostgreSQL)', () =>
     await db.pool.query(`DELETE FROM "${schema}".outbox`);
     app = await createOutboxApp(
       {
-        schema,
         pressure: {
           maxBacklog: 1000,
           maxOldestAgeMs: 60_000,
@@ -160,6 +159,7 @@ describe('OutboxModule back-pressure and parked events (real PostgreSQL)', () =>
           warnForecastSeconds: 0,
           criticalForecastSeconds: 0,
         },
+        tuning: { schema },
       },
       { providers: [Commands] },
     );

@@ -73,8 +73,8 @@ export interface PollingOptions {
 
 /** Retention of published rows. @publicApi */
 export interface RetentionOptions {
-  /** Age after publication at which rows go. @default 604800000 (7 days) */
-  readonly publishedMs?: number;
+  /** How long a row is kept once published. @default 604800000 (7 days) */
+  readonly keepMs?: number;
   /** `delete` rows, or move them to `<table>_archive`. @default 'delete' */
   readonly mode?: 'delete' | 'archive';
   /** Rows per housekeeping transaction. @default 1000 */
@@ -106,7 +106,7 @@ export interface RelayHooks {
  * @publicApi
  */
 export interface RelayModuleExtras {
-  /** Register the module globally (its exports visible to every module). @default false */
+  /** Register the module globally (its exports visible to every module). @default true */
   readonly isGlobal?: boolean;
 }
 
@@ -117,12 +117,39 @@ export interface RelayModuleExtras {
 export interface RelayModuleOptions {
   /** PostgreSQL connection string or `pg` PoolConfig of the relay's own small pool. */
   readonly connection: string | PoolConfig;
+  /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `tuning.publisher`. */
+  readonly kafka?: KafkaConfig;
+  readonly routing: TopicRoutingOptions;
+  /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
+  readonly retention?: RetentionOptions | false;
+  /**
+   * Backlog budget and thresholds of the forecast (`backlog_forecast_seconds`) and of the
+   * pressure state (`pressure_level`, health details, the console's pressure). Sampled every
+   * `statsIntervalMs` (`intervalMs` is the outbox's and is not read here).
+   * @default { maxBacklog: 100000, maxOldestAgeMs: 300000, warnPercent: 50, criticalPercent: 90, warnForecastSeconds: 600, criticalForecastSeconds: 60, windowMs: 60000 }
+   */
+  readonly pressure?: PressureOptions;
+  /**
+   * prom-client registry (one is created per module when absent) and metric name prefix, or
+   * `false` for no metrics.
+   * @default { prefix: 'nest_outbox_relay_' }
+   */
+  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /** Settings whose defaults need no touching (see `RelayTuningOptions`). */
+  readonly tuning?: RelayTuningOptions;
+  /** @internal test-only fault seam */
+  readonly hooks?: RelayHooks;
+}
+
+/**
+ * `tuning` of `RelayModuleOptions`: settings whose defaults need no touching.
+ * @publicApi
+ */
+export interface RelayTuningOptions {
   /** @default 'public' */
   readonly schema?: string;
   /** @default 'outbox' */
   readonly table?: string;
-  /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `publisher`. */
-  readonly kafka?: KafkaConfig;
   /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
   readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
   /**
@@ -144,7 +171,6 @@ export interface RelayModuleOptions {
    * @default 'none'
    */
   readonly compression?: RelayCompression;
-  readonly routing: TopicRoutingOptions;
   /**
    * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by
    * default: they are bookkeeping that a PostgreSQL crash may forget for its last moments
@@ -168,7 +194,7 @@ export interface RelayModuleOptions {
   readonly leaseMs?: number;
   /** Publish timeout (must be < leaseMs); cancels the send when it elapses. @default 10000 */
   readonly publishTimeoutMs?: number;
-  /** Retry and backoff of transient failures. (Formerly `backoff` and `maxAttempts`.) */
+  /** Retry and backoff of transient failures. */
   readonly retry?: RetryOptions;
   /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
   readonly crashLoopThreshold?: number;
@@ -178,20 +204,13 @@ export interface RelayModuleOptions {
    * connection carries the relays' stats notices (see `statsIntervalMs`). @default true
    */
   readonly listen?: boolean | { readonly channel?: string };
-  /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
-  readonly retention?: RetentionOptions | false;
   readonly classifyError?: ErrorClassifier;
   /**
    * Health is down when the oldest unpublished event the relay can publish (neither parked nor
-   * held behind a parked event of its aggregate) is older than this. @default 60000
+   * held behind a parked event of its aggregate) is older than this (`pressure.maxOldestAgeMs`
+   * is the pressure state's budget). @default 60000
    */
-  readonly maxOldestAgeMs?: number;
-  /**
-   * prom-client registry (one is created per module when absent) and metric name prefix, or
-   * `false` for no metrics.
-   * @default { prefix: 'nest_outbox_relay_' }
-   */
-  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  readonly unhealthyAfterMs?: number;
   /**
    * Bound on the whole graceful shutdown: claiming stops, in-flight work is cancelled a
    * reserve before the deadline, unstarted leases are released and the producer is
@@ -209,13 +228,6 @@ export interface RelayModuleOptions {
    * @default 5000
    */
   readonly statsIntervalMs?: number;
-  /**
-   * Backlog budget and thresholds of the forecast (`backlog_forecast_seconds`) and of the
-   * pressure state (`pressure_level`, health details, the console's pressure). Sampled every
-   * `statsIntervalMs` (`intervalMs` is the outbox's and is not read here).
-   * @default { maxBacklog: 100000, maxOldestAgeMs: 300000, warnPercent: 50, criticalPercent: 90, warnForecastSeconds: 600, criticalForecastSeconds: 60, windowMs: 60000 }
-   */
-  readonly pressure?: PressureOptions;
   /** Sampling period of the outbox table's size and vacuum figures (`pg_stat_user_tables`). @default 30000 */
   readonly tableStatsIntervalMs?: number;
   /** Apply the relay's idempotent DDL (index, audit and archive tables) at start-up. @default false */
@@ -232,6 +244,4 @@ export interface RelayModuleOptions {
   readonly relayId?: string;
   /** A transport other than Kafka (for example the benchmark's null publisher). */
   readonly publisher?: RelayPublisher;
-  /** @internal test-only fault seam */
-  readonly hooks?: RelayHooks;
 }
