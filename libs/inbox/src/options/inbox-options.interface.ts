@@ -41,10 +41,7 @@ export interface InboxRetryOptions {
 
 /** Inbox retention and its check against the topics' `retention.ms`. @publicApi */
 export interface InboxRetentionOptions {
-  /**
-   * How long a row is kept once processed; `Infinity` keeps them for ever.
-   * @default 1209600000 (14 days)
-   */
+  /** How long a row is kept once processed; `Infinity` keeps them for ever. @default 1209600000 (14 days) */
   readonly keepMs?: number;
   /** Longest manual replay (offset reset) you may run, on top of topic retention. @default 86400000 (1 day) */
   readonly replayWindowMs?: number;
@@ -60,11 +57,7 @@ export interface InboxRetentionOptions {
 
 /** Where the inbox's metrics go. @publicApi */
 export interface InboxMetricsOptions {
-  /**
-   * The prom-client registry the metrics are registered on; also provided as
-   * `INBOX_METRICS_REGISTRY`. Default: a registry of the module's own (never prom-client's
-   * global one, so two applications in one process do not collide).
-   */
+  /** Where the metrics are registered (token `INBOX_METRICS_REGISTRY`). Default: the module's own. */
   readonly registry?: Registry;
   /** Put before every metric name, for example `'shipping_'`. @default 'nest_outbox_inbox_' */
   readonly prefix?: string;
@@ -92,22 +85,11 @@ export interface InboxModuleOptions {
   readonly tuning?: InboxTuningOptions;
 }
 
-/**
- * `tuning` of `InboxModuleOptions`: settings whose defaults need no touching.
- * @publicApi
- */
+/** `tuning` of `InboxModuleOptions`: settings whose defaults need no touching. @publicApi */
 export interface InboxTuningOptions extends InboxTableNames {
-  /**
-   * Apply the inbox DDL at start-up (idempotent statements). Prefer the migration
-   * (`createInboxMigration`) in production.
-   * @default false
-   */
+  /** Apply the idempotent DDL at start-up (prefer `createInboxMigration` in production). @default false */
   readonly installSchema?: boolean;
-  /**
-   * Check at start-up that the three inbox tables exist, and refuse to start with
-   * `InboxSchemaMissingError` (saying how to create them) when one does not.
-   * @default true
-   */
+  /** Refuse to start with `InboxSchemaMissingError` when a table is missing. @default true */
   readonly verifySchema?: boolean;
   /** Largest accepted record value in bytes. @default 1048576 */
   readonly maxMessageBytes?: number;

@@ -46,14 +46,7 @@ export interface TopicRoutingOptions {
   readonly routes?: Readonly<Record<string, string>> | string;
 }
 
-/**
- * Retries of transient failures, per event (and backoff of failed claims), by the rule of
- * `backoffDelayMs` in `@nest-outbox/core`: doubling from `baseDelayMs` up to `maxDelayMs`,
- * each delay drawn in [delay/2, delay]; the event is parked after `maxAttempts` failed
- * attempts, once its own partition takes other records meanwhile (during an outage, or while
- * its partition has no leader, it backs off at the cap without counting and is not parked).
- * @publicApi
- */
+/** Retries of transient failures: doubling, with jitter, from `baseDelayMs` to `maxDelayMs`. @publicApi */
 export interface RetryOptions {
   /** Failed attempts after which an event is parked. @default 10 */
   readonly maxAttempts?: number;
@@ -129,11 +122,7 @@ export interface RelayModuleOptions {
    * @default { maxBacklog: 100000, maxOldestAgeMs: 300000, warnPercent: 50, criticalPercent: 90, warnForecastSeconds: 600, criticalForecastSeconds: 60, windowMs: 60000 }
    */
   readonly pressure?: PressureOptions;
-  /**
-   * prom-client registry (one is created per module when absent) and metric name prefix, or
-   * `false` for no metrics.
-   * @default { prefix: 'nest_outbox_relay_' }
-   */
+  /** prom-client registry (default: the module's own) and name prefix, or `false`. @default { prefix: 'nest_outbox_relay_' } */
   readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
   /** Settings whose defaults need no touching (see `RelayTuningOptions`). */
   readonly tuning?: RelayTuningOptions;
@@ -141,10 +130,7 @@ export interface RelayModuleOptions {
   readonly hooks?: RelayHooks;
 }
 
-/**
- * `tuning` of `RelayModuleOptions`: settings whose defaults need no touching.
- * @publicApi
- */
+/** `tuning` of `RelayModuleOptions`: settings whose defaults need no touching. @publicApi */
 export interface RelayTuningOptions {
   /** @default 'public' */
   readonly schema?: string;
@@ -152,43 +138,17 @@ export interface RelayTuningOptions {
   readonly table?: string;
   /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
   readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
-  /**
-   * Who encodes the Produce requests: `relay`, the relay's own encoder (one buffer per
-   * request; the same bytes as kafkajs 2.2.4 puts on the wire, at about a tenth of the CPU per
-   * record), or `kafkajs`, kafkajs' own encoder. The relay's encoder fails safe: it is used
-   * only with the kafkajs version its specs compare bytes with (2.2.4) and only when both
-   * encoders give the same bytes for a synthetic request at start-up; a broker answering
-   * `CORRUPT_MESSAGE` or `INVALID_RECORD` to a request it built switches that producer to
-   * kafkajs' encoder and retries (never parks). Each fallback is logged as a warning.
-   * @default 'relay'
-   */
+  /** Produce requests built by the relay's own encoder (fails safe to kafkajs') or by kafkajs'. @default 'relay' */
   readonly recordEncoder?: KafkaRecordEncoder;
-  /**
-   * Compression of the published record batches: `gzip` (built into kafkajs) or `snappy`
-   * (pure JavaScript, registered in kafkajs' process-wide codec table unless a snappy codec is
-   * there already). The relay's encoder writes compressed batches too (its record bytes
-   * compressed by kafkajs' own codec: the same request kafkajs builds).
-   * @default 'none'
-   */
+  /** Compression of the published record batches (kafkajs' codecs). @default 'none' */
   readonly compression?: RelayCompression;
-  /**
-   * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by
-   * default: they are bookkeeping that a PostgreSQL crash may forget for its last moments
-   * (about three `wal_writer_delay`), which makes those events published again (at-least-once)
-   * and loses none, while every claim stops holding the claim lock through a disk flush.
-   * Operator actions (retry, skip, republish) always commit synchronously.
-   * @default false
-   */
+  /** Claims and marks wait for their WAL flush (operator actions always do). @default false */
   readonly synchronousCommit?: boolean;
   /** Rows per claim. @default 1000 */
   readonly batchSize?: number;
-  /**
-   * Longest run of one aggregate in a claim: a batch takes whole runs of few aggregates, so
-   * several relays work on disjoint aggregates instead of leasing one head each of all of them.
-   * @default 100
-   */
+  /** Longest run of one aggregate in a claim. @default 100 */
   readonly runLimit?: number;
-  /** Largest sum of record bytes per Kafka request (keep under the broker's `message.max.bytes`). @default 900000 */
+  /** Largest sum of record bytes per Kafka request (under the broker's `message.max.bytes`). @default 900000 */
   readonly maxRequestBytes?: number;
   /** Lease duration of a claim. @default 30000 */
   readonly leaseMs?: number;
@@ -199,44 +159,20 @@ export interface RelayTuningOptions {
   /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
   readonly crashLoopThreshold?: number;
   readonly polling?: PollingOptions;
-  /**
-   * LISTEN for coalesced producer notifications; `false` to rely on polling alone. The same
-   * connection carries the relays' stats notices (see `statsIntervalMs`). @default true
-   */
+  /** LISTEN for producer notifications and the relays' stats notices; `false`: poll only. @default true */
   readonly listen?: boolean | { readonly channel?: string };
   readonly classifyError?: ErrorClassifier;
-  /**
-   * Health is down when the oldest unpublished event the relay can publish (neither parked nor
-   * held behind a parked event of its aggregate) is older than this (`pressure.maxOldestAgeMs`
-   * is the pressure state's budget). @default 60000
-   */
+  /** Health is down when the oldest event the relay can publish is older than this. @default 60000 */
   readonly unhealthyAfterMs?: number;
-  /**
-   * Bound on the whole graceful shutdown: claiming stops, in-flight work is cancelled a
-   * reserve before the deadline, unstarted leases are released and the producer is
-   * disconnected, all within this time. @default 10000
-   */
+  /** Bound on the whole graceful shutdown. @default 10000 */
   readonly shutdownTimeoutMs?: number;
-  /**
-   * Refresh period of pending/oldest/parked figures (and of the pressure state); longer while
-   * their query is slow (a large or bloated table): at least nine times its duration, so that
-   * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time (health checks
-   * and the console get the last figures meanwhile). Relays of one outbox share the figures:
-   * after its statement a relay NOTIFYs them on its LISTEN channel, and the others take them
-   * and hold their own statement off (1.2-1.8 times the pause), so N relays run it about once
-   * per interval between them, not N times; with `listen: false` each relay samples alone.
-   * @default 5000
-   */
+  /** Period of the backlog figures and pressure state (longer while their query is slow). @default 5000 */
   readonly statsIntervalMs?: number;
-  /** Sampling period of the outbox table's size and vacuum figures (`pg_stat_user_tables`). @default 30000 */
+  /** Period of the table's size and vacuum figures. @default 30000 */
   readonly tableStatsIntervalMs?: number;
-  /** Apply the relay's idempotent DDL (index, audit and archive tables) at start-up. @default false */
+  /** Apply the relay's idempotent DDL at start-up. @default false */
   readonly installSchema?: boolean;
-  /**
-   * Check at start-up that the outbox table and the relay's audit table exist; a missing one
-   * stops the application with `RelaySchemaMissingError`.
-   * @default true
-   */
+  /** Refuse to start with `RelaySchemaMissingError` when a table is missing. @default true */
   readonly verifySchema?: boolean;
   /** Start the loop at application bootstrap. @default true */
   readonly autoStart?: boolean;

@@ -8,14 +8,10 @@ import {
   sqlIdentifier,
   resolvePressureOptions,
   type BackoffPolicy,
-  type ResolvedPressureOptions,
 } from '@nest-outbox/core/internal';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
-import type { RelayCompression } from '../publisher/compression';
-import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
-import type { Registry } from 'prom-client';
 import type {
   RelayModuleOptions,
   RelayTuningOptions,
@@ -24,41 +20,7 @@ import type {
 } from './relay-options.interface';
 
 /** Options after validation, with every default applied. @publicApi */
-export interface ResolvedRelayOptions {
-  readonly raw: RelayModuleOptions;
-  readonly pool: PoolConfig;
-  readonly schema: string;
-  readonly table: string;
-  /** `"schema"."table"`, validated. */
-  readonly qualifiedTable: string;
-  readonly router: TopicRouter;
-  readonly batchSize: number;
-  readonly runLimit: number;
-  readonly maxRequestBytes: number;
-  readonly recordEncoder: KafkaRecordEncoder;
-  readonly compression: RelayCompression;
-  readonly synchronousCommit: boolean;
-  readonly leaseMs: number;
-  readonly publishTimeoutMs: number;
-  readonly backoff: BackoffPolicy;
-  readonly maxAttempts: number;
-  readonly crashLoopThreshold: number;
-  readonly pollMinMs: number;
-  readonly pollMaxMs: number;
-  readonly listenChannel: string | undefined;
-  readonly retention: Required<RetentionOptions> | undefined;
-  readonly unhealthyAfterMs: number;
-  readonly shutdownTimeoutMs: number;
-  readonly statsIntervalMs: number;
-  /** Budgets and thresholds of the backlog forecast and pressure state. */
-  readonly pressure: ResolvedPressureOptions;
-  readonly tableStatsIntervalMs: number;
-  readonly installSchema: boolean;
-  readonly verifySchema: boolean;
-  readonly autoStart: boolean;
-  readonly relayId: string;
-  readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
-}
+export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 
 const check = new OptionChecks(RELAY_MODULE);
 
@@ -132,7 +94,7 @@ function resolveListenChannel(listen: RelayTuningOptions['listen']): string | un
  * @throws InvalidOptionsError naming the option and the fix
  * @publicApi
  */
-export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptions {
+export function resolveRelayOptions(raw: RelayModuleOptions) {
   check.renamed(raw, RENAMED);
   const t: RelayTuningOptions = raw.tuning ?? {};
   const schema = t.schema ?? 'public';
