@@ -45,7 +45,9 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     planted: number,
   ) => {
     const [received, applied, duplicates] = await Promise.all(
-      ['received', 'applied', 'duplicate'].map((m) => inboxMetric(app, `inbox_events_${m}_total`)),
+      ['received', 'applied', 'duplicate'].map((m) =>
+        inboxMetric(app, `nest_outbox_inbox_events_${m}_total`),
+      ),
     );
     expect({ received, rejoins: rejoins() }).toEqual({
       received: applied! + duplicates!,

@@ -226,21 +226,21 @@ describe('OutboxModule start-up validation', () => {
     [
       'a table name with SQL in it',
       { tuning: { table: 'outbox; drop table users' } },
-      /option "table"/,
+      /option "tuning.table"/,
     ],
-    ['an upper-case schema', { tuning: { schema: 'App' } }, /option "schema"/],
-    ['a quoted identifier', { tuning: { table: 'out"box' } }, /option "table"/],
-    ['a too long name', { tuning: { table: 'x'.repeat(64) } }, /option "table"/],
+    ['an upper-case schema', { tuning: { schema: 'App' } }, /option "tuning.schema"/],
+    ['a quoted identifier', { tuning: { table: 'out"box' } }, /option "tuning.table"/],
+    ['a too long name', { tuning: { table: 'x'.repeat(64) } }, /option "tuning.table"/],
     [
       'a notify channel with spaces',
       { tuning: { notifyChannel: 'my channel' } },
-      /option "notifyChannel"/,
+      /option "tuning.notifyChannel"/,
     ],
-    ['a zero payload limit', { tuning: { maxPayloadBytes: 0 } }, /option "maxPayloadBytes"/],
+    ['a zero payload limit', { tuning: { maxPayloadBytes: 0 } }, /option "tuning.maxPayloadBytes"/],
     [
       'a negative coalesce interval',
       { tuning: { notifyCoalesceMs: -1 } },
-      /option "notifyCoalesceMs"/,
+      /option "tuning.notifyCoalesceMs"/,
     ],
     ['a metric prefix with a dash', { metrics: { prefix: 'my-app_' } }, /option "metrics.prefix"/],
     ['a registry that is not one', { metrics: { registry: {} as never } }, /"metrics.registry"/],
@@ -252,7 +252,7 @@ describe('OutboxModule start-up validation', () => {
     [
       'a non-boolean verifySchema',
       { tuning: { verifySchema: 'yes' as never } },
-      /option "verifySchema"/,
+      /option "tuning.verifySchema"/,
     ],
   ])(
     'Given %s, then the module refuses it with InvalidOptionsError naming the option',
@@ -271,7 +271,7 @@ describe('OutboxModule start-up validation', () => {
           OutboxModule.forRootAsync({ useFactory: () => ({ tuning: { schema: 'bad-schema' } }) }),
         ],
       }).compile(),
-    ).rejects.toThrow(/OutboxModule: option "schema" must be a lower-case SQL identifier/);
+    ).rejects.toThrow(/OutboxModule: option "tuning.schema" must be a lower-case SQL identifier/);
   });
 
   it('Given a table that does not exist, then start-up fails with OutboxTableNotFoundError naming the fix', async () => {
