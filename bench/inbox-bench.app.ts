@@ -111,8 +111,7 @@ export function inboxBenchModule(
       }),
       InboxModule.forRoot({
         kafka: { brokers: KAFKA_BROKERS },
-        schema,
-        installSchema: true,
+        tuning: { schema, installSchema: true },
       }),
     ],
     controllers: [kind === 'record' ? ProjectionController : BatchProjectionController],

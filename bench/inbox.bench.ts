@@ -325,8 +325,9 @@ function inboxRound(
         await app.startAllMicroservices();
         return {
           committed: async () =>
-            (await sum('inbox_events_applied_total')) + (await sum('inbox_events_duplicate_total')),
-          duplicates: () => sum('inbox_events_duplicate_total'),
+            (await sum('nest_outbox_inbox_events_applied_total')) +
+            (await sum('nest_outbox_inbox_events_duplicate_total')),
+          duplicates: () => sum('nest_outbox_inbox_events_duplicate_total'),
           firstAt: () => clock.at,
         };
       });

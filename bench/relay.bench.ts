@@ -102,15 +102,17 @@ async function phase<T>(name: string, run: () => Promise<T>): Promise<T | undefi
 function relayOptions(topic: string, relayId: string): RelayModuleOptions {
   return {
     connection: DATABASE_URL,
-    schema: SCHEMA,
-    table: 'outbox',
     kafka: { clientId: relayId, brokers: BROKERS },
     routing: { defaultTopic: topic },
-    batchSize: BATCH,
-    polling: { minMs: 10, maxMs: 50 },
     retention: false,
-    recordEncoder: ENCODER,
-    relayId,
+    tuning: {
+      schema: SCHEMA,
+      table: 'outbox',
+      batchSize: BATCH,
+      polling: { minMs: 10, maxMs: 50 },
+      recordEncoder: ENCODER,
+      relayId,
+    },
   };
 }
 
@@ -120,13 +122,15 @@ async function drainNullInProcess(): Promise<number> {
   const app = await NestFactory.createApplicationContext(
     RelayModule.forRoot({
       connection: DATABASE_URL,
-      schema: SCHEMA,
       routing: { defaultTopic: 'null' },
-      publisher: new NullPublisher(),
-      batchSize: BATCH,
-      polling: { minMs: 10, maxMs: 50 },
       retention: false,
-      autoStart: false,
+      tuning: {
+        schema: SCHEMA,
+        publisher: new NullPublisher(),
+        batchSize: BATCH,
+        polling: { minMs: 10, maxMs: 50 },
+        autoStart: false,
+      },
     }),
     { logger: ['error'] },
   );

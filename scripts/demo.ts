@@ -216,7 +216,7 @@ async function main(): Promise<number> {
       outbox,
       wire,
       shipping,
-      metricSum(metrics, 'inbox_events_duplicate_total'),
+      metricSum(metrics, 'nest_outbox_inbox_events_duplicate_total'),
       ages.samples,
       report,
       pressure,

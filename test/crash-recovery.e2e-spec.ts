@@ -115,6 +115,6 @@ describe('sample order system: relay and consumer crashes mid-stream (e2e)', () 
     expect(records.length).toBeGreaterThan(distinct);
     // ...absorbed by the inbox of the restarted consumer or counted before it died.
     const metrics = await system.http.metrics(system.shipping.url);
-    expect(metricSum(metrics, 'inbox_events_applied_total')).toBeGreaterThan(0);
+    expect(metricSum(metrics, 'nest_outbox_inbox_events_applied_total')).toBeGreaterThan(0);
   });
 });

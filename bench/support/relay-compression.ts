@@ -57,18 +57,20 @@ async function compressionRow(
   const app = await NestFactory.createApplicationContext(
     RelayModule.forRoot({
       connection: { connectionString: setup.databaseUrl, max: 4 },
-      schema: setup.outbox.schema,
       kafka: {
         clientId: `bench-${compression}`,
         brokers: setup.brokers,
         socketFactory: wire.factory,
       },
       routing: { defaultTopic: setup.topic },
-      compression,
-      recordEncoder: encoder,
-      batchSize: setup.batch,
-      polling: { minMs: 10, maxMs: 50 },
       retention: false,
+      tuning: {
+        schema: setup.outbox.schema,
+        compression,
+        recordEncoder: encoder,
+        batchSize: setup.batch,
+        polling: { minMs: 10, maxMs: 50 },
+      },
     }),
     { logger: ['error'] },
   );

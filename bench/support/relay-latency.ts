@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { logLevel } from 'kafkajs';
-import type { RelayModuleOptions } from '@nest-outbox/relay';
+import type { RelayModuleOptions, RelayTuningOptions } from '@nest-outbox/relay';
 import { BenchCommands, RelayBenchAppModule } from '../relay-bench.app';
 import type { BenchOutbox } from './bench-outbox';
 import { RssSampler } from './rss-sampler';
@@ -26,7 +26,7 @@ export interface SteadyLoad {
   readonly rate: number;
   readonly seconds: number;
   readonly aggregates: number;
-  readonly relay: Pick<RelayModuleOptions, 'batchSize' | 'recordEncoder'>;
+  readonly relay: Pick<RelayTuningOptions, 'batchSize' | 'recordEncoder'>;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -72,14 +72,11 @@ export async function steadyLatency(outbox: BenchOutbox, load: SteadyLoad): Prom
     `INSERT INTO "${schema}".items (id) SELECT g FROM generate_series(0, ${load.aggregates - 1}) g`,
   );
   const relay: RelayModuleOptions = {
-    ...load.relay,
     connection: load.databaseUrl,
-    schema,
     kafka: { clientId: 'bench-latency', brokers: load.brokers, logLevel: logLevel.NOTHING },
     routing: { defaultTopic: load.topic },
-    polling: { minMs: 10, maxMs: 200 },
-    listen: false,
     retention: false,
+    tuning: { ...load.relay, schema, polling: { minMs: 10, maxMs: 200 }, listen: false },
   };
   const app = await NestFactory.createApplicationContext(
     RelayBenchAppModule.register(load.databaseUrl, schema, relay),

@@ -85,10 +85,12 @@ export class WriteBenchAppModule {
           ],
         }),
         OutboxModule.forRoot({
-          schema: options.schema,
-          table: 'outbox',
-          notifyChannel: options.notifyChannel,
-          notifyCoalesceMs: options.notifyCoalesceMs,
+          tuning: {
+            schema: options.schema,
+            table: 'outbox',
+            notifyChannel: options.notifyChannel,
+            notifyCoalesceMs: options.notifyCoalesceMs,
+          },
         }),
       ],
       providers: [WriteBenchCommands, { provide: BENCH_SQL, useValue: benchSql(options.schema) }],

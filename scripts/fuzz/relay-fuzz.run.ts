@@ -163,9 +163,7 @@ export async function runRelayFuzz(options: RelayFuzzOptions): Promise<RelayFuzz
   try {
     const relay = await scene.start({
       routing: { defaultTopic: topic },
-      batchSize: 500,
-      leaseMs: 30_000,
-      publishTimeoutMs: 10_000,
+      tuning: { batchSize: 500, leaseMs: 30_000, publishTimeoutMs: 10_000 },
     });
     relay.useLogger(logger);
     const rows = new Map<string, FuzzRow>();

@@ -100,9 +100,11 @@ describe('Relay and inbox on a three-broker cluster (RF 3, min.insync.replicas 2
     const scene = await newScene('faults_isr');
     // maxAttempts 3: an outage would exhaust it within seconds; it must park nothing.
     const { recording, health } = await startClusterRelay(scene, cluster, topic, {
-      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
-      publishTimeoutMs: 3000,
-      leaseMs: 10_000,
+      tuning: {
+        retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
+        publishTimeoutMs: 3000,
+        leaseMs: 10_000,
+      },
     });
     await scene.producer.writeMany(300, 50, 100, 'before');
     await waitFor('first drain', async () => (await scene.pending()) === 0, { timeoutMs: 60_000 });

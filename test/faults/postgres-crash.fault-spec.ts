@@ -68,10 +68,12 @@ describe('PostgreSQL crashes under the relay, the inbox and the writers (private
     const relay = await scene.start({
       connection: { connectionString: proxy.url(), max: 4 },
       kafka,
-      publisher: recording,
       routing: { defaultTopic: topic },
-      batchSize: 200,
-      retry: { baseDelayMs: 100, maxDelayMs: 1000 },
+      tuning: {
+        publisher: recording,
+        batchSize: 200,
+        retry: { baseDelayMs: 100, maxDelayMs: 1000 },
+      },
     });
     await claimCrash;
     await waitFor(

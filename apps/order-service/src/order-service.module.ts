@@ -48,10 +48,9 @@ export class OrderServiceModule {
         }),
         transactionalClsModule(),
         OutboxModule.forRoot({
-          schema: config.schema,
-          table: ORDERS_OUTBOX_TABLE,
           // The relay's state behind 503 + Retry-After for new orders while it is critical.
           pressure: true,
+          tuning: { schema: config.schema, table: ORDERS_OUTBOX_TABLE },
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -22,27 +22,31 @@ describe('relayOptionsFromEnv', () => {
     });
     expect(options).toMatchObject({
       connection: 'postgres://relay@db/app',
-      schema: 'orders',
-      table: 'order_outbox',
       kafka: { clientId: 'relay-7', brokers: ['k1:9092', 'k2:9092'] },
       routing: { defaultTopic: 'events', routes: 'order=orders' },
-      batchSize: 250,
-      leaseMs: 20_000,
-      retry: { baseDelayMs: 100, maxDelayMs: undefined },
-      retention: { publishedMs: 3_600_000, mode: 'archive' },
-      recordEncoder: 'kafkajs',
-      compression: 'snappy',
-      installSchema: true,
-      relayId: 'relay-7',
+      retention: { keepMs: 3_600_000, mode: 'archive' },
+      tuning: {
+        schema: 'orders',
+        table: 'order_outbox',
+        batchSize: 250,
+        leaseMs: 20_000,
+        retry: { baseDelayMs: 100, maxDelayMs: undefined },
+        recordEncoder: 'kafkajs',
+        compression: 'snappy',
+        installSchema: true,
+        relayId: 'relay-7',
+      },
     });
   });
 
   it("leaves unset and empty variables to the module's defaults, and keeps rows forever with RELAY_RETENTION_MS=0", () => {
     const options = relayOptionsFromEnv({ RELAY_BATCH_SIZE: '', RELAY_RETENTION_MS: '0' });
-    expect(options.batchSize).toBeUndefined();
-    expect(options.schema).toBe('public');
-    expect(options.recordEncoder).toBe('relay');
-    expect(options.compression).toBe('none');
+    expect(options.tuning).toMatchObject({
+      batchSize: undefined,
+      schema: 'public',
+      recordEncoder: 'relay',
+      compression: 'none',
+    });
     expect(options.retention).toBe(false);
   });
 

@@ -21,29 +21,16 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
   const retentionMs = int('RELAY_RETENTION_MS', 0);
   return {
     connection: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-    schema: env.OUTBOX_SCHEMA || 'public',
-    table: env.OUTBOX_TABLE || 'outbox',
     kafka: {
       clientId: env.RELAY_ID || 'nest-outbox-relay',
       brokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((b) => b.trim()),
     },
     routing: { defaultTopic: text('RELAY_DEFAULT_TOPIC'), routes: text('RELAY_TOPIC_ROUTES') },
-    batchSize: int('RELAY_BATCH_SIZE'),
-    runLimit: int('RELAY_RUN_LIMIT'),
-    leaseMs: int('RELAY_LEASE_MS'),
-    publishTimeoutMs: int('RELAY_PUBLISH_TIMEOUT_MS'),
-    shutdownTimeoutMs: int('RELAY_SHUTDOWN_TIMEOUT_MS'),
-    retry: {
-      maxAttempts: int('RELAY_MAX_ATTEMPTS'),
-      baseDelayMs: int('RELAY_BACKOFF_BASE_MS'),
-      maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
-    },
-    polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
     retention:
       retentionMs === 0
         ? false
         : {
-            publishedMs: retentionMs,
+            keepMs: retentionMs,
             mode: check.oneOf(
               'RELAY_RETENTION_MODE',
               text('RELAY_RETENTION_MODE'),
@@ -51,20 +38,35 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
               'delete',
             ),
           },
-    recordEncoder: check.oneOf(
-      'RELAY_RECORD_ENCODER',
-      text('RELAY_RECORD_ENCODER'),
-      ['relay', 'kafkajs'],
-      'relay',
-    ),
-    compression: check.oneOf(
-      'RELAY_COMPRESSION',
-      text('RELAY_COMPRESSION'),
-      ['none', 'gzip', 'snappy'],
-      'none',
-    ),
-    installSchema: env.RELAY_INSTALL_SCHEMA === '1',
-    relayId: text('RELAY_ID'),
+    tuning: {
+      schema: env.OUTBOX_SCHEMA || 'public',
+      table: env.OUTBOX_TABLE || 'outbox',
+      batchSize: int('RELAY_BATCH_SIZE'),
+      runLimit: int('RELAY_RUN_LIMIT'),
+      leaseMs: int('RELAY_LEASE_MS'),
+      publishTimeoutMs: int('RELAY_PUBLISH_TIMEOUT_MS'),
+      shutdownTimeoutMs: int('RELAY_SHUTDOWN_TIMEOUT_MS'),
+      retry: {
+        maxAttempts: int('RELAY_MAX_ATTEMPTS'),
+        baseDelayMs: int('RELAY_BACKOFF_BASE_MS'),
+        maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
+      },
+      polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
+      recordEncoder: check.oneOf(
+        'RELAY_RECORD_ENCODER',
+        text('RELAY_RECORD_ENCODER'),
+        ['relay', 'kafkajs'],
+        'relay',
+      ),
+      compression: check.oneOf(
+        'RELAY_COMPRESSION',
+        text('RELAY_COMPRESSION'),
+        ['none', 'gzip', 'snappy'],
+        'none',
+      ),
+      installSchema: env.RELAY_INSTALL_SCHEMA === '1',
+      relayId: text('RELAY_ID'),
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { InvalidOptionsError } from './nest-outbox.error';
-import { OptionChecks } from './option-checks';
+import { OptionChecks, movedUnder } from './option-checks';
 import { RenamedOptionError } from './renamed-option.error';
 
 const check = new OptionChecks('RelayModule');
@@ -77,6 +77,21 @@ describe('OptionChecks.renamed and OptionChecks.metrics', () => {
     );
     expect(() =>
       check.renamed({ maxAttempts: undefined }, { maxAttempts: 'retry.maxAttempts' }),
+    ).not.toThrow();
+  });
+
+  it('refuses a nested old name by its dotted path, and maps names moved under a group', () => {
+    const renames = {
+      ...movedUnder('tuning', ' leaseMs\n  batchSize '),
+      'retention.prune': 'keepMs',
+    };
+    expect(renames).toMatchObject({ leaseMs: 'tuning.leaseMs', batchSize: 'tuning.batchSize' });
+    expect(() => check.renamed({ retention: { prune: false } }, renames)).toThrow(
+      'option "retention.prune" was renamed to "keepMs"',
+    );
+    expect(() => check.renamed({ batchSize: 5 }, renames)).toThrow('"tuning.batchSize"');
+    expect(() =>
+      check.renamed({ retention: false, tuning: { leaseMs: 1 } }, renames),
     ).not.toThrow();
   });
 

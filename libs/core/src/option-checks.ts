@@ -151,7 +151,8 @@ export class OptionChecks {
 
   /**
    * Refuses options given under their old names: `renamed` maps each old name (a key of
-   * `raw`) to the option that replaces it, or to `[replacement, how the value changes]`.
+   * `raw`, or a dotted path such as `retention.publishedMs`) to the option that replaces it,
+   * or to `[replacement, how the value changes]`.
    * @throws RenamedOptionError naming the new option
    */
   renamed(
@@ -159,7 +160,7 @@ export class OptionChecks {
     renamed: Readonly<Record<string, string | readonly [string, string]>>,
   ): void {
     for (const [old, to] of Object.entries(renamed)) {
-      if ((raw as Record<string, unknown>)[old] === undefined) continue;
+      if (valueAt(raw, old) === undefined) continue;
       const [replacement, hint] = typeof to === 'string' ? [to, undefined] : to;
       throw new RenamedOptionError(this.module, old, replacement, hint);
     }
@@ -195,6 +196,29 @@ export class OptionChecks {
     }
     return { registry, prefix };
   }
+}
+
+/**
+ * The renames of options moved, unchanged, under `group`, from their names separated by
+ * white space: `movedUnder('tuning', 'leaseMs')` is `{ leaseMs: 'tuning.leaseMs' }`.
+ */
+export function movedUnder(group: string, names: string): Record<string, string> {
+  return Object.fromEntries(
+    names
+      .trim()
+      .split(/\s+/)
+      .map((n) => [n, `${group}.${n}`]),
+  );
+}
+
+function valueAt(raw: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (v, key) =>
+        v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined,
+      raw,
+    );
 }
 
 function describeRange(min: number, max: number): string {

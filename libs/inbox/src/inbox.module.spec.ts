@@ -33,12 +33,14 @@ class FakeTransactionsModule {}
 
 const options: InboxModuleOptions = {
   kafka: { brokers: ['127.0.0.1:9092'] },
-  schema: 'shipping',
-  table: 'processed',
-  rejectedTable: 'refused',
-  versionsTable: 'versions',
   retry: { maxAttempts: 7, baseDelayMs: 50, maxDelayMs: 500 },
-  retention: { prune: false },
+  retention: { keepMs: Infinity },
+  tuning: {
+    schema: 'shipping',
+    table: 'processed',
+    rejectedTable: 'refused',
+    versionsTable: 'versions',
+  },
 };
 
 @Injectable()
@@ -71,9 +73,7 @@ describe('InboxModule registration', () => {
       options: o,
       registry,
       host,
-    } = await resolved([
-      InboxModule.forRoot({ kafka: { brokers: ['b:9092'] }, retention: { prune: false } }),
-    ]);
+    } = await resolved([InboxModule.forRoot({ kafka: { brokers: ['b:9092'] } })]);
     expect(o.tables.inbox).toBe('"public"."inbox"');
     expect(o.tables.rejected).toBe('"public"."inbox_rejected"');
     expect(o.tables.versions).toBe('"public"."inbox_aggregate_versions"');
@@ -91,13 +91,15 @@ describe('InboxModule registration', () => {
       maxMessageBytes: 1_048_576,
     });
     expect(o.retention).toMatchObject({
-      inboxRetentionMs: 14 * 86_400_000,
+      keepMs: 14 * 86_400_000,
       replayWindowMs: 86_400_000,
       onTooShort: 'refuse',
     });
     expect(host.name).toBe('default');
     expect(registry).toBeInstanceOf(Registry);
-    expect(await registry.getSingleMetric('inbox_events_applied_total')?.get()).toBeDefined();
+    expect(
+      await registry.getSingleMetric('nest_outbox_inbox_events_applied_total')?.get(),
+    ).toBeDefined();
   });
 
   it('forRoot reads every option back', async () => {
@@ -145,8 +147,8 @@ describe('InboxModule registration', () => {
       InboxModule.forRoot({ ...options, metrics: { registry, prefix: 'shipping_' } }),
     ]);
     expect(exposed).toBe(registry);
-    expect(registry.getSingleMetric('shipping_inbox_events_applied_total')).toBeDefined();
-    expect(registry.getSingleMetric('inbox_events_applied_total')).toBeUndefined();
+    expect(registry.getSingleMetric('shipping_events_applied_total')).toBeDefined();
+    expect(registry.getSingleMetric('nest_outbox_inbox_events_applied_total')).toBeUndefined();
   });
 
   it('exports no registry with metrics: false', async () => {
@@ -185,14 +187,21 @@ describe('InboxModule registration', () => {
   });
 
   it.each([
-    [
-      { tables: { schema: 'app' } },
-      /option "tables" was renamed to "schema, table, rejectedTable, versionsTable"/,
-    ],
-    [{ createSchema: true }, /option "createSchema" was renamed to "installSchema"/],
+    [{ tables: { schema: 'app' } }, /option "tables" was renamed to "tuning" \(tables.inbox is/],
+    [{ createSchema: true }, /option "createSchema" was renamed to "tuning.installSchema"/],
     [
       { retry: { initialDelayMs: 10 } },
       /option "retry.initialDelayMs" was renamed to "retry.baseDelayMs"/,
+    ],
+    [{ schema: 'app' }, /option "schema" was renamed to "tuning.schema"/],
+    [{ maxMessageBytes: 10 }, /option "maxMessageBytes" was renamed to "tuning.maxMessageBytes"/],
+    [
+      { retention: { inboxRetentionMs: 10 } },
+      /option "retention.inboxRetentionMs" was renamed to "retention.keepMs"/,
+    ],
+    [
+      { retention: { prune: false } },
+      /option "retention.prune" was renamed to "retention.keepMs" \(prune: false is keepMs: Infinity\)/,
     ],
   ])('refuses an option under its old name, naming the new one (%#)', (old, message) => {
     const attempt = () => InboxModule.forRoot({ ...options, ...(old as object) });
@@ -202,20 +211,26 @@ describe('InboxModule registration', () => {
 
   it.each([
     [{ kafka: { brokers: [] } }, /kafka.brokers" is required/],
-    [{ ...options, schema: 'Bad Schema' }, /"schema" must be a lower-case SQL identifier/],
-    [{ ...options, rejectedTable: 'x-y' }, /"rejectedTable" must be a lower-case SQL identifier/],
+    [
+      { ...options, tuning: { schema: 'Bad Schema' } },
+      /"tuning.schema" must be a lower-case SQL identifier/,
+    ],
+    [
+      { ...options, tuning: { rejectedTable: 'x-y' } },
+      /"tuning.rejectedTable" must be a lower-case SQL identifier/,
+    ],
     [{ ...options, retry: { maxAttempts: 0 } }, /retry.maxAttempts" must be a positive integer/],
     [
       { ...options, retry: { baseDelayMs: 500, maxDelayMs: 100 } },
       /retry.maxDelayMs" \(100\) must be >= retry.baseDelayMs \(500\)/,
     ],
     [{ ...options, onExhausted: 'skip' }, /onExhausted" must be one of "dead-letter", "pause"/],
-    [{ ...options, installSchema: 'yes' }, /installSchema" must be true or false/],
-    [{ ...options, metrics: { prefix: 'bad prefix' } }, /metrics.prefix" must match/],
     [
-      { ...options, retention: { inboxRetentionMs: -1 } },
-      /retention.inboxRetentionMs" must be a duration/,
+      { ...options, tuning: { installSchema: 'yes' } },
+      /tuning.installSchema" must be true or false/,
     ],
+    [{ ...options, metrics: { prefix: 'bad prefix' } }, /metrics.prefix" must match/],
+    [{ ...options, retention: { keepMs: -1 } }, /retention.keepMs" must be a duration/],
   ])(
     'refuses invalid options with a message that says how to fix them: at forRoot, and at start-up with forRootAsync (%#)',
     async (bad, message) => {

@@ -69,6 +69,7 @@ describe('@nest-outbox/inbox public barrel', () => {
        "class InboxSchemaMissingError",
        "function inboxSchemaSql",
        "interface InboxTableNames",
+       "interface InboxTuningOptions",
        "class InboxVersionGapError",
        "interface PoisonPause",
        "type RejectionCode",

@@ -8,6 +8,7 @@ export type {
   InboxOptionsFactory,
   InboxRetentionOptions,
   InboxRetryOptions,
+  InboxTuningOptions,
   VersionCheckMode,
 } from './options/inbox-options.interface';
 export { INBOX_METRICS_REGISTRY } from './inbox.constants';

@@ -101,18 +101,18 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
       schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
-      module: { retention: { inboxRetentionMs: 3 * 86_400_000, replayWindowMs: 3_600_000 } },
+      module: { retention: { keepMs: 3 * 86_400_000, replayWindowMs: 3_600_000 } },
       logger: false,
     });
     await expect(attempt).rejects.toThrow(InboxRetentionTooShortError);
-    await expect(attempt).rejects.toThrow(/retention.inboxRetentionMs to at least 262800000 ms/);
+    await expect(attempt).rejects.toThrow(/retention.keepMs to at least 262800000 ms/);
 
     const accepted = await startInboxApp({
       schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
       module: {
-        retention: { inboxRetentionMs: 3 * 86_400_000 + 3_600_000, replayWindowMs: 3_600_000 },
+        retention: { keepMs: 3 * 86_400_000 + 3_600_000, replayWindowMs: 3_600_000 },
       },
     });
     fx.apps.push(accepted);
@@ -120,7 +120,7 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
       schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
-      module: { retention: { inboxRetentionMs: 1000, onTooShort: 'warn' } },
+      module: { retention: { keepMs: 1000, onTooShort: 'warn' } },
       logger: false,
     });
     fx.apps.push(warned);
@@ -133,7 +133,7 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
       schema: fx.db.name,
       topics: [topic],
       groupId: uniqueTopic('g'),
-      module: { table: 'never_created', installSchema: false },
+      module: { tuning: { table: 'never_created', installSchema: false } },
       logger: false,
     });
     await expect(attempt).rejects.toThrow(InboxSchemaMissingError);

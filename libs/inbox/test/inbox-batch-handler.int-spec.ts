@@ -89,10 +89,10 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
       `SELECT kafka_offset, reason_code FROM "${fx.db.name}".inbox_rejected`,
     );
     expect(rows).toEqual([{ kafka_offset: '4', reason_code: 'unknown_event_type' }]);
-    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1 + 3);
-    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(2);
-    expect(await inboxMetric(app, 'inbox_events_stale_total')).toBe(1);
-    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(4 + 2 + 1);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(1 + 3);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')).toBe(2);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_stale_total')).toBe(1);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_received_total')).toBe(4 + 2 + 1);
   });
 
   it("Given a chunk with a refused record before the chunk's last one, when it is consumed, then the rejected row's evidence and the dead-letter record are that record's own key and value, not the last record's", async () => {
@@ -147,8 +147,8 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
     expect(calls).toEqual([ids(chunk), ...ids(chunk).map((id) => [id])]);
     expect(await effectCounts(chunk)).toEqual(new Map(ids(chunk).map((id) => [id, 1])));
     // The rolled-back chunk counted nothing; the warm-up record and the replay count once each.
-    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1 + 3);
-    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(1 + 3);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(1 + 3);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_received_total')).toBe(1 + 3);
   });
 
   it('Given plain ServerKafka, when records arrive, then the batch handler is called once per record with that one event', async () => {

@@ -106,8 +106,8 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     expect(bulkIds()).toEqual([expect.arrayContaining([...ids(fresh), w1.eventId, w2.eventId])]);
     expect(bulkIds()[0]).toHaveLength(7); // n2 once, at its first offset
     expect(singleIds()).toEqual([]); // no row registered record by record
-    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(3 + 5);
-    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(3);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(3 + 5);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')).toBe(3);
   });
 
   it('Given a registered-ahead chunk whose fourth record fails once, when the chunk is replayed record by record, then nothing at or after the failure was marked processed or committed before its replay, and each effect is applied once', async () => {
@@ -153,8 +153,8 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     expect(seenAtReplay?.offset).toBeLessThanOrEqual(6n); // never past the failing offset (6)
     const effects = await countBy('effects', chunk);
     expect(effects).toEqual(new Map(ids(chunk).map((id) => [id, 1])));
-    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(3 + 5);
-    expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBe(1);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(3 + 5);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')).toBe(1);
   });
 
   it('Given an interceptor that skips one handler of a registered-ahead chunk, when the chunk ends, then it is rolled back and replayed, the skipped event is not marked processed, and the topic is registered record by record from then on', async () => {

@@ -99,7 +99,7 @@ describe('Compressed batches from any producer (real PostgreSQL + Kafka + a Java
       .sort();
     expect(await applied()).toEqual(expected);
     expect(crashes).toEqual([]);
-    expect(await inboxMetric(app, 'inbox_events_rejected_total')).toBe(0);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_rejected_total')).toBe(0);
   });
 
   it("Given a Java producer's transactions, then a committed one is applied, an aborted one never is, and the partition is committed past every abort that ends it", async () => {
@@ -192,7 +192,7 @@ describe('Compressed batches from any producer (real PostgreSQL + Kafka + a Java
       ['2', 'undecodable_batch'],
     ]);
     expect(rows.rows[0]!.reason).toContain('gzip');
-    expect(await inboxMetric(app, 'inbox_events_rejected_total')).toBe(2);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_rejected_total')).toBe(2);
     const [snapshot] = app.get(InboxConsumerRegistry).snapshots();
     expect(snapshot?.status).toBe('running');
     expect(snapshot?.undecodable).toMatchObject({

@@ -73,8 +73,10 @@ describe('InboxModule across a kafkajs consumer stop and start (real PostgreSQL 
       expect(rows.map((r) => [r.event_id, r.n]).sort()).toEqual(
         events.map((e) => [e.eventId, '1']).sort(),
       );
-      expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(3);
-      expect(await inboxMetric(app, 'inbox_events_duplicate_total')).toBeGreaterThanOrEqual(1);
+      expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(3);
+      expect(
+        await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total'),
+      ).toBeGreaterThanOrEqual(1);
     },
   );
 });

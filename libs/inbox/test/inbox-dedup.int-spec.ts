@@ -45,7 +45,9 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     planted: number,
   ) => {
     const [received, applied, duplicates] = await Promise.all(
-      ['received', 'applied', 'duplicate'].map((m) => inboxMetric(app, `inbox_events_${m}_total`)),
+      ['received', 'applied', 'duplicate'].map((m) =>
+        inboxMetric(app, `nest_outbox_inbox_events_${m}_total`),
+      ),
     );
     expect({ received, rejoins: rejoins() }).toEqual({
       received: applied! + duplicates!,
@@ -67,7 +69,10 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     const firstRejoins = watchRejoins(first);
     await waitFor('both events applied and all three offsets committed', async () => {
       const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
-      return committed === 3n && (await inboxMetric(first, 'inbox_events_duplicate_total')) >= 1;
+      return (
+        committed === 3n &&
+        (await inboxMetric(first, 'nest_outbox_inbox_events_duplicate_total')) >= 1
+      );
     });
     expect(await effects()).toBe(2);
     expect(await effects(event.eventId)).toBe(1);
@@ -82,12 +87,12 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       'the redeliveries absorbed and all three offsets committed',
       async () =>
         (await committedOffsets(fx.tools.admin, secondGroup, topic)).get(0) === 3n &&
-        (await inboxMetric(second, 'inbox_events_duplicate_total')) >= 3,
+        (await inboxMetric(second, 'nest_outbox_inbox_events_duplicate_total')) >= 3,
     );
     await expectDuplicates(second, secondRejoins, 3);
     expect(await effects(event.eventId)).toBe(1);
     expect(await effects(other.eventId)).toBe(1);
-    expect(await inboxMetric(second, 'inbox_events_applied_total')).toBe(0);
+    expect(await inboxMetric(second, 'nest_outbox_inbox_events_applied_total')).toBe(0);
   });
 
   it.each(['plain', 'batched'] as const)(
@@ -106,7 +111,10 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       const rejoins = watchRejoins(app);
       await waitFor('every offset committed, the duplicates absorbed', async () => {
         const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
-        return committed === 7n && (await inboxMetric(app, 'inbox_events_duplicate_total')) >= 2;
+        return (
+          committed === 7n &&
+          (await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')) >= 2
+        );
       });
       await expectDuplicates(app, rejoins, 2);
       expect(await effects(event.eventId)).toBe(1);
@@ -144,21 +152,21 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     );
     expect(committedDuringFailures).toEqual([-1n, -1n, -1n]);
     expect(await effects(event.eventId)).toBe(1);
-    expect(await inboxMetric(app, 'inbox_handler_failures_total')).toBe(2);
-    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(1);
-    expect(await inboxMetric(app, 'inbox_apply_errors_total')).toBe(2);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_handler_failures_total')).toBe(2);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(1);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_apply_errors_total')).toBe(2);
     const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
-    expect(await registry.getSingleMetricAsString('inbox_apply_errors_total')).toMatch(
+    expect(await registry.getSingleMetricAsString('nest_outbox_inbox_apply_errors_total')).toMatch(
       /reason="handler"\} 2/,
     );
-    expect(await inboxMetric(app, 'inbox_events_received_total')).toBe(1);
-    expect(await registry.getSingleMetricAsString('inbox_handler_duration_seconds')).toMatch(
-      /inbox_handler_duration_seconds_count\{consumer="[^"]+"\} 3$/m,
-    );
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_received_total')).toBe(1);
+    expect(
+      await registry.getSingleMetricAsString('nest_outbox_inbox_handler_duration_seconds'),
+    ).toMatch(/inbox_handler_duration_seconds_count\{consumer="[^"]+"\} 3$/m);
     // Applied and committed: no distance left between the two offsets.
     await waitFor(
       'the applied-to-committed distance to close',
-      async () => (await inboxMetric(app, 'inbox_applied_uncommitted_offsets')) === 0,
+      async () => (await inboxMetric(app, 'nest_outbox_inbox_applied_uncommitted_offsets')) === 0,
     );
     const rows = await fx.db.pool.query(
       `SELECT kafka_offset FROM "${fx.db.name}".inbox WHERE event_id = $1`,
@@ -211,7 +219,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(rows).toHaveLength(30);
     expect(rows.every((r) => r.n === '1')).toBe(true);
     expect(failures).toBe(2);
-    expect(await inboxMetric(app, 'inbox_events_applied_total')).toBe(30);
+    expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(30);
     // The duplicate share's denominator (received) counts every settled delivery.
     await expectDuplicates(app, rejoins, 3);
   });

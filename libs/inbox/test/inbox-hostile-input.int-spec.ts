@@ -221,9 +221,9 @@ describe('InboxModule: every record settles, whatever its bytes (real PostgreSQL
       expect(log).not.toContain(MARKER);
       const metrics = await app
         .get<Registry>(INBOX_METRICS_REGISTRY)
-        .getSingleMetricAsString('inbox_records_unrecorded_total');
+        .getSingleMetricAsString('nest_outbox_inbox_records_unrecorded_total');
       expect(metrics).toContain(
-        `inbox_records_unrecorded_total{consumer="${consumer}",topic="${topic}",reason="handler_failed"} 1`,
+        `nest_outbox_inbox_records_unrecorded_total{consumer="${consumer}",topic="${topic}",reason="handler_failed"} 1`,
       );
       expect(app.get(InboxConsumerRegistry).snapshots()[0]?.status).toBe('running');
     },

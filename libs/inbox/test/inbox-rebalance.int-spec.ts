@@ -69,7 +69,7 @@ describe('InboxModule in a consumer group: rebalance mid-stream', () => {
     await waitFor('the second consumer to apply events', async () => {
       const m = await second
         .get<Registry>(INBOX_METRICS_REGISTRY)
-        .getSingleMetric('inbox_events_applied_total')
+        .getSingleMetric('nest_outbox_inbox_events_applied_total')
         ?.get();
       return (m?.values.reduce((s, v) => s + v.value, 0) ?? 0) > 10;
     });

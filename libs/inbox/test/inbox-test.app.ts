@@ -172,10 +172,9 @@ function buildAppModule(o: InboxTestAppOptions): Type {
       InboxModule.forRoot({
         connectionName: o.connectionName,
         kafka: { ...o.kafka, brokers: o.brokers ?? KAFKA_BROKERS },
-        schema: o.schema,
-        installSchema: true,
         retry: { maxAttempts: 5, baseDelayMs: 50, maxDelayMs: 400 },
         ...o.module,
+        tuning: { schema: o.schema, installSchema: true, ...o.module?.tuning },
       }),
       TerminusModule,
     ],

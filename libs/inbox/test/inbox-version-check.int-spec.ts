@@ -45,8 +45,8 @@ describe('versionCheck of an @InboxHandler (real PostgreSQL + Kafka)', () => {
         [aggregateId],
       );
       expect(rows.map((r) => r.id)).toEqual([v1.eventId, v2.eventId, v4.eventId]);
-      expect(await inboxMetric(app, 'inbox_events_stale_total')).toBe(1);
-      expect(await inboxMetric(app, 'inbox_version_gaps_total')).toBe(1);
+      expect(await inboxMetric(app, 'nest_outbox_inbox_events_stale_total')).toBe(1);
+      expect(await inboxMetric(app, 'nest_outbox_inbox_version_gaps_total')).toBe(1);
       const versions = await fx.db.pool.query<{ last_version: string }>(
         `SELECT last_version FROM "${fx.db.name}".inbox_aggregate_versions WHERE aggregate_id = $1`,
         [aggregateId],

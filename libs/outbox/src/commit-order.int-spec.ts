@@ -77,7 +77,10 @@ async function eventsOf(aggregateId: string): Promise<{ event_type: string; even
 beforeAll(async () => {
   db = await createTestSchema('outbox_order');
   await createTables(db.pool, db.name);
-  app = await createOutboxApp({ schema: db.name, notifyChannel: false }, { providers: [Writer] });
+  app = await createOutboxApp(
+    { tuning: { schema: db.name, notifyChannel: false } },
+    { providers: [Writer] },
+  );
   writer = app.get(Writer);
   gate = new CommitGate(dataSourceOf(app));
 });

@@ -26,6 +26,7 @@ describe('@nest-outbox/outbox public barrel', () => {
        "class OutboxTableNotFoundError",
        "function OutboxTransactional",
        "interface OutboxTransactionOptions",
+       "interface OutboxTuningOptions",
        "class PayloadSerializationError",
        "class PayloadTooLargeError",
        "interface RecordedEvent",

@@ -6,6 +6,7 @@ export { OutboxTransactional } from './outbox-transactional.decorator';
 export type {
   OutboxModuleExtras,
   OutboxModuleOptions,
+  OutboxTuningOptions,
   ResolvedOutboxOptions,
   TraceContext,
 } from './outbox-options.interface';

@@ -26,7 +26,9 @@ class ProbeModule {}
 
 describe('OutboxModule public options (installSchema, verifySchema, isGlobal, renamed options)', () => {
   it('Given installSchema: true and no table, when the app starts, then the table is created and an event can be recorded', async () => {
-    const app = await createOutboxApp({ schema: db.name, table: 'installed', installSchema: true });
+    const app = await createOutboxApp({
+      tuning: { schema: db.name, table: 'installed', installSchema: true },
+    });
     try {
       const outbox = app.get(OutboxService);
       await outbox.transaction(() =>
@@ -47,7 +49,9 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
 
   it('Given two apps starting together with installSchema: true, then both start (the DDL is serialised)', async () => {
     const apps = await Promise.all(
-      [1, 2].map(() => createOutboxApp({ schema: db.name, table: 'raced', installSchema: true })),
+      [1, 2].map(() =>
+        createOutboxApp({ tuning: { schema: db.name, table: 'raced', installSchema: true } }),
+      ),
     );
     await Promise.all(apps.map((app) => app.close()));
     const { rows } = await db.pool.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [
@@ -57,7 +61,9 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
   });
 
   it('Given verifySchema: false and no table, then the app starts (the table may come later)', async () => {
-    const app = await createOutboxApp({ schema: db.name, table: 'later', verifySchema: false });
+    const app = await createOutboxApp({
+      tuning: { schema: db.name, table: 'later', verifySchema: false },
+    });
     await app.close();
   });
 
@@ -68,7 +74,7 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
     'Given isGlobal: %p, then a module that does not import the outbox sees its wake-up: %p',
     async (isGlobal, visible) => {
       const app = await createOutboxApp(
-        OutboxModule.forRoot({ schema: db.name, table: 'installed', isGlobal }),
+        OutboxModule.forRoot({ isGlobal, tuning: { schema: db.name, table: 'installed' } }),
         { imports: [ProbeModule] },
       );
       try {
@@ -79,12 +85,12 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
     },
   );
 
-  it('Given the old option verifyTableOnStartup, then start-up fails with RenamedOptionError naming verifySchema', () => {
+  it('Given the old option verifyTableOnStartup, then start-up fails with RenamedOptionError naming tuning.verifySchema', () => {
     const old = { verifyTableOnStartup: false } as never;
     expect(() => OutboxModule.forRoot(old)).toThrow(RenamedOptionError);
     expect(() => OutboxModule.forRoot(old)).toThrow(InvalidOptionsError);
     expect(() => OutboxModule.forRoot(old)).toThrow(
-      /OutboxModule: option "verifyTableOnStartup" was renamed to "verifySchema"/,
+      /OutboxModule: option "verifyTableOnStartup" was renamed to "tuning.verifySchema"/,
     );
   });
 });

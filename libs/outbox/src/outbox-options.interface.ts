@@ -17,62 +17,6 @@ export interface TraceContext {
  */
 export interface OutboxModuleOptions {
   /**
-   * Schema of the outbox table (a lower-case SQL identifier).
-   * @default 'public'
-   */
-  schema?: string;
-  /**
-   * Name of the outbox table (a lower-case SQL identifier).
-   * @default 'outbox'
-   */
-  table?: string;
-  /**
-   * Largest serialized payload accepted by `record()`, in bytes (UTF-8). Keep it under the
-   * topic's `max.message.bytes`, or the relay will have to park the event.
-   * @default 1000000
-   */
-  maxPayloadBytes?: number;
-  /**
-   * PostgreSQL channel on which relays in other processes are woken (coalesced, outside
-   * the business transaction); `false` disables cross-process notifications (the
-   * in-process `OUTBOX_WAKEUP` signal and the relay's polling still work).
-   * @default DEFAULT_NOTIFY_CHANNEL ('nest_outbox')
-   */
-  notifyChannel?: string | false;
-  /**
-   * At most one notification per this many milliseconds per process.
-   * @default 5
-   */
-  notifyCoalesceMs?: number;
-  /**
-   * Returns the active trace context, if any. Its `traceparent`/`tracestate` go into the
-   * event's headers unless the caller passed its own; the relay's publish span links to it
-   * and the consumer's handler span continues it. `false` stores none.
-   * @default the active OpenTelemetry span when `@opentelemetry/api` (an optional peer) is
-   *   installed; none otherwise
-   */
-  traceContext?: (() => TraceContext | undefined) | false;
-  /**
-   * Apply the outbox table's idempotent DDL (`outboxSchemaSql`) at start-up, under an
-   * advisory lock so that instances starting together do not race. Prefer a migration
-   * (`createOutboxMigration`) where the application has them.
-   * @default false
-   */
-  installSchema?: boolean;
-  /**
-   * Check at start-up that the outbox table exists; a missing table stops the application
-   * with `OutboxTableNotFoundError`. (Formerly `verifyTableOnStartup`.)
-   * @default true
-   */
-  verifySchema?: boolean;
-  /**
-   * prom-client registry (one is created when absent; token `OUTBOX_METRICS_REGISTRY`) and
-   * metric name prefix of the outbox's metrics (docs/METRICS.md), or `false` for none.
-   * prom-client is an optional peer, loaded only when metrics are on.
-   * @default { prefix: 'nest_outbox_outbox_' }
-   */
-  metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
-  /**
    * Back-pressure: read, every second, the state the relay publishes (`ok`, `warn`,
    * `critical`, or `unknown` while no relay publishes it; thresholds are `RelayModule`'s
    * `pressure` option); while it is `critical`, commands marked
@@ -81,11 +25,31 @@ export interface OutboxModuleOptions {
    * @default false
    */
   pressure?: boolean;
-  /**
-   * How the outbox runs its SQL in the transaction `TransactionHost.tx` holds. Needed only
-   * for a data stack `sqlExecutorOf` does not recognise.
-   * @default sqlExecutorOf (TypeORM, Prisma, Drizzle node-postgres, Kysely, MikroORM, pg)
-   */
+  /** prom-client registry (default: the module's own) and name prefix, or `false`. @default { prefix: 'nest_outbox_outbox_' } */
+  metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /** Settings whose defaults need no touching (see `OutboxTuningOptions`). */
+  tuning?: OutboxTuningOptions;
+}
+
+/** `tuning` of `OutboxModuleOptions`: settings whose defaults need no touching. @publicApi */
+export interface OutboxTuningOptions {
+  /** Schema of the outbox table (a lower-case SQL identifier). @default 'public' */
+  schema?: string;
+  /** Name of the outbox table (a lower-case SQL identifier). @default 'outbox' */
+  table?: string;
+  /** Largest serialized payload `record()` accepts, in UTF-8 bytes. @default 1000000 */
+  maxPayloadBytes?: number;
+  /** Channel of the coalesced cross-process wake-up; `false`: none. @default 'nest_outbox' */
+  notifyChannel?: string | false;
+  /** At most one notification per this many milliseconds per process. @default 5 */
+  notifyCoalesceMs?: number;
+  /** The active trace context, put into the headers; `false`: none. @default the OpenTelemetry span */
+  traceContext?: (() => TraceContext | undefined) | false;
+  /** Apply the table's idempotent DDL at start-up, under an advisory lock. @default false */
+  installSchema?: boolean;
+  /** Refuse to start with `OutboxTableNotFoundError` when the table is missing. @default true */
+  verifySchema?: boolean;
+  /** How SQL runs in `TransactionHost.tx`, for a stack `sqlExecutorOf` does not know. @default sqlExecutorOf */
   sqlExecutor?: SqlExecutorFactory;
 }
 

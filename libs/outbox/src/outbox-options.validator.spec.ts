@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '@nest-outbox/core';
+import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
 import { activeTraceHeaders } from '@nest-outbox/core/internal';
 import { resolveOutboxOptions } from './outbox-options.validator';
 
@@ -9,13 +9,37 @@ describe('resolveOutboxOptions: traceContext', () => {
 
   it('keeps a hook given by the application, and stores none with false', () => {
     const hook = () => ({ traceparent: 'tp' });
-    expect(resolveOutboxOptions({ traceContext: hook }, undefined).traceContext).toBe(hook);
-    expect(resolveOutboxOptions({ traceContext: false }, undefined).traceContext).toBeUndefined();
+    expect(resolveOutboxOptions({ tuning: { traceContext: hook } }, undefined).traceContext).toBe(
+      hook,
+    );
+    expect(
+      resolveOutboxOptions({ tuning: { traceContext: false } }, undefined).traceContext,
+    ).toBeUndefined();
   });
 
   it('refuses anything else at start-up with a typed error saying what it may be', () => {
-    const wrong = { traceContext: 'otel' } as unknown as Parameters<typeof resolveOutboxOptions>[0];
+    const wrong = { tuning: { traceContext: 'otel' } } as unknown as Parameters<
+      typeof resolveOutboxOptions
+    >[0];
     expect(() => resolveOutboxOptions(wrong, undefined)).toThrow(InvalidOptionsError);
     expect(() => resolveOutboxOptions(wrong, undefined)).toThrow(/must be a function, false/);
+  });
+});
+
+describe('resolveOutboxOptions: options moved under tuning', () => {
+  it.each(
+    `schema table maxPayloadBytes notifyChannel notifyCoalesceMs traceContext installSchema
+    verifySchema sqlExecutor`.split(/\s+/),
+  )('refuses %s at the top level with a RenamedOptionError naming tuning.%s', (name) => {
+    const old = { [name]: 1 } as Parameters<typeof resolveOutboxOptions>[0];
+    expect(() => resolveOutboxOptions(old, undefined)).toThrow(RenamedOptionError);
+    expect(() => resolveOutboxOptions(old, undefined)).toThrow(
+      `option "${name}" was renamed to "tuning.${name}"`,
+    );
+  });
+
+  it('reads them under tuning', () => {
+    const o = resolveOutboxOptions({ tuning: { schema: 'app', maxPayloadBytes: 10 } }, undefined);
+    expect(o).toMatchObject({ qualifiedTable: '"app"."outbox"', maxPayloadBytes: 10 });
   });
 });

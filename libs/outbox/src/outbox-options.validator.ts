@@ -2,21 +2,36 @@ import { InvalidOptionsError } from '@nest-outbox/core';
 import {
   DEFAULT_NOTIFY_CHANNEL,
   OptionChecks,
+  movedUnder,
   qualifiedTable,
   sqlExecutorOf,
   sqlIdentifier,
 } from '@nest-outbox/core/internal';
 import { otelTraceContext } from './event/otel-trace-context';
-import type { OutboxModuleOptions, ResolvedOutboxOptions } from './outbox-options.interface';
+import type {
+  OutboxModuleOptions,
+  OutboxTuningOptions,
+  ResolvedOutboxOptions,
+} from './outbox-options.interface';
 
 const MODULE = 'OutboxModule';
 
 const check = new OptionChecks(MODULE);
 
+/** Old option names, refused with the name of their replacement. */
+const RENAMED = {
+  ...movedUnder(
+    'tuning',
+    `schema table maxPayloadBytes notifyChannel notifyCoalesceMs traceContext installSchema
+    verifySchema sqlExecutor`,
+  ),
+  verifyTableOnStartup: 'tuning.verifySchema',
+};
+
 function notifyChannel(value: unknown): string | false {
   if (value === undefined) return DEFAULT_NOTIFY_CHANNEL;
   if (value === false) return false;
-  sqlIdentifier(MODULE, 'notifyChannel', value);
+  sqlIdentifier(MODULE, 'tuning.notifyChannel', value);
   return value as string;
 }
 
@@ -43,25 +58,26 @@ export function resolveOutboxOptions(
   if (options === null || typeof options !== 'object') {
     throw new InvalidOptionsError(MODULE, 'options', 'must be an object (or omitted)');
   }
-  check.renamed(options, { verifyTableOnStartup: 'verifySchema' });
-  const schema = options.schema ?? 'public';
-  const table = options.table ?? 'outbox';
-  const quoted = qualifiedTable(MODULE, schema, table);
+  check.renamed(options, RENAMED);
+  const t: OutboxTuningOptions = options.tuning ?? {};
+  const schema = t.schema ?? 'public';
+  const table = t.table ?? 'outbox';
+  const quoted = qualifiedTable(MODULE, schema, table, 'tuning.');
   if (
-    options.traceContext !== undefined &&
-    options.traceContext !== false &&
-    typeof options.traceContext !== 'function'
+    t.traceContext !== undefined &&
+    t.traceContext !== false &&
+    typeof t.traceContext !== 'function'
   ) {
     throw new InvalidOptionsError(
       MODULE,
-      'traceContext',
+      'tuning.traceContext',
       'must be a function, false (store no trace context) or omitted (OpenTelemetry when installed)',
     );
   }
-  if (options.sqlExecutor !== undefined && typeof options.sqlExecutor !== 'function') {
+  if (t.sqlExecutor !== undefined && typeof t.sqlExecutor !== 'function') {
     throw new InvalidOptionsError(
       MODULE,
-      'sqlExecutor',
+      'tuning.sqlExecutor',
       'must be a function (tx) => SqlExecutor, or omitted (the stack is recognised from TransactionHost.tx)',
     );
   }
@@ -72,16 +88,15 @@ export function resolveOutboxOptions(
     schema,
     table,
     qualifiedTable: quoted,
-    maxPayloadBytes: check.integer('maxPayloadBytes', options.maxPayloadBytes, 1_000_000),
-    notifyChannel: notifyChannel(options.notifyChannel),
-    notifyCoalesceMs: check.integer('notifyCoalesceMs', options.notifyCoalesceMs, 5, { min: 0 }),
-    traceContext:
-      options.traceContext === false ? undefined : (options.traceContext ?? otelTraceContext()),
-    installSchema: check.boolean('installSchema', options.installSchema, false),
-    verifySchema: check.boolean('verifySchema', options.verifySchema, true),
+    maxPayloadBytes: check.integer('tuning.maxPayloadBytes', t.maxPayloadBytes, 1_000_000),
+    notifyChannel: notifyChannel(t.notifyChannel),
+    notifyCoalesceMs: check.integer('tuning.notifyCoalesceMs', t.notifyCoalesceMs, 5, { min: 0 }),
+    traceContext: t.traceContext === false ? undefined : (t.traceContext ?? otelTraceContext()),
+    installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
+    verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
     pressure: pressureOption(check, options.pressure),
-    sqlExecutor: options.sqlExecutor ?? sqlExecutorOf,
+    sqlExecutor: t.sqlExecutor ?? sqlExecutorOf,
     connectionName,
   };
 }

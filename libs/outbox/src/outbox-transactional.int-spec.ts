@@ -136,12 +136,14 @@ beforeAll(async () => {
   await createTables(db.pool, schema);
   app = await createOutboxApp(
     {
-      schema,
-      maxPayloadBytes: 1000,
-      notifyChannel: false,
-      traceContext: () => ({
-        traceparent: '00-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbb-01',
-      }),
+      tuning: {
+        schema,
+        maxPayloadBytes: 1000,
+        notifyChannel: false,
+        traceContext: () => ({
+          traceparent: '00-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbb-01',
+        }),
+      },
     },
     { providers: [OrderCommands] },
   );

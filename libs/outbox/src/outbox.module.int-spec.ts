@@ -43,7 +43,7 @@ class ConfigModule {}
 @Injectable()
 class OutboxOptionsFactory {
   createOutboxOptions(): OutboxModuleOptions {
-    return { schema: db.name, table: 'events_class', notifyCoalesceMs: 20 };
+    return { tuning: { schema: db.name, table: 'events_class', notifyCoalesceMs: 20 } };
   }
 }
 
@@ -121,17 +121,19 @@ describe('OutboxModule registration', () => {
     };
     const options = await startAndRecord(
       OutboxModule.forRoot({
-        schema: db.name,
-        table: 'events_full',
-        maxPayloadBytes: 2048,
-        notifyChannel: false,
-        notifyCoalesceMs: 0,
-        traceContext,
-        installSchema: false,
-        verifySchema: true,
         metrics: false,
         pressure: true,
-        sqlExecutor,
+        tuning: {
+          schema: db.name,
+          table: 'events_full',
+          maxPayloadBytes: 2048,
+          notifyChannel: false,
+          notifyCoalesceMs: 0,
+          traceContext,
+          installSchema: false,
+          verifySchema: true,
+          sqlExecutor,
+        },
       }),
     );
     expect(executed).toBeGreaterThan(0);
@@ -159,7 +161,9 @@ describe('OutboxModule registration', () => {
         inject: [OutboxConfig],
         useFactory: async (config: OutboxConfig) => {
           await Promise.resolve();
-          return { schema: db.name, table: config.table, notifyChannel: 'custom_channel' };
+          return {
+            tuning: { schema: db.name, table: config.table, notifyChannel: 'custom_channel' },
+          };
         },
       }),
     );
@@ -185,9 +189,8 @@ describe('OutboxModule registration', () => {
       imports: [
         ...persistenceImports('secondary'),
         OutboxModule.forRoot({
-          schema: db.name,
-          table: 'events_full',
           connectionName: 'secondary',
+          tuning: { schema: db.name, table: 'events_full' },
         }),
       ],
     }).compile();
@@ -220,13 +223,25 @@ describe('OutboxModule registration', () => {
 
 describe('OutboxModule start-up validation', () => {
   it.each<[string, OutboxModuleOptions, RegExp]>([
-    ['a table name with SQL in it', { table: 'outbox; drop table users' }, /option "table"/],
-    ['an upper-case schema', { schema: 'App' }, /option "schema"/],
-    ['a quoted identifier', { table: 'out"box' }, /option "table"/],
-    ['a too long name', { table: 'x'.repeat(64) }, /option "table"/],
-    ['a notify channel with spaces', { notifyChannel: 'my channel' }, /option "notifyChannel"/],
-    ['a zero payload limit', { maxPayloadBytes: 0 }, /option "maxPayloadBytes"/],
-    ['a negative coalesce interval', { notifyCoalesceMs: -1 }, /option "notifyCoalesceMs"/],
+    [
+      'a table name with SQL in it',
+      { tuning: { table: 'outbox; drop table users' } },
+      /option "tuning.table"/,
+    ],
+    ['an upper-case schema', { tuning: { schema: 'App' } }, /option "tuning.schema"/],
+    ['a quoted identifier', { tuning: { table: 'out"box' } }, /option "tuning.table"/],
+    ['a too long name', { tuning: { table: 'x'.repeat(64) } }, /option "tuning.table"/],
+    [
+      'a notify channel with spaces',
+      { tuning: { notifyChannel: 'my channel' } },
+      /option "tuning.notifyChannel"/,
+    ],
+    ['a zero payload limit', { tuning: { maxPayloadBytes: 0 } }, /option "tuning.maxPayloadBytes"/],
+    [
+      'a negative coalesce interval',
+      { tuning: { notifyCoalesceMs: -1 } },
+      /option "tuning.notifyCoalesceMs"/,
+    ],
     ['a metric prefix with a dash', { metrics: { prefix: 'my-app_' } }, /option "metrics.prefix"/],
     ['a registry that is not one', { metrics: { registry: {} as never } }, /"metrics.registry"/],
     [
@@ -234,7 +249,11 @@ describe('OutboxModule start-up validation', () => {
       { pressure: { maxBacklog: 10 } as never },
       /option "pressure" must be true or false: .*RelayModule's pressure option/,
     ],
-    ['a non-boolean verifySchema', { verifySchema: 'yes' as never }, /option "verifySchema"/],
+    [
+      'a non-boolean verifySchema',
+      { tuning: { verifySchema: 'yes' as never } },
+      /option "tuning.verifySchema"/,
+    ],
   ])(
     'Given %s, then the module refuses it with InvalidOptionsError naming the option',
     (_c, options, message) => {
@@ -249,15 +268,18 @@ describe('OutboxModule start-up validation', () => {
         imports: [
           FakeTransactionHostModule,
           ClsModule.forRoot({ global: true }),
-          OutboxModule.forRootAsync({ useFactory: () => ({ schema: 'bad-schema' }) }),
+          OutboxModule.forRootAsync({ useFactory: () => ({ tuning: { schema: 'bad-schema' } }) }),
         ],
       }).compile(),
-    ).rejects.toThrow(/OutboxModule: option "schema" must be a lower-case SQL identifier/);
+    ).rejects.toThrow(/OutboxModule: option "tuning.schema" must be a lower-case SQL identifier/);
   });
 
   it('Given a table that does not exist, then start-up fails with OutboxTableNotFoundError naming the fix', async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [...persistenceImports(), OutboxModule.forRoot({ schema: db.name, table: 'nope' })],
+      imports: [
+        ...persistenceImports(),
+        OutboxModule.forRoot({ tuning: { schema: db.name, table: 'nope' } }),
+      ],
     }).compile();
     const failure = await moduleRef.init().then(
       () => undefined,

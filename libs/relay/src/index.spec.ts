@@ -39,6 +39,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "interface RelayStats",
        "interface RelayTableName",
        "interface RelayTotals",
+       "interface RelayTuningOptions",
        "interface RepublishOutcome",
        "type RepublishRange",
        "interface RetentionOptions",

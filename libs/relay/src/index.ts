@@ -6,6 +6,7 @@ export type {
   PollingOptions,
   RelayModuleExtras,
   RelayModuleOptions,
+  RelayTuningOptions,
   RetentionOptions,
   RetryOptions,
   TopicRoutingOptions,

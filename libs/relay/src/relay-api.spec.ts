@@ -17,18 +17,30 @@ describe('RelayModule unified options', () => {
   it('reads retry.maxAttempts, retry.baseDelayMs and retry.maxDelayMs', () => {
     const o = resolveRelayOptions({
       ...base,
-      retry: { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 800 },
+      tuning: { retry: { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 800 } },
     });
     expect(o).toMatchObject({ maxAttempts: 4, backoff: { baseMs: 50, capMs: 800 } });
   });
 
-  it.each([
+  it.each<[object, string, RegExp]>([
     [
       { backoff: { baseMs: 100 } },
       'backoff',
-      /renamed to "retry" \(backoff\.baseMs -> retry\.baseDelayMs/,
+      /renamed to "tuning.retry" \(baseMs -> baseDelayMs, capMs -> maxDelayMs/,
     ],
-    [{ maxAttempts: 3 }, 'maxAttempts', /renamed to "retry\.maxAttempts"/],
+    [{ maxAttempts: 3 }, 'maxAttempts', /renamed to "tuning\.retry\.maxAttempts"/],
+    [{ maxOldestAgeMs: 1 }, 'maxOldestAgeMs', /renamed to "tuning\.unhealthyAfterMs"/],
+    [{ retention: { publishedMs: 1 } }, 'retention.publishedMs', /renamed to "retention\.keepMs"/],
+    ...`schema table producer recordEncoder compression synchronousCommit batchSize runLimit
+      maxRequestBytes leaseMs publishTimeoutMs retry crashLoopThreshold polling listen
+      classifyError shutdownTimeoutMs statsIntervalMs tableStatsIntervalMs installSchema
+      verifySchema autoStart relayId publisher`
+      .split(/\s+/)
+      .map((name): [object, string, RegExp] => [
+        { [name]: 1 },
+        name,
+        new RegExp(`renamed to "tuning\\.${name}"`),
+      ]),
   ])(
     'refuses the old option %p with a RenamedOptionError naming the new one',
     (patch, option, message) => {
@@ -63,7 +75,7 @@ describe('RelayModule unified options', () => {
   it.each([
     [true, true],
     [false, false],
-    [undefined, false],
+    [undefined, true],
   ])(
     'with isGlobal: %p, a module that does not import the relay sees its exports: %p',
     async (isGlobal, visible) => {

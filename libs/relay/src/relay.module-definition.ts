@@ -10,8 +10,8 @@ export const {
 } = new ConfigurableModuleBuilder<RelayModuleOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createRelayOptions')
-  .setExtras<RelayModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+  .setExtras<RelayModuleExtras>({ isGlobal: true }, (definition, extras) => ({
     ...definition,
-    global: extras.isGlobal ?? false,
+    global: extras.isGlobal ?? true,
   }))
   .build();

@@ -38,11 +38,13 @@ describe('RelayModule options', () => {
   });
 
   it('refuses a publish timeout that is not shorter than the lease, saying how to fix it', () => {
-    expect(() => resolveRelayOptions({ ...base, leaseMs: 5000, publishTimeoutMs: 5000 })).toThrow(
-      InvalidOptionsError,
-    );
-    expect(() => resolveRelayOptions({ ...base, leaseMs: 5000, publishTimeoutMs: 6000 })).toThrow(
-      /option "publishTimeoutMs" \(6000 ms\) must be shorter than leaseMs \(5000 ms\).*lower publishTimeoutMs or raise leaseMs/,
+    expect(() =>
+      resolveRelayOptions({ ...base, tuning: { leaseMs: 5000, publishTimeoutMs: 5000 } }),
+    ).toThrow(InvalidOptionsError);
+    expect(() =>
+      resolveRelayOptions({ ...base, tuning: { leaseMs: 5000, publishTimeoutMs: 6000 } }),
+    ).toThrow(
+      /option "tuning.publishTimeoutMs" \(6000 ms\) must be shorter than tuning.leaseMs \(5000 ms\).*lower tuning.publishTimeoutMs or raise tuning.leaseMs/,
     );
   });
 
@@ -73,28 +75,37 @@ describe('RelayModule options', () => {
   });
 
   it.each([
-    [{ schema: 'Bad' }, /option "schema"/],
+    [{ tuning: { schema: 'Bad' } }, /option "tuning.schema"/],
     [{ connection: '' }, /option "connection" is required/],
-    [{ batchSize: 0 }, /option "batchSize" must be a positive integer/],
+    [{ tuning: { batchSize: 0 } }, /option "tuning.batchSize" must be a positive integer/],
     [
-      { retry: { baseDelayMs: 1000, maxDelayMs: 10 } },
-      /option "retry.maxDelayMs" \(10\) must be >= retry.baseDelayMs/,
+      { tuning: { retry: { baseDelayMs: 1000, maxDelayMs: 10 } } },
+      /option "tuning.retry.maxDelayMs" \(10\) must be >= tuning.retry.baseDelayMs/,
     ],
-    [{ retry: { maxAttempts: 0 } }, /option "retry.maxAttempts" must be a positive integer/],
-    [{ kafka: undefined }, /option "kafka" is required/],
-    [{ recordEncoder: 'fast' }, /option "recordEncoder" must be one of "relay", "kafkajs"/],
-    [{ compression: 'lz4' }, /option "compression" must be one of "none", "gzip", "snappy"/],
-    [{ metrics: { prefix: 'relay-' } }, /option "metrics.prefix" must match/],
-    [{ verifySchema: 1 }, /option "verifySchema" must be true or false/],
     [
-      { polling: { minMs: 500, maxMs: 100 } },
-      /option "polling.maxMs" \(100\) must be >= polling.minMs/,
+      { tuning: { retry: { maxAttempts: 0 } } },
+      /option "tuning.retry.maxAttempts" must be a positive integer/,
+    ],
+    [{ kafka: undefined }, /option "kafka" is required/],
+    [
+      { tuning: { recordEncoder: 'fast' } },
+      /option "tuning.recordEncoder" must be one of "relay", "kafkajs"/,
+    ],
+    [
+      { tuning: { compression: 'lz4' } },
+      /option "tuning.compression" must be one of "none", "gzip", "snappy"/,
+    ],
+    [{ metrics: { prefix: 'relay-' } }, /option "metrics.prefix" must match/],
+    [{ tuning: { verifySchema: 1 } }, /option "tuning.verifySchema" must be true or false/],
+    [
+      { tuning: { polling: { minMs: 500, maxMs: 100 } } },
+      /option "tuning.polling.maxMs" \(100\) must be >= tuning.polling.minMs/,
     ],
     [
       { retention: { mode: 'truncate' } },
       /option "retention.mode" must be one of "delete", "archive"/,
     ],
-    [{ autoStart: 'yes' }, /option "autoStart" must be true or false/],
+    [{ tuning: { autoStart: 'yes' } }, /option "tuning.autoStart" must be true or false/],
   ] as [Partial<RelayModuleOptions>, RegExp][])(
     'refuses %p with an error naming the option and the fix',
     (patch, message) => {
@@ -112,7 +123,9 @@ describe('RelayModule registration', () => {
   };
 
   it('reads the options back from forRoot and creates a metrics registry of its own (not the global one)', async () => {
-    const { options, registry } = await read([RelayModule.forRoot({ ...base, batchSize: 7 })]);
+    const { options, registry } = await read([
+      RelayModule.forRoot({ ...base, tuning: { batchSize: 7 } }),
+    ]);
     expect(options.batchSize).toBe(7);
     expect(registry).toBeInstanceOf(Registry);
     expect(registry.getSingleMetric('nest_outbox_relay_published_total')).toBeDefined();
@@ -139,7 +152,10 @@ describe('RelayModule registration', () => {
       RelayModule.forRootAsync({
         imports: [SettingsModule],
         inject: [SETTINGS],
-        useFactory: (settings: { table: string }) => ({ ...base, table: settings.table }),
+        useFactory: (settings: { table: string }) => ({
+          ...base,
+          tuning: { table: settings.table },
+        }),
       }),
     ]);
     expect(options.table).toBe('events');
@@ -150,7 +166,7 @@ describe('RelayModule registration', () => {
     constructor(@Inject(SETTINGS) private readonly settings: { table: string }) {}
 
     createRelayOptions(): RelayModuleOptions {
-      return { ...base, schema: 'app', table: this.settings.table };
+      return { ...base, tuning: { schema: 'app', table: this.settings.table } };
     }
   }
 
@@ -174,7 +190,9 @@ describe('RelayModule registration', () => {
   it('refuses inconsistent options when the module is created', async () => {
     await expect(
       Test.createTestingModule({
-        imports: [RelayModule.forRoot({ ...base, leaseMs: 100, publishTimeoutMs: 200 })],
+        imports: [
+          RelayModule.forRoot({ ...base, tuning: { leaseMs: 100, publishTimeoutMs: 200 } }),
+        ],
       }).compile(),
     ).rejects.toThrow(/publishTimeoutMs/);
   });

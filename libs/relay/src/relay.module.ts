@@ -48,8 +48,8 @@ const providers: Provider[] = [
   {
     provide: RELAY_PUBLISHER,
     useFactory: (o: ResolvedRelayOptions) =>
-      o.raw.publisher ??
-      new KafkaPublisher(o.raw.kafka!, o.raw.producer, {
+      o.raw.tuning?.publisher ??
+      new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, {
         recordEncoder: o.recordEncoder,
         compression: o.compression,
       }),

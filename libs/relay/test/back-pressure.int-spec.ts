@@ -53,7 +53,7 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
       (await schema.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!
         .n;
     producerApp = await createOutboxApp(
-      { schema: schema.name, pressure: true },
+      { pressure: true, tuning: { schema: schema.name } },
       { providers: [Commands] },
     );
     const commands = producerApp.get(Commands);
@@ -79,8 +79,8 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
     await commands.optional('fresh'); // after the held events: they are the oldest
     const relay = await fixture.scene.start({
       routing: { defaultTopic: topic },
-      autoStart: false, // nothing is published: the backlog stays as written
-      statsIntervalMs: 500,
+      // nothing is published: the backlog stays as written
+      tuning: { autoStart: false, statsIntervalMs: 500 },
       pressure: {
         maxBacklog: 1000,
         maxOldestAgeMs: 60_000,
@@ -112,8 +112,7 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
     await scene.producer.writeMany(2, 2);
     const app = await scene.start({
       routing: { defaultTopic: topic },
-      autoStart: false,
-      verifySchema: false,
+      tuning: { autoStart: false, verifySchema: false },
     });
     expect(await app.get(RelayStatsService).refresh()).toMatchObject({ pending: 2 });
   });

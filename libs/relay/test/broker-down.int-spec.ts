@@ -36,9 +36,11 @@ describe('Broker stopped for longer than the backoff cap, then restarted (privat
         requestTimeout: 1000,
       },
       routing: { defaultTopic: topic },
-      leaseMs: 4000,
-      publishTimeoutMs: 1500,
-      retry: { baseDelayMs: 100, maxDelayMs: 800, maxAttempts: 1000 },
+      tuning: {
+        leaseMs: 4000,
+        publishTimeoutMs: 1500,
+        retry: { baseDelayMs: 100, maxDelayMs: 800, maxAttempts: 1000 },
+      },
     });
     const health = relay.get(RelayHealthIndicator);
     await waitFor('first drain', async () => (await scene.pending()) === 0);

@@ -35,10 +35,8 @@ describe('Relay capacity metrics move with real PostgreSQL + Kafka', () => {
     );
     const app = await scene.start({
       routing: { defaultTopic: topic },
-      autoStart: false,
-      statsIntervalMs: 100,
-      tableStatsIntervalMs: 200,
       pressure: { maxBacklog: 50, windowMs: 30_000 },
+      tuning: { autoStart: false, statsIntervalMs: 100, tableStatsIntervalMs: 200 },
     });
     const registry = app.get<Registry>(RELAY_METRICS_REGISTRY);
     const stats = app.get(RelayStatsService);
@@ -114,13 +112,13 @@ describe('Relay capacity metrics move with real PostgreSQL + Kafka', () => {
     await producer.write([{ aggregateId: 'fresh' }]);
     const app = await scene.start({
       routing: { defaultTopic: topic },
-      autoStart: false,
       pressure: {
         maxBacklog: 1000,
         maxOldestAgeMs: 60_000,
         warnForecastSeconds: 0,
         criticalForecastSeconds: 0,
       },
+      tuning: { autoStart: false },
     });
     const stats = app.get(RelayStatsService);
     await stats.refresh();

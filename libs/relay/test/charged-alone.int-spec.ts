@@ -51,7 +51,7 @@ describe('An error caused by one row is charged to that row alone (real PostgreS
         logLevel: logLevel.NOTHING,
       }),
     );
-    await scene.start({ routing: { defaultTopic: topic }, batchSize: 100, publisher });
+    await scene.start({ routing: { defaultTopic: topic }, tuning: { batchSize: 100, publisher } });
 
     const rows = async () =>
       (

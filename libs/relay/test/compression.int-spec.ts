@@ -66,8 +66,7 @@ describe('Compressed publishing, read by kafkajs and by a Java kafka-clients con
           socketFactory: wire.factory,
         },
         routing: { defaultTopic: topic },
-        compression,
-        recordEncoder: encoder,
+        tuning: { compression, recordEncoder: encoder },
       });
       await waitFor('drained', async () => (await scene.pending()) === 0, { timeoutMs: 60_000 });
       expect(fastEncodedRequests() > fastBefore).toBe(encoder === 'relay');

@@ -30,7 +30,7 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
 
     await scene.start({
       routing: { defaultTopic: topic, routes: `invoice=${routed}` },
-      batchSize: 500,
+      tuning: { batchSize: 500 },
     });
     await waitFor('outbox drained', async () => (await scene.pending()) === 0, {
       timeoutMs: 60_000,
@@ -88,8 +88,7 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
     const relay = await scene.start(
       {
         routing: { defaultTopic: topic },
-        polling: { minMs: 40_000, maxMs: 40_000 },
-        listen: false,
+        tuning: { polling: { minMs: 40_000, maxMs: 40_000 }, listen: false },
       },
       [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
     );

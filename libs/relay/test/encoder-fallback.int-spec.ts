@@ -14,8 +14,7 @@ describe("The relay's own encoder fails safe (real PostgreSQL + Kafka)", () => {
     await producer.writeMany(300, 10, 100);
     let corrupted = 0;
     const relay = await scene.start({
-      routing: { defaultTopic: topic },
-      retry: { maxAttempts: 2 }, // a permanent or exhausted failure would park at once
+      routing: { defaultTopic: topic }, // a permanent or exhausted failure would park at once
       hooks: {
         // One wrong byte at the end of the last record: its batch CRC no longer matches.
         onEncoded(request) {
@@ -25,6 +24,7 @@ describe("The relay's own encoder fails safe (real PostgreSQL + Kafka)", () => {
           return copy;
         },
       },
+      tuning: { retry: { maxAttempts: 2 } },
     });
 
     // Drained, or an event parked (what the broker's refusal would cause without the fallback).

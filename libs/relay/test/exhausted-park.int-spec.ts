@@ -61,9 +61,11 @@ describe('Exhausted transient failures park on evidence from their own partition
   const start = (scene: RelayScene, topic: string) =>
     scene.start({
       routing: { defaultTopic: topic },
-      batchSize: 1, // one event per request: the big event never fails its neighbours
-      retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 100 },
-      classifyError: bigIsTransient,
+      tuning: {
+        batchSize: 1,
+        retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 100 },
+        classifyError: bigIsTransient,
+      },
     });
 
   it('Given an event that keeps failing while its partition acknowledges other records, then it parks as exhausted after maxAttempts and the others are published', async () => {

@@ -43,10 +43,9 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     );
     publisher.delayMs = delayMs;
     const app = await fixture.scene.start({
-      relayId,
       routing: { defaultTopic: topic },
-      publisher,
       ...overrides,
+      tuning: { relayId, publisher, ...overrides.tuning },
     });
     return { app, publisher };
   }
@@ -60,14 +59,16 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const shutdownTimeoutMs = 500;
     const child = await scene.spawn(
       {
-        relayId: 'sigterm-child',
         routing: { defaultTopic: topic },
-        batchSize: 100,
-        leaseMs,
-        publishTimeoutMs: 2000,
-        shutdownTimeoutMs,
-        // About 5 records per request and 100 ms per request: a batch takes about 2 s.
-        maxRequestBytes: 2000,
+        tuning: {
+          relayId: 'sigterm-child',
+          batchSize: 100,
+          leaseMs,
+          publishTimeoutMs: 2000,
+          shutdownTimeoutMs,
+          // About 5 records per request and 100 ms per request: a batch takes about 2 s.
+          maxRequestBytes: 2000,
+        },
       },
       { RELAY_PUBLISH_DELAY_MS: '100' },
     );
@@ -102,9 +103,8 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
 
     const restart = Date.now();
     const next = await scene.start({
-      relayId: 'after-sigterm',
       routing: { defaultTopic: topic },
-      leaseMs,
+      tuning: { relayId: 'after-sigterm', leaseMs },
     });
     await waitFor(
       'the second relay to finish the drain',
@@ -133,16 +133,18 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const written = producer.written.map((w) => w.eventId);
     const claims: string[][] = [];
     const { app, publisher } = await slowRelay('finisher', 100, {
-      batchSize: 50,
-      maxRequestBytes: 2000,
-      leaseMs: 20_000,
-      publishTimeoutMs: 3000,
-      shutdownTimeoutMs: 10_000,
       hooks: {
         onStage(stage, eventIds) {
           if (stage !== 'after-claim') return;
           claims.push([...eventIds]);
         },
+      },
+      tuning: {
+        batchSize: 50,
+        maxRequestBytes: 2000,
+        leaseMs: 20_000,
+        publishTimeoutMs: 3000,
+        shutdownTimeoutMs: 10_000,
       },
     });
     await waitFor('the first batch in flight', () => publisher.attempts.length >= 2, {
@@ -174,7 +176,10 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     expect(publisher.attempts.every((a) => firstClaim.includes(a.eventIds[0]!))).toBe(true);
     expect(publisher.attempts.every((a) => a.error === undefined)).toBe(true);
 
-    const next = await scene.start({ relayId: 'finish-next', routing: { defaultTopic: topic } });
+    const next = await scene.start({
+      routing: { defaultTopic: topic },
+      tuning: { relayId: 'finish-next' },
+    });
     await waitFor('drain', async () => (await scene.pending()) === 0);
     await scene.stop(next);
   }, 60_000);
@@ -190,14 +195,16 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const publishTimeoutMs = 2000;
     const claimedAt: number[] = [];
     const { app, publisher } = await slowRelay('lease-left', 1200, {
-      batchSize: 8,
-      maxRequestBytes: 400, // one record per request
-      leaseMs,
-      publishTimeoutMs,
       hooks: {
         onStage(stage) {
           if (stage === 'after-claim') claimedAt.push(Date.now());
         },
+      },
+      tuning: {
+        batchSize: 8,
+        maxRequestBytes: 400, // one record per request
+        leaseMs,
+        publishTimeoutMs,
       },
     });
     await waitFor(

@@ -23,7 +23,10 @@ describe('Relay health and parked events (real PostgreSQL + Kafka)', () => {
               parked_reason = CASE WHEN event_id = $1 THEN 'permanent: test' END`,
       [head],
     );
-    const app = await scene.start({ routing: { defaultTopic: topic }, maxOldestAgeMs: 60_000 });
+    const app = await scene.start({
+      routing: { defaultTopic: topic },
+      tuning: { unhealthyAfterMs: 60_000 },
+    });
     const health = app.get(RelayHealthIndicator);
     const registry = app.get<Registry>(RELAY_METRICS_REGISTRY);
     await producer.write([{ aggregateId: 'flowing' }]);

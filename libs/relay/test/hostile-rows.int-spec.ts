@@ -40,10 +40,8 @@ describe('Rows written by SQL with values the library never writes (real Postgre
 
     const app = await scene.start({
       routing: { defaultTopic: topic },
-      batchSize: 100,
-      maxOldestAgeMs: 60_000,
       pressure: { maxBacklog: 10_000, maxOldestAgeMs: 60_000 },
-      statsIntervalMs: 200,
+      tuning: { batchSize: 100, unhealthyAfterMs: 60_000, statsIntervalMs: 200 },
     });
     const stats = app.get(RelayStatsService);
     const states = new Set<string>();

@@ -12,7 +12,7 @@ describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
   beforeAll(async () => {
     relay = await fixture.scene.start({
       routing: { defaultTopic: topic },
-      retention: { publishedMs: 60_000, mode: 'archive', batchSize: 7, intervalMs: 3_600_000 },
+      retention: { keepMs: 60_000, mode: 'archive', batchSize: 7, intervalMs: 3_600_000 },
     });
   });
 

@@ -14,15 +14,7 @@ describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
     const ids = await producer.write(Array.from({ length: 10 }, () => ({ aggregateId: 'slow' })));
     let slowEntered = false;
     const slow = await scene.start({
-      relayId: 'slow',
       routing: { defaultTopic: topic },
-      leaseMs: 1500,
-      publishTimeoutMs: 1000,
-      // Its next claim (the pipeline's claim-ahead, empty while its lease holds) waits a
-      // minute: the expired lease goes to the fast relay, not back to the slow one (which won
-      // that race once on a loaded machine, published the events itself and left nothing).
-      polling: { minMs: 60_000, maxMs: 60_000 },
-      listen: false,
       hooks: {
         async onStage(stage) {
           if (stage !== 'after-send' || slowEntered) return;
@@ -35,9 +27,19 @@ describe('Lease expiry during a slow publish (real PostgreSQL + Kafka)', () => {
           );
         },
       },
+      tuning: {
+        relayId: 'slow',
+        leaseMs: 1500,
+        publishTimeoutMs: 1000,
+        polling: { minMs: 60_000, maxMs: 60_000 },
+        listen: false,
+      },
     });
     await waitFor('slow relay in its publish', () => slowEntered);
-    const fast = await scene.start({ relayId: 'fast', routing: { defaultTopic: topic } });
+    const fast = await scene.start({
+      routing: { defaultTopic: topic },
+      tuning: { relayId: 'fast' },
+    });
 
     const slowLoop = slow.get(RelayLoop);
     await waitFor('slow relay to try its mark', () => slowLoop.totals.leaseLost > 0, {

@@ -18,8 +18,8 @@ describe('Outcome fencing by the lease token (real PostgreSQL)', () => {
     // rounds parked an innocent event as a crash loop ("publishes started and never finished").
     const { scene } = fixture;
     const relay = await scene.start({
-      autoStart: false,
       routing: { defaultTopic: uniqueTopic('fence') },
+      tuning: { autoStart: false },
     });
     const store = relay.get(RelayStore);
     const [ran, taken] = await scene.producer.write([

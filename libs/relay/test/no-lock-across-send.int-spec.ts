@@ -47,12 +47,12 @@ describe('Relay: no row lock across a Kafka call (I7, real PostgreSQL + Kafka)',
     await scene.start({
       connection: { connectionString: DATABASE_URL, max: 4 },
       routing: { defaultTopic: topic },
-      batchSize: 50,
       hooks: {
         async onStage(stage, eventIds) {
           if (stage === 'before-send' || stage === 'after-send') await probe(stage, eventIds);
         },
       },
+      tuning: { batchSize: 50 },
     });
 
     await waitFor('the relay to drain the outbox', async () => (await scene.pending()) === 0, {

@@ -18,12 +18,14 @@ describe('Operator actions on an event a running relay holds (real PostgreSQL + 
     );
     publisher.delayMs = 4000; // a slow broker: the lease is visible for a while
     const relay = await scene.start({
-      relayId: 'relay-a',
       routing: { defaultTopic: topic },
-      publisher,
-      leaseMs: 30_000,
-      publishTimeoutMs: 15_000,
-      shutdownTimeoutMs: 20_000,
+      tuning: {
+        relayId: 'relay-a',
+        publisher,
+        leaseMs: 30_000,
+        publishTimeoutMs: 15_000,
+        shutdownTimeoutMs: 20_000,
+      },
     });
     const operator = relay.get(RelayOperatorService);
     const who = { actor: 'alice', reason: 'test' };

@@ -59,10 +59,8 @@ describe('Relay pipeline: claim ahead while a batch is being sent (real PostgreS
     const { schema, producer } = scene;
     const relay = await scene.start(
       {
-        publisher,
         routing: { defaultTopic: 'unused' },
-        polling: { minMs: 5000, maxMs: 5000 },
-        listen: false,
+        tuning: { publisher, polling: { minMs: 5000, maxMs: 5000 }, listen: false },
       },
       [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
     );

@@ -36,7 +36,7 @@ describe('A poison event inside one request with the rest of its run (real Postg
       { aggregateId: 'run' },
     ]);
     await scene.producer.writeMany(50, 5, 25, 'other');
-    await scene.start({ routing: { defaultTopic: topic }, batchSize: 100 });
+    await scene.start({ routing: { defaultTopic: topic }, tuning: { batchSize: 100 } });
 
     const [head, culprit, after] = await waitFor('the culprit parked', async () => {
       const found = await rows(ids);

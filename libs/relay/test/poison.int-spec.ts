@@ -44,8 +44,7 @@ describe('Poison events are parked, block only their own aggregate, and operator
     await producer.writeMany(200, 10, 20, 'ok');
     const relay = await scene.start({
       routing: { defaultTopic: topic },
-      batchSize: 100,
-      maxRequestBytes: 2500,
+      tuning: { batchSize: 100, maxRequestBytes: 2500 },
     });
     const loop = relay.get(RelayLoop);
 

@@ -61,9 +61,12 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     const publisher = new RecordingPublisher(new KafkaPublisher(kafkaConfig));
     const app = await fixture.scene.start({
       routing: { defaultTopic: topic },
-      publisher,
-      retry: { baseDelayMs: 200, maxDelayMs: 500, maxAttempts: 1000 },
       ...overrides,
+      tuning: {
+        publisher,
+        retry: { baseDelayMs: 200, maxDelayMs: 500, maxAttempts: 1000 },
+        ...overrides.tuning,
+      },
     });
     return { app, publisher };
   }
@@ -77,9 +80,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     const { schema } = fixture.scene;
     const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const { app, publisher } = await relay({
-      relayId: 'timeout',
-      leaseMs: 6000,
-      publishTimeoutMs: 1500,
+      tuning: { relayId: 'timeout', leaseMs: 6000, publishTimeoutMs: 1500 },
     });
     const warm = await producer.write([{ aggregateId: 'warm' }, { aggregateId: 'warm' }]);
     await waitFor('warm-up drain through the proxy', async () =>
@@ -165,10 +166,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     const shutdownTimeoutMs = 1000;
     const leaseMs = 20_000;
     const { app, publisher } = await relay({
-      relayId: 'stuck',
-      leaseMs,
-      publishTimeoutMs: 10_000,
-      shutdownTimeoutMs,
+      tuning: { relayId: 'stuck', leaseMs, publishTimeoutMs: 10_000, shutdownTimeoutMs },
     });
     await waitFor('producer connected', async () => {
       const ids = await producer.write([{ aggregateId: 'warm2' }]);
@@ -202,7 +200,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
 
     proxy.unstall();
     const restart = Date.now();
-    const next = await relay({ relayId: 'next', leaseMs, publishTimeoutMs: 3000 });
+    const next = await relay({ tuning: { relayId: 'next', leaseMs, publishTimeoutMs: 3000 } });
     await waitFor('the next relay to drain', async () => (await fixture.scene.pending()) === 0, {
       timeoutMs: leaseMs - 5000,
     });
@@ -226,10 +224,7 @@ describe('Publish timeout and graceful shutdown against a stalled or stopped bro
     const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     const shutdownTimeoutMs = 1000;
     const { app, publisher } = await relay({
-      relayId: 'down',
-      leaseMs: 20_000,
-      publishTimeoutMs: 10_000,
-      shutdownTimeoutMs,
+      tuning: { relayId: 'down', leaseMs: 20_000, publishTimeoutMs: 10_000, shutdownTimeoutMs },
     });
     await kafka.stop();
     const stoppedAt = Date.now();

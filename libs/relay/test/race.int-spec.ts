@@ -15,9 +15,7 @@ describe('Several relay processes racing on one table (real PostgreSQL + Kafka)'
         Array.from({ length: relays }, (_, i) =>
           scene.spawn({
             routing: { defaultTopic: topic },
-            batchSize: 40,
-            leaseMs: 5000,
-            relayId: `r${i}`,
+            tuning: { batchSize: 40, leaseMs: 5000, relayId: `r${i}` },
           }),
         ),
       );

@@ -56,7 +56,12 @@ class StopMarker implements OnApplicationShutdown {
 async function main(): Promise<void> {
   const options = JSON.parse(process.env.RELAY_TEST_OPTIONS ?? '{}') as RelayModuleOptions;
   @Module({
-    imports: [RelayModule.forRoot({ ...options, publisher: publisher(options) })],
+    imports: [
+      RelayModule.forRoot({
+        ...options,
+        tuning: { ...options.tuning, publisher: publisher(options) },
+      }),
+    ],
     providers: [StopMarker],
   })
   class RelayChildModule {}

@@ -65,16 +65,19 @@ export class RelayScene {
   options(overrides: Partial<TestRelayOptions> = {}): TestRelayOptions {
     return {
       connection: DATABASE_URL,
-      schema: this.schema.name,
-      table: 'outbox',
       kafka: { clientId: 'relay-test', brokers: this.brokers(), logLevel: logLevel.NOTHING },
       routing: { defaultTopic: 'unused-default' },
-      leaseMs: 5000,
-      publishTimeoutMs: 3000,
-      polling: { minMs: 20, maxMs: 200 },
-      retry: { baseDelayMs: 100, maxDelayMs: 1000 },
       retention: false,
       ...overrides,
+      tuning: {
+        schema: this.schema.name,
+        table: 'outbox',
+        leaseMs: 5000,
+        publishTimeoutMs: 3000,
+        polling: { minMs: 20, maxMs: 200 },
+        retry: { baseDelayMs: 100, maxDelayMs: 1000 },
+        ...overrides.tuning,
+      },
     };
   }
 
@@ -97,10 +100,8 @@ export class RelayScene {
     env: RelayChildEnv = {},
   ): Promise<TsChild> {
     const options = this.options({
-      batchSize: 100,
-      leaseMs: 2000,
-      publishTimeoutMs: 1000,
       ...overrides,
+      tuning: { batchSize: 100, leaseMs: 2000, publishTimeoutMs: 1000, ...overrides.tuning },
     });
     const entry = env.BLOCK_MODULES ? 'relay-child.without-peers.ts' : 'relay-child.ts';
     const child = spawnTs(`libs/relay/test/${entry}`, {

@@ -12,8 +12,7 @@ describe('Relay stats pace themselves on a slow statement (real PostgreSQL)', ()
     await producer.writeMany(5, 5);
     const app = await scene.start({
       routing: { defaultTopic: topic },
-      autoStart: false,
-      statsIntervalMs: 100,
+      tuning: { autoStart: false, statsIntervalMs: 100 },
     });
     const stats = app.get(RelayStatsService);
     // Only the test's refreshes run the statement: a scheduled run already in flight when the

@@ -20,9 +20,8 @@ describe('Relays of one outbox share their stats through the pressure row (real 
 
   async function startCounted(relayId: string): Promise<CountedRelay> {
     const app = await fixture.scene.start({
-      relayId,
       routing: { defaultTopic: topic },
-      statsIntervalMs: 500,
+      tuning: { relayId, statsIntervalMs: 500 },
     });
     const stats = app.get(RelayStatsService);
     const relay: CountedRelay = { relayId, app, stats, statements: 0 };

@@ -78,15 +78,15 @@ function encodedPublisher(o: ResolvedRelayOptions, onEncoded: (request: Buffer) 
   }
   return new (class extends KafkaPublisher {
     protected override readonly encoder = new RewritingEncoder(o.recordEncoder, new Logger('Test'));
-  })(o.raw.kafka!, o.raw.producer, { compression: o.compression });
+  })(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression });
 }
 
 /** The relay's publisher as `RelayModule` builds it (or `onEncoded`'s). */
 function publisherOf(o: ResolvedRelayOptions, hooks: TestHooks) {
-  if (o.raw.publisher) return o.raw.publisher;
+  if (o.raw.tuning?.publisher) return o.raw.tuning.publisher;
   if (hooks.onEncoded) return encodedPublisher(o, hooks.onEncoded);
   const { recordEncoder, compression } = o;
-  return new KafkaPublisher(o.raw.kafka!, o.raw.producer, { recordEncoder, compression });
+  return new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { recordEncoder, compression });
 }
 
 /** Puts `hooks` on the relay of a testing module (nothing when there are none). */

@@ -25,15 +25,18 @@ export async function startClusterRelay(
   const recording = new RecordingPublisher(new KafkaPublisher(kafka));
   const relay = await scene.start({
     kafka,
-    publisher: recording,
     routing: { defaultTopic: topic },
-    batchSize: 500,
-    leaseMs: 20_000,
-    publishTimeoutMs: 8000,
-    retry: { baseDelayMs: 200, maxDelayMs: 2000 },
-    maxOldestAgeMs: 2000,
-    statsIntervalMs: 250,
     ...overrides,
+    tuning: {
+      publisher: recording,
+      batchSize: 500,
+      leaseMs: 20_000,
+      publishTimeoutMs: 8000,
+      retry: { baseDelayMs: 200, maxDelayMs: 2000 },
+      unhealthyAfterMs: 2000,
+      statsIntervalMs: 250,
+      ...overrides.tuning,
+    },
   });
   const indicator = relay.get(RelayHealthIndicator);
   const health = new HealthLog(async () => {

@@ -30,18 +30,20 @@ export function embeddedRelayModule(
 ): DynamicModule {
   const relay = RelayModule.forRoot({
     connection: { connectionString: config.databaseUrl, max: 3 },
-    schema: config.schema,
-    table: options.table,
     kafka: { clientId: options.clientId, brokers: config.kafkaBrokers },
     routing: { routes: options.routes },
-    leaseMs: config.relayLeaseMs,
-    publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
-    retry: { baseDelayMs: 200, maxDelayMs: 5000 },
-    statsIntervalMs: config.pressure.intervalMs,
     pressure: {
       maxBacklog: config.pressure.maxBacklog,
       maxOldestAgeMs: config.pressure.maxOldestAgeMs,
       windowMs: config.pressure.windowMs,
+    },
+    tuning: {
+      schema: config.schema,
+      table: options.table,
+      leaseMs: config.relayLeaseMs,
+      publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
+      retry: { baseDelayMs: 200, maxDelayMs: 5000 },
+      statsIntervalMs: config.pressure.intervalMs,
     },
   });
   // The operator console, by option; it refuses to start without tokens (ConsoleAccessError).

@@ -46,6 +46,7 @@ export {
 export { PeriodicTask, type PeriodicTaskOptions } from '../periodic-task';
 export {
   OptionChecks,
+  movedUnder,
   type IntegerRange,
   type MetricsOptions,
   type ResolvedMetricsOptions,

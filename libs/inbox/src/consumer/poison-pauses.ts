@@ -5,7 +5,7 @@ import { partitionKey, type PoisonPause } from './consumer-snapshot';
 /**
  * The partitions of one consumer paused by a poison event (`onExhausted: 'pause'`): paused
  * and rewound to the event's offset in kafkajs, reported by health and by the
- * `inbox_partition_paused` gauge until an operator resumes them or the group takes them away.
+ * `nest_outbox_inbox_partition_paused` gauge until an operator resumes them or the group takes them away.
  * @internal
  */
 export class PoisonPauses {

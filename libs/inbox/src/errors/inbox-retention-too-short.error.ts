@@ -16,7 +16,7 @@ export class InboxRetentionTooShortError extends NestOutboxError {
     super(
       `InboxModule: inbox retention (${describeMs(inboxRetentionMs)}) is shorter than topic "${topic}" ` +
         `retention.ms (${describeMs(topicRetentionMs)}) plus the replay window (${describeMs(replayWindowMs)}); ` +
-        'a redelivered event could be applied twice. Raise retention.inboxRetentionMs to at least ' +
+        'a redelivered event could be applied twice. Raise retention.keepMs to at least ' +
         `${topicRetentionMs < 0 ? 'Infinity' : topicRetentionMs + replayWindowMs} ms, lower the topic's ` +
         "retention.ms, or set retention.onTooShort: 'warn' if you accept the risk.",
     );

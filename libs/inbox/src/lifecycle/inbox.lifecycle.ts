@@ -45,11 +45,11 @@ export class InboxLifecycle
     this.handlers = this.explorer.explore();
     const topics = [...new Set(this.handlers.flatMap((h) => h.topics))];
     await checkTopicRetention(this.options, topics, this.logger);
-    const { prune, inboxRetentionMs, pruneBatchSize, pruneIntervalMs } = this.options.retention;
-    if (prune && Number.isFinite(inboxRetentionMs)) {
+    const { keepMs, batchSize, intervalMs } = this.options.retention;
+    if (Number.isFinite(keepMs)) {
       this.pruner = new InboxPruner(
         this.store,
-        { retentionMs: inboxRetentionMs, batchSize: pruneBatchSize, intervalMs: pruneIntervalMs },
+        { retentionMs: keepMs, batchSize, intervalMs },
         this.logger,
       );
       this.pruner.start();

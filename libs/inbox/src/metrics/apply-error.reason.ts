@@ -1,6 +1,6 @@
 import { InboxVersionGapError } from '../errors/inbox-version-gap.error';
 
-/** The bounded `reason` label of `inbox_apply_errors_total`. @internal */
+/** The bounded `reason` label of `nest_outbox_inbox_apply_errors_total`. @internal */
 export type ApplyErrorReason = 'handler' | 'permanent' | 'database' | 'version_gap';
 
 /** A PostgreSQL error as node-postgres or TypeORM carries it: a five-character SQLSTATE. */

@@ -6,6 +6,7 @@ import {
   type ResolvedMetricsOptions,
 } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
+import { INBOX_METRIC_PREFIX } from '../inbox.constants';
 
 /** The inbox's own `require('prom-client')`: the peer is resolved from this package. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional peer, loaded on use
@@ -18,7 +19,7 @@ const requirePromClient = (): PromClient => require('prom-client') as PromClient
  * @internal
  */
 export function inboxModuleMetrics(
-  metrics: ResolvedMetricsOptions<Registry> = { registry: undefined, prefix: '' },
+  metrics: ResolvedMetricsOptions<Registry> = { registry: undefined, prefix: INBOX_METRIC_PREFIX },
   load: () => PromClient = requirePromClient,
 ): ModuleMetrics {
   const logger = new Logger('InboxMetrics');

@@ -6,6 +6,7 @@ import {
   type MetricFactory,
 } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
+import { INBOX_METRIC_PREFIX } from '../inbox.constants';
 import { applyErrorReason } from './apply-error.reason';
 import { inboxModuleMetrics } from './inbox-metrics.factory';
 
@@ -55,79 +56,78 @@ export class InboxMetrics {
    */
   constructor(
     readonly registry: Registry | undefined,
-    readonly prefix = '',
+    readonly prefix = INBOX_METRIC_PREFIX,
     make: MetricFactory = registry
       ? inboxModuleMetrics({ registry, prefix }).make
       : noopMetricFactory,
   ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
       make.counter<L>(name, help, labelNames);
-    this.applied = counter('inbox_events_applied_total', 'Events whose effect committed', [
+    this.applied = counter('events_applied_total', 'Events whose effect committed', [
       'consumer',
       'topic',
     ]);
     this.duplicates = counter(
-      'inbox_events_duplicate_total',
+      'events_duplicate_total',
       'Duplicate deliveries absorbed by the inbox',
       ['consumer', 'topic'],
     );
-    this.rejected = counter('inbox_events_rejected_total', 'Records refused by the guard', [
+    this.rejected = counter('events_rejected_total', 'Records refused by the guard', [
       'consumer',
       'topic',
       'reason',
     ]);
-    this.failed = counter('inbox_handler_failures_total', 'Failed handler attempts (rolled back)', [
+    this.failed = counter('handler_failures_total', 'Failed handler attempts (rolled back)', [
       'consumer',
       'topic',
     ]);
     this.deadLettered = counter(
-      'inbox_events_dead_lettered_total',
+      'events_dead_lettered_total',
       'Events dead-lettered after their attempts',
       ['consumer', 'topic'],
     );
-    this.versionGaps = counter(
-      'inbox_version_gaps_total',
-      'Events whose aggregate_version skipped one',
-      ['consumer', 'topic'],
-    );
+    this.versionGaps = counter('version_gaps_total', 'Events whose aggregate_version skipped one', [
+      'consumer',
+      'topic',
+    ]);
     this.stale = counter(
-      'inbox_events_stale_total',
+      'events_stale_total',
       'Events whose aggregate_version was already applied',
       ['consumer', 'topic'],
     );
     this.unrecorded = counter(
-      'inbox_records_unrecorded_total',
+      'records_unrecorded_total',
       'Records committed past without a rejected row (last resort, see the log line)',
       ['consumer', 'topic', 'reason'],
     );
     this.lag = make.gauge(
-      'inbox_consumer_lag',
+      'consumer_lag',
       'Offset lag of the group per partition (end - committed)',
       ['group', 'topic', 'partition'],
     );
     this.paused = make.gauge(
-      'inbox_partition_paused',
+      'partition_paused',
       '1 while a partition is paused by a poison event',
       ['topic', 'partition'],
     );
     this.received = counter(
-      'inbox_events_received_total',
+      'events_received_total',
       'Deliveries settled as applied, duplicate or stale',
       ['consumer', 'topic'],
     );
-    this.applyErrors = counter('inbox_apply_errors_total', 'Failed apply attempts by reason', [
+    this.applyErrors = counter('apply_errors_total', 'Failed apply attempts by reason', [
       'consumer',
       'topic',
       'reason',
     ]);
     this.handlerSeconds = make.histogram(
-      'inbox_handler_duration_seconds',
+      'handler_duration_seconds',
       'Handler attempt duration (dedup, version check, handler)',
       [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
       ['consumer'],
     );
     this.appliedUncommitted = make.gauge(
-      'inbox_applied_uncommitted_offsets',
+      'applied_uncommitted_offsets',
       'Records finished whose offset is not committed yet, per partition',
       ['group', 'topic', 'partition'],
     );

@@ -41,34 +41,25 @@ export interface InboxRetryOptions {
 
 /** Inbox retention and its check against the topics' `retention.ms`. @publicApi */
 export interface InboxRetentionOptions {
-  /**
-   * How long processed inbox rows are kept; `Infinity` keeps them for ever.
-   * @default 1209600000 (14 days)
-   */
-  readonly inboxRetentionMs?: number;
+  /** How long a row is kept once processed; `Infinity` keeps them for ever. @default 1209600000 (14 days) */
+  readonly keepMs?: number;
   /** Longest manual replay (offset reset) you may run, on top of topic retention. @default 86400000 (1 day) */
   readonly replayWindowMs?: number;
   /** Refuse to start (default) or only warn loudly when the inbox retention is too short. @default 'refuse' */
   readonly onTooShort?: 'refuse' | 'warn';
   /** Read every handled topic's `retention.ms` at start-up. @default true */
   readonly checkTopics?: boolean;
-  /** Prune processed rows older than the retention. @default true */
-  readonly prune?: boolean;
-  /** @default 60000 */
-  readonly pruneIntervalMs?: number;
+  /** Pause between pruning runs. @default 60000 */
+  readonly intervalMs?: number;
   /** Rows deleted per statement (small batches, no long transaction). @default 1000 */
-  readonly pruneBatchSize?: number;
+  readonly batchSize?: number;
 }
 
 /** Where the inbox's metrics go. @publicApi */
 export interface InboxMetricsOptions {
-  /**
-   * The prom-client registry the metrics are registered on; also provided as
-   * `INBOX_METRICS_REGISTRY`. Default: a registry of the module's own (never prom-client's
-   * global one, so two applications in one process do not collide).
-   */
+  /** Where the metrics are registered (token `INBOX_METRICS_REGISTRY`). Default: the module's own. */
   readonly registry?: Registry;
-  /** Put before every metric name, for example `'shipping_'`. @default '' */
+  /** Put before every metric name, for example `'shipping_'`. @default 'nest_outbox_inbox_' */
   readonly prefix?: string;
 }
 
@@ -77,23 +68,9 @@ export interface InboxMetricsOptions {
  * `@InboxHandler` override the defaults below.
  * @publicApi
  */
-export interface InboxModuleOptions extends InboxTableNames {
+export interface InboxModuleOptions {
   /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
   readonly kafka: KafkaConfig;
-  /**
-   * Apply the inbox DDL at start-up (idempotent statements). Prefer the migration
-   * (`createInboxMigration`) in production.
-   * @default false
-   */
-  readonly installSchema?: boolean;
-  /**
-   * Check at start-up that the three inbox tables exist, and refuse to start with
-   * `InboxSchemaMissingError` (saying how to create them) when one does not.
-   * @default true
-   */
-  readonly verifySchema?: boolean;
-  /** Largest accepted record value in bytes. @default 1048576 */
-  readonly maxMessageBytes?: number;
   readonly retry?: InboxRetryOptions;
   /** @default 'dead-letter' */
   readonly onExhausted?: ExhaustedPolicy;
@@ -101,11 +78,23 @@ export interface InboxModuleOptions extends InboxTableNames {
   readonly deadLetterTopic?: string;
   /** @default 'off' */
   readonly versionCheck?: VersionCheckMode;
-  /** True when retrying cannot help; `InboxPermanentError` is always permanent. */
-  readonly isPermanentError?: (error: unknown) => boolean;
   readonly retention?: InboxRetentionOptions;
   /** Where the metrics go; `false`: none are exported. */
   readonly metrics?: InboxMetricsOptions | false;
+  /** Settings whose defaults need no touching (see `InboxTuningOptions`). */
+  readonly tuning?: InboxTuningOptions;
+}
+
+/** `tuning` of `InboxModuleOptions`: settings whose defaults need no touching. @publicApi */
+export interface InboxTuningOptions extends InboxTableNames {
+  /** Apply the idempotent DDL at start-up (prefer `createInboxMigration` in production). @default false */
+  readonly installSchema?: boolean;
+  /** Refuse to start with `InboxSchemaMissingError` when a table is missing. @default true */
+  readonly verifySchema?: boolean;
+  /** Largest accepted record value in bytes. @default 1048576 */
+  readonly maxMessageBytes?: number;
+  /** True when retrying cannot help; `InboxPermanentError` is always permanent. */
+  readonly isPermanentError?: (error: unknown) => boolean;
 }
 
 /**

@@ -1,11 +1,16 @@
-import { RenamedOptionError } from '@nest-outbox/core';
-import { OptionChecks, qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
-import { INBOX_MODULE } from '../inbox.constants';
+import {
+  OptionChecks,
+  movedUnder,
+  qualifiedTable,
+  sqlIdentifier,
+} from '@nest-outbox/core/internal';
+import { INBOX_METRIC_PREFIX, INBOX_MODULE } from '../inbox.constants';
 import { inboxTableNames } from '../schema/inbox-schema.sql';
 import type {
   ExhaustedPolicy,
   InboxHandlerOptions,
   InboxModuleOptions,
+  InboxTuningOptions,
   VersionCheckMode,
 } from './inbox-options.interface';
 
@@ -37,14 +42,14 @@ class InboxOptionChecks extends OptionChecks {
 
 const check: InboxOptionChecks = new InboxOptionChecks(INBOX_MODULE);
 
-function resolveTables(options: InboxModuleOptions): ResolvedTables {
-  const n = inboxTableNames(options);
+function resolveTables(tuning: InboxTuningOptions): ResolvedTables {
+  const n = inboxTableNames(tuning);
   const tableOption = { inbox: 'table', rejected: 'rejectedTable', versions: 'versionsTable' };
   for (const key of ['inbox', 'rejected', 'versions'] as const) {
-    sqlIdentifier(INBOX_MODULE, tableOption[key], n[key]);
+    sqlIdentifier(INBOX_MODULE, `tuning.${tableOption[key]}`, n[key]);
   }
   return {
-    schema: sqlIdentifier(INBOX_MODULE, 'schema', n.schema),
+    schema: sqlIdentifier(INBOX_MODULE, 'tuning.schema', n.schema),
     inbox: qualifiedTable(INBOX_MODULE, n.schema, n.inbox),
     rejected: qualifiedTable(INBOX_MODULE, n.schema, n.rejected),
     versions: qualifiedTable(INBOX_MODULE, n.schema, n.versions),
@@ -57,34 +62,31 @@ function resolveTables(options: InboxModuleOptions): ResolvedTables {
   };
 }
 
-/** Options renamed when the three modules' options were unified (no silent aliases). */
+/** Old option names, refused with the name of their replacement (no silent aliases). */
 const RENAMED = {
-  tables: ['schema, table, rejectedTable, versionsTable', 'top-level names: tables.inbox is table'],
-  createSchema: 'installSchema',
+  ...movedUnder(
+    'tuning',
+    `schema table rejectedTable versionsTable installSchema verifySchema maxMessageBytes
+    isPermanentError`,
+  ),
+  tables: ['tuning', 'tables.inbox is tuning.table, tables.rejected is tuning.rejectedTable'],
+  createSchema: 'tuning.installSchema',
+  'retry.initialDelayMs': 'retry.baseDelayMs',
+  'retention.inboxRetentionMs': 'retention.keepMs',
+  'retention.prune': ['retention.keepMs', 'prune: false is keepMs: Infinity'],
+  'retention.pruneIntervalMs': 'retention.intervalMs',
+  'retention.pruneBatchSize': 'retention.batchSize',
 } as const;
-
-function refuseOldNames(options: InboxModuleOptions, at = ''): void {
-  check.renamed(options, at ? {} : RENAMED);
-  if (options.retry && 'initialDelayMs' in options.retry)
-    throw new RenamedOptionError(
-      INBOX_MODULE,
-      `${at}retry.initialDelayMs`,
-      `${at}retry.baseDelayMs`,
-    );
-}
 
 function resolveRetention(options: InboxModuleOptions): ResolvedInboxOptions['retention'] {
   const r = options.retention ?? {};
   return {
-    inboxRetentionMs: check.duration('retention.inboxRetentionMs', r.inboxRetentionMs, 14 * DAY, {
-      infinite: true,
-    }),
+    keepMs: check.duration('retention.keepMs', r.keepMs, 14 * DAY, { infinite: true }),
     replayWindowMs: check.duration('retention.replayWindowMs', r.replayWindowMs, DAY),
     onTooShort: check.oneOf('retention.onTooShort', r.onTooShort, ['refuse', 'warn'], 'refuse'),
     checkTopics: check.boolean('retention.checkTopics', r.checkTopics, true),
-    prune: check.boolean('retention.prune', r.prune, true),
-    pruneIntervalMs: check.integer('retention.pruneIntervalMs', r.pruneIntervalMs, 60_000),
-    pruneBatchSize: check.integer('retention.pruneBatchSize', r.pruneBatchSize, 1000),
+    intervalMs: check.integer('retention.intervalMs', r.intervalMs, 60_000),
+    batchSize: check.integer('retention.batchSize', r.batchSize, 1000),
   };
 }
 
@@ -109,9 +111,10 @@ export function resolveInboxOptions(
       'is required (the kafkajs client config used for admin calls), for example { kafka: { brokers: ["localhost:9092"] } }',
     );
   }
-  refuseOldNames(options);
-  if (options.isPermanentError !== undefined && typeof options.isPermanentError !== 'function') {
-    check.fail('isPermanentError', 'must be a function (error) => boolean');
+  check.renamed(options, RENAMED);
+  const t: InboxTuningOptions = options.tuning ?? {};
+  if (t.isPermanentError !== undefined && typeof t.isPermanentError !== 'function') {
+    check.fail('tuning.isPermanentError', 'must be a function (error) => boolean');
   }
   const maxAttempts = check.integer('retry.maxAttempts', options.retry?.maxAttempts, 5);
   const baseDelayMs = check.duration('retry.baseDelayMs', options.retry?.baseDelayMs, 200);
@@ -124,13 +127,13 @@ export function resolveInboxOptions(
     check.fail('connectionName', 'must be a non-empty string or left out (the default connection)');
   return {
     raw: options,
-    tables: resolveTables(options),
-    installSchema: check.boolean('installSchema', options.installSchema, false),
-    verifySchema: check.boolean('verifySchema', options.verifySchema, true),
-    metrics: check.metrics('metrics', options.metrics, ''),
+    tables: resolveTables(t),
+    installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
+    verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
+    metrics: check.metrics('metrics', options.metrics, INBOX_METRIC_PREFIX),
     connectionName,
     defaults: {
-      maxMessageBytes: check.integer('maxMessageBytes', options.maxMessageBytes, 1_048_576),
+      maxMessageBytes: check.integer('tuning.maxMessageBytes', t.maxMessageBytes, 1_048_576),
       maxAttempts,
       baseDelayMs,
       maxDelayMs,
@@ -138,7 +141,7 @@ export function resolveInboxOptions(
       deadLetterTopic: check.topicName('deadLetterTopic', options.deadLetterTopic),
       versionCheck: check.oneOf('versionCheck', options.versionCheck, VERSION_CHECKS, 'off'),
     },
-    isPermanentError: options.isPermanentError ?? (() => false),
+    isPermanentError: t.isPermanentError ?? (() => false),
     retention: resolveRetention(options),
   };
 }
@@ -166,7 +169,7 @@ export function resolveHandlerPolicy(
 ): ResolvedHandlerPolicy {
   const at = (o: string) => `@InboxHandler('${consumer}').${o}`;
   const d = module.defaults;
-  refuseOldNames(options as InboxModuleOptions, at(''));
+  check.renamed(options, { 'retry.initialDelayMs': at('retry.baseDelayMs') });
   const eventTypes = checkList(
     at('eventTypes'),
     options.eventTypes,

@@ -42,12 +42,11 @@ export interface ResolvedInboxOptions {
   readonly defaults: Omit<ResolvedHandlerPolicy, 'eventTypes' | 'schemaVersions'>;
   readonly isPermanentError: (error: unknown) => boolean;
   readonly retention: {
-    readonly inboxRetentionMs: number;
+    readonly keepMs: number;
     readonly replayWindowMs: number;
     readonly onTooShort: 'refuse' | 'warn';
     readonly checkTopics: boolean;
-    readonly prune: boolean;
-    readonly pruneIntervalMs: number;
-    readonly pruneBatchSize: number;
+    readonly intervalMs: number;
+    readonly batchSize: number;
   };
 }

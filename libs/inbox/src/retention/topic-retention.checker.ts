@@ -18,7 +18,7 @@ export async function checkTopicRetention(
   logger: Logger,
 ): Promise<void> {
   if (!options.retention.checkTopics || topics.length === 0) return;
-  const { inboxRetentionMs, replayWindowMs, onTooShort } = options.retention;
+  const { keepMs: inboxRetentionMs, replayWindowMs, onTooShort } = options.retention;
   const admin = new Kafka({
     logLevel: logLevel.NOTHING,
     ...options.raw.kafka,

@@ -70,9 +70,8 @@ export function inboxContract(
         INSERT INTO ${s}.totals (id) VALUES ('a1'), ('a2')`);
       const inbox = InboxModule.forRoot({
         kafka: { brokers: ['127.0.0.1:9092'] },
-        schema: s,
-        installSchema: true,
         metrics: false,
+        tuning: { schema: s, installSchema: true },
       });
       @Module({ imports: [...(stack.imports() as DynamicModule[]), inbox] })
       class ContractModule {}

@@ -57,10 +57,8 @@ export function outboxContract(
          INSERT INTO ${s}.accounts (id) VALUES ${ids}`,
         [
           OutboxModule.forRoot({
-            schema: s,
-            installSchema: true,
-            notifyChannel: false,
             metrics: false,
+            tuning: { schema: s, installSchema: true, notifyChannel: false },
           }),
         ],
       );

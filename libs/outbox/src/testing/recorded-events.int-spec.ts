@@ -19,7 +19,10 @@ beforeAll(async () => {
   db = await createTestSchema('recorded_events');
   await createTables(db.pool, db.name);
   await db.pool.query(`INSERT INTO "${db.name}".orders (id, status) VALUES ('o-1', 'pending')`);
-  app = await createOutboxApp({ schema: db.name, notifyChannel: false, metrics: false });
+  app = await createOutboxApp({
+    metrics: false,
+    tuning: { schema: db.name, notifyChannel: false },
+  });
   outbox = app.get(OutboxService);
 });
 

@@ -180,7 +180,10 @@ beforeAll(async () => {
   await db.pool.query(
     `UPDATE "${db.name}".orders SET status = 'shipped', version = 7 WHERE id = 'o-3'`,
   );
-  app = await createOutboxApp({ schema: db.name, notifyChannel: false }, { providers: [Mover] });
+  app = await createOutboxApp(
+    { tuning: { schema: db.name, notifyChannel: false } },
+    { providers: [Mover] },
+  );
   mover = app.get(Mover);
   gate = new CommitGate(dataSourceOf(app));
 });

@@ -10,7 +10,7 @@ import { RelayStatsService } from './relay-stats.service';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
- * answer, or the oldest event the relay can publish is older than `maxOldestAgeMs` (parked
+ * answer, or the oldest event the relay can publish is older than `tuning.unhealthyAfterMs` (parked
  * events and those held behind them are an operator's job, counted by the parked gauge and
  * its alert: they never make it down, as they never raise the pressure). Reports pending
  * count, oldest age, parked count, `statsFrom` (the relay whose stats statement gave them: relays
@@ -74,9 +74,9 @@ export class RelayHealthIndicator {
     if (!data.running && !data.paused) problems.push('relay loop not running');
     if (!brokerUp) problems.push('broker unreachable');
     if (!stats) problems.push('database unreachable');
-    else if (stats.oldestUnparkedAgeMs > this.options.maxOldestAgeMs) {
+    else if (stats.oldestUnparkedAgeMs > this.options.unhealthyAfterMs) {
       problems.push(
-        `oldest publishable event is ${Math.round(stats.oldestUnparkedAgeMs)} ms old (> ${this.options.maxOldestAgeMs})`,
+        `oldest publishable event is ${Math.round(stats.oldestUnparkedAgeMs)} ms old (> ${this.options.unhealthyAfterMs})`,
       );
     }
     return problems.length === 0

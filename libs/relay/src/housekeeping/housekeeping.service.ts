@@ -56,7 +56,7 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
     const statement = retention.mode === 'archive' ? this.sql.archive : this.sql.delete;
     let total = 0;
     for (let i = 0; i < maxBatches && !this.stopped; i++) {
-      const removed = await this.batch(statement, retention.publishedMs, retention.batchSize);
+      const removed = await this.batch(statement, retention.keepMs, retention.batchSize);
       if (removed === undefined) break;
       total += removed;
       if (removed < retention.batchSize) break;

@@ -39,14 +39,7 @@ export interface TopicRoutingOptions {
   readonly routes?: Readonly<Record<string, string>> | string;
 }
 
-/**
- * Retries of transient failures, per event (and backoff of failed claims), by the rule of
- * `backoffDelayMs` in `@nest-outbox/core`: doubling from `baseDelayMs` up to `maxDelayMs`,
- * each delay drawn in [delay/2, delay]; the event is parked after `maxAttempts` failed
- * attempts, once its own partition takes other records meanwhile (during an outage, or while
- * its partition has no leader, it backs off at the cap without counting and is not parked).
- * @publicApi
- */
+/** Retries of transient failures: doubling, with jitter, from `baseDelayMs` to `maxDelayMs`. @publicApi */
 export interface RetryOptions {
   /** Failed attempts after which an event is parked. @default 10 */
   readonly maxAttempts?: number;
@@ -66,8 +59,8 @@ export interface PollingOptions {
 
 /** Retention of published rows. @publicApi */
 export interface RetentionOptions {
-  /** Age after publication at which rows go. @default 604800000 (7 days) */
-  readonly publishedMs?: number;
+  /** How long a row is kept once published. @default 604800000 (7 days) */
+  readonly keepMs?: number;
   /** `delete` rows, or move them to `<table>_archive`. @default 'delete' */
   readonly mode?: 'delete' | 'archive';
   /** Rows per housekeeping transaction. @default 1000 */
@@ -82,7 +75,7 @@ export interface RetentionOptions {
  * @publicApi
  */
 export interface RelayModuleExtras {
-  /** Register the module globally (its exports visible to every module). @default false */
+  /** Register the module globally (its exports visible to every module). @default true */
   readonly isGlobal?: boolean;
 }
 
@@ -93,94 +86,11 @@ export interface RelayModuleExtras {
 export interface RelayModuleOptions {
   /** PostgreSQL connection string or `pg` PoolConfig of the relay's own small pool. */
   readonly connection: string | PoolConfig;
-  /** @default 'public' */
-  readonly schema?: string;
-  /** @default 'outbox' */
-  readonly table?: string;
-  /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `publisher`. */
+  /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `tuning.publisher`. */
   readonly kafka?: KafkaConfig;
-  /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
-  readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
-  /**
-   * Who encodes the Produce requests: `relay`, the relay's own encoder (one buffer per
-   * request; the same bytes as kafkajs 2.2.4 puts on the wire, at about a tenth of the CPU per
-   * record), or `kafkajs`, kafkajs' own encoder. The relay's encoder fails safe: it is used
-   * only with the kafkajs version its specs compare bytes with (2.2.4) and only when both
-   * encoders give the same bytes for a synthetic request at start-up; a broker answering
-   * `CORRUPT_MESSAGE` or `INVALID_RECORD` to a request it built switches that producer to
-   * kafkajs' encoder and retries (never parks). Each fallback is logged as a warning.
-   * @default 'relay'
-   */
-  readonly recordEncoder?: KafkaRecordEncoder;
-  /**
-   * Compression of the published record batches: `gzip` (built into kafkajs) or `snappy`
-   * (pure JavaScript, registered in kafkajs' process-wide codec table unless a snappy codec is
-   * there already). The relay's encoder writes compressed batches too (its record bytes
-   * compressed by kafkajs' own codec: the same request kafkajs builds).
-   * @default 'none'
-   */
-  readonly compression?: RelayCompression;
   readonly routing: TopicRoutingOptions;
-  /**
-   * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by
-   * default: they are bookkeeping that a PostgreSQL crash may forget for its last moments
-   * (about three `wal_writer_delay`), which makes those events published again (at-least-once)
-   * and loses none, while every claim stops holding the claim lock through a disk flush.
-   * Operator actions (retry, skip, republish) always commit synchronously.
-   * @default false
-   */
-  readonly synchronousCommit?: boolean;
-  /** Rows per claim. @default 1000 */
-  readonly batchSize?: number;
-  /**
-   * Longest run of one aggregate in a claim: a batch takes whole runs of few aggregates, so
-   * several relays work on disjoint aggregates instead of leasing one head each of all of them.
-   * @default 100
-   */
-  readonly runLimit?: number;
-  /** Largest sum of record bytes per Kafka request (keep under the broker's `message.max.bytes`). @default 900000 */
-  readonly maxRequestBytes?: number;
-  /** Lease duration of a claim. @default 30000 */
-  readonly leaseMs?: number;
-  /** Publish timeout (must be < leaseMs); cancels the send when it elapses. @default 10000 */
-  readonly publishTimeoutMs?: number;
-  /** Retry and backoff of transient failures. (Formerly `backoff` and `maxAttempts`.) */
-  readonly retry?: RetryOptions;
-  /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
-  readonly crashLoopThreshold?: number;
-  readonly polling?: PollingOptions;
-  /** LISTEN for coalesced producer notifications; `false` to rely on polling alone. @default true */
-  readonly listen?: boolean | { readonly channel?: string };
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;
-  readonly classifyError?: ErrorClassifier;
-  /**
-   * Health is down when the oldest unpublished event the relay can publish (neither parked nor
-   * held behind a parked event of its aggregate) is older than this. @default 60000
-   */
-  readonly maxOldestAgeMs?: number;
-  /**
-   * prom-client registry (one is created per module when absent) and metric name prefix, or
-   * `false` for no metrics.
-   * @default { prefix: 'nest_outbox_relay_' }
-   */
-  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
-  /**
-   * Bound on the whole graceful shutdown: claiming stops, in-flight work is cancelled a
-   * reserve before the deadline, unstarted leases are released and the producer is
-   * disconnected, all within this time. @default 10000
-   */
-  readonly shutdownTimeoutMs?: number;
-  /**
-   * Refresh period of pending/oldest/parked figures (and of the pressure state); longer while
-   * their query is slow (a large or bloated table): at least nine times its duration, so that
-   * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time (health checks
-   * and the console get the last figures meanwhile). Relays of one outbox share the figures
-   * through the pressure row (`<table>_pressure`): while another relay's row is fresh a relay
-   * reads it instead, so N relays run the statement about once per interval between them.
-   * @default 5000
-   */
-  readonly statsIntervalMs?: number;
   /**
    * Backlog budget and thresholds of the forecast (`backlog_forecast_seconds`) and of the
    * pressure state (`pressure_level`, health details, the console's pressure), sampled every
@@ -189,15 +99,55 @@ export interface RelayModuleOptions {
    * @default { maxBacklog: 100000, maxOldestAgeMs: 300000, warnPercent: 50, criticalPercent: 90, warnForecastSeconds: 600, criticalForecastSeconds: 60, windowMs: 60000 }
    */
   readonly pressure?: PressureOptions;
-  /** Sampling period of the outbox table's size and vacuum figures (`pg_stat_user_tables`). @default 30000 */
+  /** prom-client registry (default: the module's own) and name prefix, or `false`. @default { prefix: 'nest_outbox_relay_' } */
+  readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /** Settings whose defaults need no touching (see `RelayTuningOptions`). */
+  readonly tuning?: RelayTuningOptions;
+}
+
+/** `tuning` of `RelayModuleOptions`: settings whose defaults need no touching. @publicApi */
+export interface RelayTuningOptions {
+  /** @default 'public' */
+  readonly schema?: string;
+  /** @default 'outbox' */
+  readonly table?: string;
+  /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
+  readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
+  /** Produce requests built by the relay's own encoder (fails safe to kafkajs') or by kafkajs'. @default 'relay' */
+  readonly recordEncoder?: KafkaRecordEncoder;
+  /** Compression of the published record batches (kafkajs' codecs). @default 'none' */
+  readonly compression?: RelayCompression;
+  /** Claims and marks wait for their WAL flush (operator actions always do). @default false */
+  readonly synchronousCommit?: boolean;
+  /** Rows per claim. @default 1000 */
+  readonly batchSize?: number;
+  /** Longest run of one aggregate in a claim. @default 100 */
+  readonly runLimit?: number;
+  /** Largest sum of record bytes per Kafka request (under the broker's `message.max.bytes`). @default 900000 */
+  readonly maxRequestBytes?: number;
+  /** Lease duration of a claim. @default 30000 */
+  readonly leaseMs?: number;
+  /** Publish timeout (must be < leaseMs); cancels the send when it elapses. @default 10000 */
+  readonly publishTimeoutMs?: number;
+  /** Retry and backoff of transient failures. */
+  readonly retry?: RetryOptions;
+  /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
+  readonly crashLoopThreshold?: number;
+  readonly polling?: PollingOptions;
+  /** LISTEN for producer notifications; `false`: poll only. @default true */
+  readonly listen?: boolean | { readonly channel?: string };
+  readonly classifyError?: ErrorClassifier;
+  /** Health is down when the oldest event the relay can publish is older than this. @default 60000 */
+  readonly unhealthyAfterMs?: number;
+  /** Bound on the whole graceful shutdown. @default 10000 */
+  readonly shutdownTimeoutMs?: number;
+  /** Period of the backlog figures and the pressure row, shared by the relays of one outbox. @default 5000 */
+  readonly statsIntervalMs?: number;
+  /** Period of the table's size and vacuum figures. @default 30000 */
   readonly tableStatsIntervalMs?: number;
-  /** Apply the relay's idempotent DDL (index, audit and archive tables) at start-up. @default false */
+  /** Apply the relay's idempotent DDL at start-up. @default false */
   readonly installSchema?: boolean;
-  /**
-   * Check at start-up that the outbox table and the relay's audit table exist; a missing one
-   * stops the application with `RelaySchemaMissingError`.
-   * @default true
-   */
+  /** Refuse to start with `RelaySchemaMissingError` when a table is missing. @default true */
   readonly verifySchema?: boolean;
   /** Start the loop at application bootstrap. @default true */
   readonly autoStart?: boolean;

@@ -3,56 +3,24 @@ import { randomBytes } from 'node:crypto';
 import {
   DEFAULT_NOTIFY_CHANNEL,
   OptionChecks,
+  movedUnder,
   qualifiedTable,
   sqlIdentifier,
   resolvePressureOptions,
   type BackoffPolicy,
-  type ResolvedPressureOptions,
 } from '@nest-outbox/core/internal';
 import type { PoolConfig } from 'pg';
 import { RELAY_MODULE } from '../relay.constants';
-import type { RelayCompression } from '../publisher/compression';
-import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
-import type { Registry } from 'prom-client';
-import type { RelayModuleOptions, RetentionOptions, RetryOptions } from './relay-options.interface';
+import type {
+  RelayModuleOptions,
+  RelayTuningOptions,
+  RetentionOptions,
+  RetryOptions,
+} from './relay-options.interface';
 
 /** Options after validation, with every default applied. @publicApi */
-export interface ResolvedRelayOptions {
-  readonly raw: RelayModuleOptions;
-  readonly pool: PoolConfig;
-  readonly schema: string;
-  readonly table: string;
-  /** `"schema"."table"`, validated. */
-  readonly qualifiedTable: string;
-  readonly router: TopicRouter;
-  readonly batchSize: number;
-  readonly runLimit: number;
-  readonly maxRequestBytes: number;
-  readonly recordEncoder: KafkaRecordEncoder;
-  readonly compression: RelayCompression;
-  readonly synchronousCommit: boolean;
-  readonly leaseMs: number;
-  readonly publishTimeoutMs: number;
-  readonly backoff: BackoffPolicy;
-  readonly maxAttempts: number;
-  readonly crashLoopThreshold: number;
-  readonly pollMinMs: number;
-  readonly pollMaxMs: number;
-  readonly listenChannel: string | undefined;
-  readonly retention: Required<RetentionOptions> | undefined;
-  readonly maxOldestAgeMs: number;
-  readonly shutdownTimeoutMs: number;
-  readonly statsIntervalMs: number;
-  /** Budgets and thresholds of the backlog forecast and pressure state. */
-  readonly pressure: ResolvedPressureOptions;
-  readonly tableStatsIntervalMs: number;
-  readonly installSchema: boolean;
-  readonly verifySchema: boolean;
-  readonly autoStart: boolean;
-  readonly relayId: string;
-  readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
-}
+export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 
 const check = new OptionChecks(RELAY_MODULE);
 
@@ -61,7 +29,7 @@ function resolveRetention(
 ): Required<RetentionOptions> | undefined {
   if (r === false) return undefined;
   return {
-    publishedMs: check.integer('retention.publishedMs', r?.publishedMs, 7 * 24 * 3600 * 1000),
+    keepMs: check.integer('retention.keepMs', r?.keepMs, 7 * 24 * 3600 * 1000),
     mode: check.oneOf('retention.mode', r?.mode, ['delete', 'archive'], 'delete'),
     batchSize: check.integer('retention.batchSize', r?.batchSize, 1000),
     intervalMs: check.integer('retention.intervalMs', r?.intervalMs, 60_000),
@@ -70,21 +38,31 @@ function resolveRetention(
 
 function resolveRetry(r: RetryOptions | undefined): BackoffPolicy & { maxAttempts: number } {
   if (r !== undefined && (r === null || typeof r !== 'object')) {
-    check.fail('retry', 'must be { maxAttempts?, baseDelayMs?, maxDelayMs? } (or omitted)');
+    check.fail('tuning.retry', 'must be { maxAttempts?, baseDelayMs?, maxDelayMs? } (or omitted)');
   }
-  const baseMs = check.integer('retry.baseDelayMs', r?.baseDelayMs, 500);
-  const capMs = check.integer('retry.maxDelayMs', r?.maxDelayMs, 30_000);
+  const baseMs = check.integer('tuning.retry.baseDelayMs', r?.baseDelayMs, 500);
+  const capMs = check.integer('tuning.retry.maxDelayMs', r?.maxDelayMs, 30_000);
   check.ordered(
-    { option: 'retry.baseDelayMs', value: baseMs },
-    { option: 'retry.maxDelayMs', value: capMs },
+    { option: 'tuning.retry.baseDelayMs', value: baseMs },
+    { option: 'tuning.retry.maxDelayMs', value: capMs },
   );
-  return { baseMs, capMs, maxAttempts: check.integer('retry.maxAttempts', r?.maxAttempts, 10) };
+  const maxAttempts = check.integer('tuning.retry.maxAttempts', r?.maxAttempts, 10);
+  return { baseMs, capMs, maxAttempts };
 }
 
 /** Old option names, refused with the name of their replacement. */
 const RENAMED = {
-  backoff: ['retry', 'backoff.baseMs -> retry.baseDelayMs, backoff.capMs -> retry.maxDelayMs'],
-  maxAttempts: 'retry.maxAttempts',
+  ...movedUnder(
+    'tuning',
+    `schema table producer recordEncoder compression synchronousCommit batchSize runLimit
+    maxRequestBytes leaseMs publishTimeoutMs retry crashLoopThreshold polling listen
+    classifyError shutdownTimeoutMs statsIntervalMs tableStatsIntervalMs installSchema
+    verifySchema autoStart relayId publisher`,
+  ),
+  maxOldestAgeMs: 'tuning.unhealthyAfterMs',
+  'retention.publishedMs': 'retention.keepMs',
+  backoff: ['tuning.retry', 'baseMs -> baseDelayMs, capMs -> maxDelayMs'],
+  maxAttempts: 'tuning.retry.maxAttempts',
 } as const;
 
 function resolveConnection(c: unknown): PoolConfig {
@@ -97,17 +75,17 @@ function resolveConnection(c: unknown): PoolConfig {
 }
 
 function resolveRequired(raw: RelayModuleOptions): void {
-  if (!raw.publisher && !raw.kafka)
+  if (!raw.tuning?.publisher && !raw.kafka)
     check.fail('kafka', 'is required (kafkajs config with brokers) unless a publisher is given');
   if (!raw.routing || typeof raw.routing !== 'object')
     check.fail('routing', 'is required: give { defaultTopic } and/or { routes }');
 }
 
-function resolveListenChannel(listen: RelayModuleOptions['listen']): string | undefined {
+function resolveListenChannel(listen: RelayTuningOptions['listen']): string | undefined {
   const value = listen ?? true;
   if (value === false) return undefined;
   const channel = (typeof value === 'object' && value.channel) || DEFAULT_NOTIFY_CHANNEL;
-  sqlIdentifier(RELAY_MODULE, 'listen.channel', channel);
+  sqlIdentifier(RELAY_MODULE, 'tuning.listen.channel', channel);
   return channel;
 }
 
@@ -116,57 +94,72 @@ function resolveListenChannel(listen: RelayModuleOptions['listen']): string | un
  * @throws InvalidOptionsError naming the option and the fix
  * @publicApi
  */
-export function resolveRelayOptions(raw: RelayModuleOptions): ResolvedRelayOptions {
+export function resolveRelayOptions(raw: RelayModuleOptions) {
   check.renamed(raw, RENAMED);
-  const schema = raw.schema ?? 'public';
-  const table = raw.table ?? 'outbox';
+  const t: RelayTuningOptions = raw.tuning ?? {};
+  const schema = t.schema ?? 'public';
+  const table = t.table ?? 'outbox';
   resolveRequired(raw);
-  const { maxAttempts, ...backoff } = resolveRetry(raw.retry);
-  const leaseMs = check.integer('leaseMs', raw.leaseMs, 30_000);
-  const publishTimeoutMs = check.integer('publishTimeoutMs', raw.publishTimeoutMs, 10_000);
+  const { maxAttempts, ...backoff } = resolveRetry(t.retry);
+  const leaseMs = check.integer('tuning.leaseMs', t.leaseMs, 30_000);
+  const publishTimeoutMs = check.integer('tuning.publishTimeoutMs', t.publishTimeoutMs, 10_000);
   if (publishTimeoutMs >= leaseMs) {
     check.fail(
-      'publishTimeoutMs',
-      `(${publishTimeoutMs} ms) must be shorter than leaseMs (${leaseMs} ms), or a lease could expire while its publish still runs: lower publishTimeoutMs or raise leaseMs`,
+      'tuning.publishTimeoutMs',
+      `(${publishTimeoutMs} ms) must be shorter than tuning.leaseMs (${leaseMs} ms), or a lease could expire while its publish still runs: lower tuning.publishTimeoutMs or raise tuning.leaseMs`,
     );
   }
-  const pollMinMs = check.integer('polling.minMs', raw.polling?.minMs, 20);
-  const pollMaxMs = check.integer('polling.maxMs', raw.polling?.maxMs, 1000);
+  const pollMinMs = check.integer('tuning.polling.minMs', t.polling?.minMs, 20);
+  const pollMaxMs = check.integer('tuning.polling.maxMs', t.polling?.maxMs, 1000);
   check.ordered(
-    { option: 'polling.minMs', value: pollMinMs },
-    { option: 'polling.maxMs', value: pollMaxMs },
+    { option: 'tuning.polling.minMs', value: pollMinMs },
+    { option: 'tuning.polling.maxMs', value: pollMaxMs },
   );
   return {
     raw,
     pool: resolveConnection(raw.connection),
     schema,
     table,
-    qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table),
+    qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.'),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
-    batchSize: check.integer('batchSize', raw.batchSize, 1000),
-    runLimit: check.integer('runLimit', raw.runLimit, 100),
-    maxRequestBytes: check.integer('maxRequestBytes', raw.maxRequestBytes, 900_000),
-    recordEncoder: check.oneOf('recordEncoder', raw.recordEncoder, ['relay', 'kafkajs'], 'relay'),
-    compression: check.oneOf('compression', raw.compression, ['none', 'gzip', 'snappy'], 'none'),
-    synchronousCommit: check.boolean('synchronousCommit', raw.synchronousCommit, false),
+    batchSize: check.integer('tuning.batchSize', t.batchSize, 1000),
+    runLimit: check.integer('tuning.runLimit', t.runLimit, 100),
+    maxRequestBytes: check.integer('tuning.maxRequestBytes', t.maxRequestBytes, 900_000),
+    recordEncoder: check.oneOf(
+      'tuning.recordEncoder',
+      t.recordEncoder,
+      ['relay', 'kafkajs'],
+      'relay',
+    ),
+    compression: check.oneOf(
+      'tuning.compression',
+      t.compression,
+      ['none', 'gzip', 'snappy'],
+      'none',
+    ),
+    synchronousCommit: check.boolean('tuning.synchronousCommit', t.synchronousCommit, false),
     leaseMs,
     publishTimeoutMs,
     backoff,
     maxAttempts,
-    crashLoopThreshold: check.integer('crashLoopThreshold', raw.crashLoopThreshold, 3),
+    crashLoopThreshold: check.integer('tuning.crashLoopThreshold', t.crashLoopThreshold, 3),
     pollMinMs,
     pollMaxMs,
-    listenChannel: resolveListenChannel(raw.listen),
+    listenChannel: resolveListenChannel(t.listen),
     retention: resolveRetention(raw.retention),
-    maxOldestAgeMs: check.integer('maxOldestAgeMs', raw.maxOldestAgeMs, 60_000),
-    shutdownTimeoutMs: check.integer('shutdownTimeoutMs', raw.shutdownTimeoutMs, 10_000),
-    statsIntervalMs: check.integer('statsIntervalMs', raw.statsIntervalMs, 5_000),
+    unhealthyAfterMs: check.integer('tuning.unhealthyAfterMs', t.unhealthyAfterMs, 60_000),
+    shutdownTimeoutMs: check.integer('tuning.shutdownTimeoutMs', t.shutdownTimeoutMs, 10_000),
+    statsIntervalMs: check.integer('tuning.statsIntervalMs', t.statsIntervalMs, 5_000),
     pressure: resolvePressureOptions(check, 'pressure', raw.pressure),
-    tableStatsIntervalMs: check.integer('tableStatsIntervalMs', raw.tableStatsIntervalMs, 30_000),
-    installSchema: check.boolean('installSchema', raw.installSchema, false),
-    verifySchema: check.boolean('verifySchema', raw.verifySchema, true),
-    autoStart: check.boolean('autoStart', raw.autoStart, true),
-    relayId: raw.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    tableStatsIntervalMs: check.integer(
+      'tuning.tableStatsIntervalMs',
+      t.tableStatsIntervalMs,
+      30_000,
+    ),
+    installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
+    verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
+    autoStart: check.boolean('tuning.autoStart', t.autoStart, true),
+    relayId: t.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     metrics: check.metrics('metrics', raw.metrics, 'nest_outbox_relay_'),
   };
 }

@@ -222,7 +222,7 @@ export class BatchProcessor {
   }
 
   private kindOf(error: unknown, { row, record }: PlannedItem) {
-    return classifyFailure(error, row, record.topic, this.options.raw.classifyError);
+    return classifyFailure(error, row, record.topic, this.options.raw.tuning?.classifyError);
   }
 
   private fail(ledger: BatchLedger, items: readonly PlannedItem[], error: unknown): void {
