@@ -17,11 +17,3 @@ export const INBOX_HANDLER_METADATA = 'nest-outbox:inbox-handler';
 
 /** Name used in errors and logs. @internal */
 export const INBOX_MODULE = 'InboxModule';
-
-/**
- * Environment variable of the test-only fault seam: when it is `kill-after-pg-commit`, the
- * consumer kills itself with SIGKILL right after the PostgreSQL commit of an applied event,
- * before its offset is committed. Read once at start-up; costs nothing when unset.
- * @internal
- */
-export const INBOX_FAULT_ENV = 'NEST_OUTBOX_INBOX_FAULT';

@@ -15,6 +15,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import {
   Ctx,
   EventPattern,
@@ -40,6 +41,7 @@ import {
   type InboxModuleOptions,
 } from '@nest-outbox/inbox';
 import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
+import { InboxMetrics } from '../src/metrics/inbox.metrics';
 import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
 import type { KafkaConfig } from 'kafkajs';
 
@@ -79,6 +81,8 @@ export interface InboxTestAppOptions {
   readonly connectionName?: string;
   /** The handler is an `@InboxBatchHandler` (one effect row per event of each call). */
   readonly batchHandler?: boolean;
+  /** In place of the module's `InboxMetrics` (a test-only fault, e.g. `KillAfterCommitMetrics`). */
+  readonly metrics?: InboxMetrics;
 }
 
 /** DDL of the effect table the test handler writes. */
@@ -201,9 +205,15 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
 
 /** The hybrid app with its Kafka microservice connected, neither initialised nor started. */
 export async function createInboxApp(o: InboxTestAppOptions): Promise<INestApplication> {
-  const app = await NestFactory.create(buildAppModule(o), {
-    logger: o.logger ?? ['error', 'warn'],
-  });
+  const logger = o.logger ?? ['error', 'warn'];
+  const app = o.metrics
+    ? (
+        await Test.createTestingModule({ imports: [buildAppModule(o)] })
+          .overrideProvider(InboxMetrics)
+          .useValue(o.metrics)
+          .compile()
+      ).createNestApplication({ logger })
+    : await NestFactory.create(buildAppModule(o), { logger });
   app.enableShutdownHooks();
   if (o.globalInterceptors) app.useGlobalInterceptors(...o.globalInterceptors);
   const kafkaOptions = {

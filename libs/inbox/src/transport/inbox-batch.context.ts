@@ -34,7 +34,6 @@ export class InboxBatch {
   /** The inbox handlers that ran in this chunk (distinct consumer and policy). */
   readonly handlers: ChunkHandler[] = [];
   aborted: unknown = undefined;
-  applied = 0;
   /**
    * Set while `InboxKafkaServer` hands these parsed records to the topic's batch handlers in
    * ONE call (their guard reads them all; the call's own message is the last one).
