@@ -18,7 +18,7 @@ import {
 } from '../../test/support';
 import { watchHealthOffThread } from '../../test/support/health-watch.thread';
 import { valueBytes } from '../../libs/inbox/src/envelope/record-parts';
-import { inboxKafka } from '../../libs/inbox/src/transport/inbox-kafkajs';
+import { inboxKafka } from '../../libs/inbox/src/kafkajs/inbox-kafkajs';
 import { effectsDdl } from '../../libs/inbox/test/inbox-test.app';
 import { canaryRecord, fuzzRecords, type FuzzRecord } from './inbox-fuzz.arbitraries';
 

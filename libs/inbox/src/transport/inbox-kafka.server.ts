@@ -3,10 +3,10 @@ import { KafkaLogger } from '@nestjs/microservices/helpers';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { registerAhead } from '../handler/dedup/chunk-registration';
-import { InboxBatch, runInBatch, type ChunkHandler } from './inbox-batch.context';
+import { registerAhead } from '../chunk/chunk-registration';
+import { InboxBatch, runInBatch, type ChunkHandler } from '../chunk/inbox-batch.context';
 import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
-import { inboxKafka } from './inbox-kafkajs';
+import { inboxKafka } from '../kafkajs/inbox-kafkajs';
 
 /** Options of `InboxKafkaServer`: ServerKafka's, plus the chunk size. @publicApi */
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {

@@ -8,12 +8,12 @@ import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
 import { INBOX_TRANSACTION_HOST } from '../../inbox.constants';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import { InboxStore } from '../../store/inbox.store';
-import type { InboxBatch } from '../../transport/inbox-batch.context';
+import type { InboxBatch } from '../../chunk/inbox-batch.context';
 import { registerOnce } from '../dedup/inbox-registration';
 import { HandlerFailures } from '../failure/handler-failures';
-import { deliveryFields } from './delivery-log';
-import { entryDelivery, type AcceptedEntry, type InboxDelivery } from './inbox-delivery';
-import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
+import { deliveryFields } from '../delivery/delivery-log';
+import { entryDelivery, type AcceptedEntry, type InboxDelivery } from '../delivery/inbox-delivery';
+import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from '../delivery/inbox-outcome';
 
 type Labels = { consumer: string; topic: string };
 type OutcomeTally = { applied: number; duplicate: number; stale: number };

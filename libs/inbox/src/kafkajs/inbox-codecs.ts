@@ -59,24 +59,6 @@ const pureJs = (name: string, decompress: Transform, compress?: Transform): Code
   return () => codec;
 };
 
-const placeholders = new WeakMap<CodecFactory, boolean>();
-
-/** Whether `factory` is kafkajs' placeholder ("... compression not implemented") or none. */
-function isPlaceholder(factory: CodecFactory | undefined): boolean {
-  if (factory === undefined) return true;
-  let known = placeholders.get(factory);
-  if (known === undefined) {
-    try {
-      factory();
-      known = false;
-    } catch (error) {
-      known = (error as { name?: unknown }).name === 'KafkaJSNotImplemented';
-    }
-    placeholders.set(factory, known);
-  }
-  return known;
-}
-
 /**
  * Fills the codec table of the inbox's own kafkajs (see `inboxKafka`), never the
  * application's: each codec is the one the application registered in kafkajs'
@@ -91,7 +73,14 @@ export function installInboxCodecs<T extends { Codecs: Registry }>(own: T): T {
   const app = CompressionCodecs as unknown as Registry;
   for (const [type, name, decompress, compress] of CODECS) {
     const inbox = decompress ? pureJs(name, decompress, compress) : own.Codecs[type]!;
-    const current = () => (isPlaceholder(app[type]) ? inbox : app[type]!)();
+    // kafkajs' placeholder throws "... compression not implemented": the inbox's codec then.
+    const current = () => {
+      try {
+        return app[type]?.() ?? inbox();
+      } catch {
+        return inbox();
+      }
+    };
     const settling = async (data: Buffer) => {
       try {
         return await current().decompress(data);

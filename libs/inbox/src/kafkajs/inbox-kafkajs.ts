@@ -8,11 +8,7 @@ import {
   type HeaderBytesDecoder,
   type HeaderReader,
 } from './header-decoding';
-import {
-  installInboxCodecs,
-  undecodableFailure,
-  UNDECODABLE_BATCH_HEADER,
-} from './kafkajs-codecs.hook';
+import { installInboxCodecs, undecodableFailure, UNDECODABLE_BATCH_HEADER } from './inbox-codecs';
 
 /** The kafkajs version whose decoder the inbox's own instance was written and checked against. */
 const CHECKED_KAFKAJS_VERSION = '2.2.4';

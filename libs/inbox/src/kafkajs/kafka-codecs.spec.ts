@@ -7,7 +7,7 @@ import {
   undecodableBatch,
   undecodableFailure,
   UNDECODABLE_BATCH_HEADER,
-} from './kafkajs-codecs.hook';
+} from './inbox-codecs';
 import { inboxKafka } from './inbox-kafkajs';
 
 const lz4 = require('lz4js') as { compress(src: Uint8Array): Uint8Array };
