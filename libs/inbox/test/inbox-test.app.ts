@@ -9,6 +9,9 @@ import {
   Get,
   Inject,
   Module,
+  UseGuards,
+  UseInterceptors,
+  type CanActivate,
   type INestApplication,
   type LoggerService,
   type NestInterceptor,
@@ -81,6 +84,9 @@ export interface InboxTestAppOptions {
   readonly connectionName?: string;
   /** The handler is an `@InboxBatchHandler` (one effect row per event of each call). */
   readonly batchHandler?: boolean;
+  /** The application's own guards and interceptors on the handler method (beside the inbox's). */
+  readonly methodGuards?: CanActivate[];
+  readonly methodInterceptors?: NestInterceptor[];
   /** In place of the module's `InboxMetrics` (a test-only fault, e.g. `KillAfterCommitMetrics`). */
   readonly metrics?: InboxMetrics;
 }
@@ -104,6 +110,8 @@ function buildAppModule(o: InboxTestAppOptions): Type {
     ) {}
 
     @EventPattern(o.topics)
+    @UseGuards(...(o.methodGuards ?? []))
+    @UseInterceptors(...(o.methodInterceptors ?? []))
     @InboxHandler(consumer, o.handler)
     async onEvent(@InboxEvent() event: EventEnvelope, @Ctx() ctx: KafkaContext): Promise<void> {
       await behavior.before?.(event, ctx);
