@@ -35,7 +35,8 @@
  * - steady_events_per_s: between 10% and 90% of the records committed.
  * The 1-minute load average before and after each round is printed (the machine is shared).
  * Exits 1 if any round's effects differ from the expected effects.
- * Last line: {"bench":"inbox","events_per_s":..,"inbox_vs_raw":..,"duplicates_absorbed":..,"effects":..,"expected_effects":..,...}
+ * Then the cost goals (batch_vs_raw >= 0.85, record_vs_raw >= 0.60, batch CPU/record <= 1.5x raw).
+ * Last line: {"bench":"inbox","events_per_s":..,"inbox_vs_raw":..,"record_vs_raw":..,"duplicates_absorbed":..,"effects":..,"expected_effects":..,...}
  */
 import 'reflect-metadata';
 import { appendFileSync } from 'node:fs';
@@ -426,6 +427,7 @@ async function main(): Promise<void> {
     );
     summary.raw_events_per_s = Math.round(rawEps);
     if (results.length > 0) summary.inbox_vs_raw = Number(vs(results).toFixed(3));
+    if (results.length > 0) summary.record_vs_raw = summary.inbox_vs_raw; // @InboxHandler
   }
   if (results.length > 0) summary.inbox_cpu_us_per_record = cpu(results);
   if (raws.length > 0) summary.raw_cpu_us_per_record = cpu(raws);
@@ -456,6 +458,7 @@ async function main(): Promise<void> {
     if (ratio !== undefined) summary.batch_pg_vs_raw = Number(ratio.toFixed(3));
     summary.batch_pg_cpu_us_per_record = cpu(batchPgs);
   }
+  console.log(goals(summary));
   if (wrong.length > 0) console.log(`${wrong.length} round(s) with WRONG effects`);
   const all = [...results, ...batches, ...batchPgs, ...raws];
   const middle = all.find((r) => r.eps === median(all.map((x) => x.eps))) ?? all[0]!;
@@ -472,6 +475,22 @@ async function main(): Promise<void> {
     }),
   );
   if (wrong.length > 0) process.exitCode = 1;
+}
+
+/** The cost goals of issue 32, against the same run's raw reference (only those measured). */
+function goals(summary: Record<string, unknown>): string {
+  const n = (key: string) => summary[key] as number | undefined;
+  const line: string[] = [];
+  const goal = (what: string, value: number | undefined, met: (v: number) => boolean) => {
+    if (value !== undefined) line.push(`${what} ${value}: ${met(value) ? 'met' : 'NOT met'}`);
+  };
+  goal('batch_vs_raw >= 0.85', n('batch_vs_raw'), (v) => v >= 0.85);
+  goal('record_vs_raw >= 0.60', n('record_vs_raw'), (v) => v >= 0.6);
+  const raw = n('raw_cpu_us_per_record');
+  const batchCpu = n('batch_cpu_us_per_record');
+  if (raw !== undefined && batchCpu !== undefined)
+    goal('batch CPU/record <= 1.5x raw', Number((batchCpu / raw).toFixed(2)), (v) => v <= 1.5);
+  return `goals: ${line.length > 0 ? line.join('; ') : 'none measured (raw did not run)'}`;
 }
 
 main().then(

@@ -3,12 +3,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KafkaParser } from '@nestjs/microservices';
 import fc from 'fast-check';
-import type { Kafka } from 'kafkajs';
+import { logLevel } from 'kafkajs';
 import type { Pool } from 'pg';
 import {
   createTestSchema,
   createTopics,
   freePort,
+  KAFKA_BROKERS,
   REPO_ROOT,
   spawnTs,
   testKafka,
@@ -17,7 +18,7 @@ import {
 } from '../../test/support';
 import { watchHealthOffThread } from '../../test/support/health-watch.thread';
 import { valueBytes } from '../../libs/inbox/src/envelope/record-parts';
-import { installHeaderDecoding } from '../../libs/inbox/src/transport/kafkajs-header-decoding.hook';
+import { inboxKafka } from '../../libs/inbox/src/kafkajs/inbox-kafkajs';
 import { effectsDdl } from '../../libs/inbox/test/inbox-test.app';
 import { canaryRecord, fuzzRecords, type FuzzRecord } from './inbox-fuzz.arbitraries';
 
@@ -160,7 +161,7 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     db.pool,
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM "${db.name}".effects GROUP BY event_id HAVING count(*) > 1) AS t`,
   );
-  const evidence = await checkEvidence(kafka, topic, ends, db).catch((error: unknown) => ({
+  const evidence = await checkEvidence(topic, ends, db).catch((error: unknown) => ({
     checked: 0,
     wrong: [`evidence check failed: ${(error as Error).message}`],
   }));
@@ -213,7 +214,6 @@ const MAX_KEY_BYTES = 1024;
  * (e.g. the last of a chunk). Streams the topic; holds only the rejected rows.
  */
 async function checkEvidence(
-  kafka: Kafka,
   topic: string,
   ends: ReadonlyMap<number, string>,
   db: { pool: Pool; name: string },
@@ -234,8 +234,8 @@ async function checkEvidence(
   const remaining = new Map([...ends].filter(([, high]) => Number(high) > 0));
   if (rejected.size === 0 || remaining.size === 0) return { checked, wrong };
   const parser = new KafkaParser();
-  // As in the inbox's consumer: kafkajs' own header decoding stalls on hostile header counts.
-  installHeaderDecoding();
+  // The inbox's own kafkajs, as its consumer: stock kafkajs stalls on hostile header counts.
+  const kafka = new (inboxKafka())({ brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: uniqueTopic('fuzz-evidence'), maxWaitTimeInMs: 100 });
   await consumer.connect();
   try {

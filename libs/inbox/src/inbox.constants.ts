@@ -20,11 +20,3 @@ export const INBOX_MODULE = 'InboxModule';
 
 /** Default `metrics.prefix`: `nest_outbox_` and the module, as in the outbox and the relay. @internal */
 export const INBOX_METRIC_PREFIX = 'nest_outbox_inbox_';
-
-/**
- * Environment variable of the test-only fault seam: when it is `kill-after-pg-commit`, the
- * consumer kills itself with SIGKILL right after the PostgreSQL commit of an applied event,
- * before its offset is committed. Read once at start-up; costs nothing when unset.
- * @internal
- */
-export const INBOX_FAULT_ENV = 'NEST_OUTBOX_INBOX_FAULT';

@@ -16,7 +16,7 @@ export { InboxHandler } from './handler/decorators/inbox-handler.decorator';
 export { InboxEvent } from './handler/decorators/inbox-event.decorator';
 export { InboxBatchHandler } from './handler/decorators/inbox-batch-handler.decorator';
 export { InboxEvents } from './handler/decorators/inbox-events.decorator';
-export type { InboxOutcome } from './handler/pipeline/inbox-outcome';
+export type { InboxOutcome } from './handler/delivery/inbox-outcome';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 export type {

@@ -1,10 +1,11 @@
 /**
  * Child-process entry for the SIGKILL test: a hybrid app consuming INBOX_TOPIC in group
- * INBOX_GROUP into schema INBOX_SCHEMA. With NEST_OUTBOX_INBOX_FAULT=kill-after-pg-commit
- * it kills itself right after the PostgreSQL commit of the first applied event (with
+ * INBOX_GROUP into schema INBOX_SCHEMA. With INBOX_FAULT=kill-after-pg-commit (through
+ * the test-only `KillAfterCommitMetrics`) it kills itself right after the PostgreSQL commit of the first applied event (with
  * INBOX_TRANSPORT=batched: of the first chunk that applied one). With INBOX_HTTP_PORT it also
  * serves `/health` on that port; INBOX_HANDLER=batch makes its handler an `@InboxBatchHandler`.
  */
+import { KillAfterCommitMetrics } from './inbox-fault.metrics';
 import { startInboxApp } from './inbox-test.app';
 
 async function main(): Promise<void> {
@@ -19,6 +20,9 @@ async function main(): Promise<void> {
     groupId: env('INBOX_GROUP'),
     transport: process.env.INBOX_TRANSPORT === 'batched' ? 'batched' : 'plain',
     batchHandler: process.env.INBOX_HANDLER === 'batch',
+    ...(process.env.INBOX_FAULT === 'kill-after-pg-commit'
+      ? { metrics: new KillAfterCommitMetrics() }
+      : {}),
   });
   const port = process.env.INBOX_HTTP_PORT;
   if (port) await app.listen(Number(port), '127.0.0.1');

@@ -1,4 +1,3 @@
-import { INBOX_FAULT_ENV } from '../src/inbox.constants';
 import {
   createTestSchema,
   createTopics,
@@ -35,7 +34,7 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
   const runUntilFaultKills = async (env: Record<string, string>) => {
     const doomed = spawnTs('libs/inbox/test/inbox-consumer.entry.ts', {
       ...env,
-      [INBOX_FAULT_ENV]: 'kill-after-pg-commit',
+      INBOX_FAULT: 'kill-after-pg-commit', // the entry's test-only KillAfterCommitMetrics
     });
     children.push(doomed);
     return new Promise<NodeJS.Signals | null>((resolve) =>

@@ -9,12 +9,16 @@ import {
   Get,
   Inject,
   Module,
+  UseGuards,
+  UseInterceptors,
+  type CanActivate,
   type INestApplication,
   type LoggerService,
   type NestInterceptor,
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import {
   Ctx,
   EventPattern,
@@ -40,6 +44,7 @@ import {
   type InboxModuleOptions,
 } from '@nest-outbox/inbox';
 import { InboxHealthIndicator } from '@nest-outbox/inbox/health';
+import { InboxMetrics } from '../src/metrics/inbox.metrics';
 import { DATABASE_URL, KAFKA_BROKERS } from '@test/support';
 import type { KafkaConfig } from 'kafkajs';
 
@@ -79,6 +84,11 @@ export interface InboxTestAppOptions {
   readonly connectionName?: string;
   /** The handler is an `@InboxBatchHandler` (one effect row per event of each call). */
   readonly batchHandler?: boolean;
+  /** The application's own guards and interceptors on the handler method (beside the inbox's). */
+  readonly methodGuards?: CanActivate[];
+  readonly methodInterceptors?: NestInterceptor[];
+  /** In place of the module's `InboxMetrics` (a test-only fault, e.g. `KillAfterCommitMetrics`). */
+  readonly metrics?: InboxMetrics;
 }
 
 /** DDL of the effect table the test handler writes. */
@@ -100,6 +110,8 @@ function buildAppModule(o: InboxTestAppOptions): Type {
     ) {}
 
     @EventPattern(o.topics)
+    @UseGuards(...(o.methodGuards ?? []))
+    @UseInterceptors(...(o.methodInterceptors ?? []))
     @InboxHandler(consumer, o.handler)
     async onEvent(@InboxEvent() event: EventEnvelope, @Ctx() ctx: KafkaContext): Promise<void> {
       await behavior.before?.(event, ctx);
@@ -200,9 +212,15 @@ export async function startInboxApp(o: InboxTestAppOptions): Promise<INestApplic
 
 /** The hybrid app with its Kafka microservice connected, neither initialised nor started. */
 export async function createInboxApp(o: InboxTestAppOptions): Promise<INestApplication> {
-  const app = await NestFactory.create(buildAppModule(o), {
-    logger: o.logger ?? ['error', 'warn'],
-  });
+  const logger = o.logger ?? ['error', 'warn'];
+  const app = o.metrics
+    ? (
+        await Test.createTestingModule({ imports: [buildAppModule(o)] })
+          .overrideProvider(InboxMetrics)
+          .useValue(o.metrics)
+          .compile()
+      ).createNestApplication({ logger })
+    : await NestFactory.create(buildAppModule(o), { logger });
   app.enableShutdownHooks();
   if (o.globalInterceptors) app.useGlobalInterceptors(...o.globalInterceptors);
   const kafkaOptions = {

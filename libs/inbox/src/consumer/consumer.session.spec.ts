@@ -3,8 +3,8 @@ import { EventEmitter } from 'node:events';
 import type { Consumer } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { InboxBatch } from '../transport/inbox-batch.context';
-import { ChunkOffsets } from './chunk-offsets';
+import { InboxBatch } from '../chunk/inbox-batch.context';
+import { ChunkOffsets } from '../chunk/chunk-offsets';
 import { ConsumerSession } from './consumer.session';
 
 const EVENTS = {

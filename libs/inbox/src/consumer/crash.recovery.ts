@@ -1,7 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { Backoff, errorLabel } from '@nest-outbox/core/internal';
-import { settlingUndecodable } from '../transport/kafkajs-codecs.hook';
 import type { ConsumerRecovery } from './consumer-snapshot';
 
 /**
@@ -39,7 +38,7 @@ export class CrashRecovery {
       if (this.closed) return;
       try {
         await this.consumer.connect();
-        await settlingUndecodable(recover);
+        await recover();
         this.logger.log(`consumer group=${this.groupId()} runs again after its crash`);
         return;
       } catch (error) {

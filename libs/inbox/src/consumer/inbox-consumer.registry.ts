@@ -2,8 +2,6 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { ModulesContainer } from '@nestjs/core';
 import type { Consumer } from 'kafkajs';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { installCodecs } from '../transport/kafkajs-codecs.hook';
-import { installHeaderDecoding } from '../transport/kafkajs-header-decoding.hook';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
 import { watchKafkaMicroservices } from './kafka-microservices.hook';
@@ -25,15 +23,6 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
     @Inject(ModulesContainer) modules: ModulesContainer,
   ) {
-    // Before any consumer fetches: a record with tens of thousands of headers must not stall
-    // the event loop in kafkajs' decoder (see installHeaderDecoding).
-    installCodecs(); // snappy, lz4 and zstd batches decode (see installCodecs)
-    const decoding = installHeaderDecoding();
-    if (!decoding.installed)
-      this.logger.warn(
-        `record headers are decoded by kafkajs' own decoder, quadratic in their count (a record with ` +
-          `thousands of headers can block the event loop for minutes): ${decoding.reason}`,
-      );
     this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) =>
       this.attach(consumer, () => server.bindEvents(consumer)),
     );

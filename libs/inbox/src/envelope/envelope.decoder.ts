@@ -7,8 +7,8 @@ import {
   type JsonExcess,
 } from './json-bounds';
 import { headerStrings, valueByteLength, type ParsedRecord } from './record-parts';
-import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../transport/header-decoding';
-import { undecodableBatch } from '../transport/kafkajs-codecs.hook';
+import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../kafkajs/header-decoding';
+import { undecodableBatch } from '../kafkajs/inbox-codecs';
 
 export { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
 

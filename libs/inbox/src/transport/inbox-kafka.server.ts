@@ -1,12 +1,12 @@
 import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
+import { KafkaLogger } from '@nestjs/microservices/helpers';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { registerAhead } from '../handler/dedup/chunk-registration';
-import { InboxBatch, runInBatch, type ChunkHandler } from './inbox-batch.context';
-import { INBOX_FAULT_ENV } from '../inbox.constants';
+import { registerAhead } from '../chunk/chunk-registration';
+import { InboxBatch, runInBatch, type ChunkHandler } from '../chunk/inbox-batch.context';
 import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
-import { installCodecs, settlingUndecodable } from './kafkajs-codecs.hook';
+import { inboxKafka } from '../kafkajs/inbox-kafkajs';
 
 /** Options of `InboxKafkaServer`: ServerKafka's, plus the chunk size. @publicApi */
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
@@ -45,7 +45,6 @@ type Position = { readonly topic: string; readonly partition: number };
 export class InboxKafkaServer extends ServerKafka {
   private readonly batchSize: number;
   private readonly connectionName: string | undefined;
-  private readonly killAfterCommit = process.env[INBOX_FAULT_ENV] === 'kill-after-pg-commit';
   private readonly aheadParser: ParsedAheadKafkaParser;
   /** Per topic, its inbox handlers seen so far; 'off': registered record by record. */
   private readonly topicHandlers = new Map<string, readonly ChunkHandler[] | 'off'>();
@@ -67,11 +66,21 @@ export class InboxKafkaServer extends ServerKafka {
         'must be false: the inbox commits offsets after its PostgreSQL commit',
       );
     }
-    installCodecs();
     this.batchSize = size;
     this.connectionName = options.connectionName;
     this.aheadParser = new ParsedAheadKafkaParser(options.parser);
     this.parser = this.aheadParser;
+  }
+
+  /**
+   * The client runs on the inbox's own kafkajs (`inboxKafka`): capped header decoding, its
+   * codecs, undecodable batches settled as rejected records; no other client is changed.
+   */
+  override createClient<T = unknown>(): T {
+    const Kafka = inboxKafka();
+    const logCreator = KafkaLogger.bind(null, this.logger) as never;
+    const { clientId, brokers } = this;
+    return new Kafka({ logCreator, ...this.options.client, clientId, brokers }) as T;
   }
 
   /** Kafka patterns are topic names: look them up directly (Nest tries JSON.parse per record). */
@@ -83,14 +92,11 @@ export class InboxKafkaServer extends ServerKafka {
     const patterns = [...this.messageHandlers.keys()];
     if (patterns.length > 0)
       await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: patterns });
-    // A batch these fetches cannot decompress settles as rejected records (installCodecs).
-    await settlingUndecodable(() =>
-      consumer.run({
-        ...(this.options.run ?? {}),
-        eachBatchAutoResolve: false,
-        eachBatch: (payload) => this.handleInboxBatch(payload),
-      }),
-    );
+    await consumer.run({
+      ...(this.options.run ?? {}),
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.handleInboxBatch(payload),
+    });
   }
 
   private async handleInboxBatch(payload: EachBatchPayload): Promise<void> {
@@ -136,7 +142,6 @@ export class InboxKafkaServer extends ServerKafka {
     } finally {
       this.learn(at.topic, inboxBatch);
     }
-    if (this.killAfterCommit && inboxBatch.applied > 0) process.kill(process.pid, 'SIGKILL');
     inboxBatch.settle(true);
     return true;
   }

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
-import { deliveryOf } from '../pipeline/inbox-delivery';
+import { deliveryOf } from '../delivery/inbox-delivery';
 
 /**
  * Parameter decorator of an `@InboxBatchHandler` method: the decoded `EventEnvelope`s it

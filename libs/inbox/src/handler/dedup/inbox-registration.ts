@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@nest-outbox/core';
 import type { InboxStore } from '../../store/inbox.store';
-import type { InboxBatch } from '../../transport/inbox-batch.context';
-import type { InboxDelivery } from '../pipeline/inbox-delivery';
+import type { InboxBatch } from '../../chunk/inbox-batch.context';
+import type { InboxDelivery } from '../delivery/inbox-delivery';
 
 /**
  * The one dedup decision of the inbox, inside the attempt's transaction: registers

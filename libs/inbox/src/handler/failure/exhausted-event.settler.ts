@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type EventEnvelope } from '@nest-outbox/core';
 import { logLine } from '@nest-outbox/core/internal';
-import type { InboxOutcome } from '../pipeline/inbox-outcome';
-import { deliveryFields } from '../pipeline/delivery-log';
-import type { InboxDelivery } from '../pipeline/inbox-delivery';
+import type { InboxOutcome } from '../delivery/inbox-outcome';
+import { deliveryFields } from '../delivery/delivery-log';
+import type { InboxDelivery } from '../delivery/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
 
 /**

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EVENT_HEADERS } from '@nest-outbox/core';
 import { isUuid, logLine } from '@nest-outbox/core/internal';
-import { currentInboxBatch } from '../../transport/inbox-batch.context';
-import type { InboxDelivery, Rejection } from '../pipeline/inbox-delivery';
+import { currentInboxBatch } from '../../chunk/inbox-batch.context';
+import type { InboxDelivery, Rejection } from '../delivery/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { valueBytes } from '../../envelope/envelope.decoder';
 import type { RejectionEvidence } from '../../store/inbox.store';
-import type { InboxDelivery } from '../pipeline/inbox-delivery';
+import type { InboxDelivery } from '../delivery/inbox-delivery';
 
 const MAX_KEY_BYTES = 1024;
 const MAX_HEADER_BYTES = 64 * 1024;

@@ -5,15 +5,15 @@ import { type EventEnvelope } from '@nest-outbox/core';
 import { logLine } from '@nest-outbox/core/internal';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
 import { InboxVersionGapError } from '../../errors/inbox-version-gap.error';
-import { INBOX_FAULT_ENV, INBOX_TRANSACTION_HOST } from '../../inbox.constants';
+import { INBOX_TRANSACTION_HOST } from '../../inbox.constants';
 import { InboxMetrics } from '../../metrics/inbox.metrics';
 import { InboxStore } from '../../store/inbox.store';
-import type { InboxBatch } from '../../transport/inbox-batch.context';
+import type { InboxBatch } from '../../chunk/inbox-batch.context';
 import { registerOnce } from '../dedup/inbox-registration';
 import { HandlerFailures } from '../failure/handler-failures';
-import { deliveryFields } from './delivery-log';
-import { entryDelivery, type AcceptedEntry, type InboxDelivery } from './inbox-delivery';
-import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from './inbox-outcome';
+import { deliveryFields } from '../delivery/delivery-log';
+import { entryDelivery, type AcceptedEntry, type InboxDelivery } from '../delivery/inbox-delivery';
+import type { AttemptOutcome, BatchedOutcome, InboxOutcome } from '../delivery/inbox-outcome';
 
 type Labels = { consumer: string; topic: string };
 type OutcomeTally = { applied: number; duplicate: number; stale: number };
@@ -28,8 +28,6 @@ type OutcomeTally = { applied: number; duplicate: number; stale: number };
 @Injectable()
 export class InboxExecutor {
   private readonly logger = new Logger('InboxModule');
-  /** Test-only fault seam, read once: SIGKILL after the PostgreSQL commit, before the offset commit. */
-  private readonly killAfterCommit = process.env[INBOX_FAULT_ENV] === 'kill-after-pg-commit';
   private warnedForeign = false;
 
   constructor(
@@ -51,7 +49,6 @@ export class InboxExecutor {
         const outcome = await this.txHost.withTransaction(() =>
           this.attempt(delivery, event, handle),
         );
-        if (outcome === 'applied' && this.killAfterCommit) process.kill(process.pid, 'SIGKILL');
         this.count(outcome, labelsOf(delivery));
         return outcome;
       } catch (error) {
@@ -80,7 +77,7 @@ export class InboxExecutor {
       batch.abort(error);
       return 'aborted';
     }
-    this.settleAtCommit(batch, delivery, outcome);
+    this.outcomesOf(batch, delivery)[outcome] += 1;
     return outcome;
   }
 
@@ -108,7 +105,6 @@ export class InboxExecutor {
           (await this.admit(entryDelivery(delivery, entry), event, batch));
         if (admitted === 'new') {
           counted.applied += 1;
-          batch.applied += 1;
           fresh.push(event);
         } else counted[admitted] += 1;
       }
@@ -149,11 +145,6 @@ export class InboxExecutor {
     const { consumer, policy } = delivery;
     batch.noteHandler({ consumer, policy, store: this.store, batch: delivery.batch });
     return true;
-  }
-
-  private settleAtCommit(batch: InboxBatch, delivery: InboxDelivery, outcome: AttemptOutcome) {
-    if (outcome === 'applied') batch.applied += 1;
-    this.outcomesOf(batch, delivery)[outcome] += 1;
   }
 
   /** The chunk's outcomes for the delivery's consumer and topic, counted when it commits. */

@@ -3,8 +3,8 @@ import type { Consumer } from 'kafkajs';
 import { InboxConsumerRegistry } from '../../consumer/inbox-consumer.registry';
 import { decodeEnvelope, headerStrings, type ParsedRecord } from '../../envelope/envelope.decoder';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
-import { currentInboxBatch } from '../../transport/inbox-batch.context';
-import { attachDelivery, type ChunkDelivery, type ChunkEntry } from './inbox-delivery';
+import { currentInboxBatch } from '../../chunk/inbox-batch.context';
+import { attachDelivery, type ChunkDelivery, type ChunkEntry } from '../delivery/inbox-delivery';
 import { InboxHandlerPolicies } from './inbox-handler.policies';
 import { kafkaContextOf } from './kafka-context';
 

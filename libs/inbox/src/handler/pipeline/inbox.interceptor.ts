@@ -7,9 +7,9 @@ import {
 } from '@nestjs/common';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { defer, lastValueFrom, type Observable } from 'rxjs';
-import { ChunkOffsets } from '../../consumer/chunk-offsets';
+import { ChunkOffsets } from '../../chunk/chunk-offsets';
 import { InboxMisuseError } from '../../errors/inbox-misuse.error';
-import { currentInboxBatch, type InboxBatch } from '../../transport/inbox-batch.context';
+import { currentInboxBatch, type InboxBatch } from '../../chunk/inbox-batch.context';
 import { RejectedRecordSettler } from '../failure/rejected-record.settler';
 import {
   deliveryOf,
@@ -17,7 +17,7 @@ import {
   type AcceptedEntry,
   type ChunkDelivery,
   type InboxDelivery,
-} from './inbox-delivery';
+} from '../delivery/inbox-delivery';
 import { InboxExecutor } from './inbox.executor';
 import { kafkaContextOf } from './kafka-context';
 import { traceInboxChunk, traceInboxHandler } from '../../tracing/inbox-trace';

@@ -1,12 +1,6 @@
-import { decodeEnvelope, headerStrings, type ParsedRecord } from '../../envelope/envelope.decoder';
-import type { PendingRegistration } from '../../store/inbox.store';
-import type { ChunkHandler, InboxBatch } from '../../transport/inbox-batch.context';
-
-/** A record of a chunk as its guard will see it (parsed by the server's KafkaParser). @internal */
-export interface ChunkRecord {
-  readonly offset: string;
-  readonly record: ParsedRecord & object;
-}
+import { decodeEnvelope, headerStrings } from '../envelope/envelope.decoder';
+import type { PendingRegistration } from '../store/inbox.store';
+import type { ChunkHandler, ChunkRecord, InboxBatch } from './inbox-batch.context';
 
 /**
  * Registers ahead, in ONE `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING

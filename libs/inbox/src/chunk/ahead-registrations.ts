@@ -1,4 +1,4 @@
-import type { DecodeResult, DecodeRules } from '../../envelope/envelope.decoder';
+import type { DecodeResult, DecodeRules } from '../envelope/envelope.decoder';
 
 /** What registration ahead computed for one parsed record (by decode rules). @internal */
 export interface DecodedAhead {

@@ -2,7 +2,13 @@
 import fc from 'fast-check';
 import { unlz4, unsnappy } from './kafka-codecs';
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import { installCodecs, undecodableBatch, UNDECODABLE_BATCH_HEADER } from './kafkajs-codecs.hook';
+import {
+  installInboxCodecs,
+  undecodableBatch,
+  undecodableFailure,
+  UNDECODABLE_BATCH_HEADER,
+} from './inbox-codecs';
+import { inboxKafka } from './inbox-kafkajs';
 
 const lz4 = require('lz4js') as { compress(src: Uint8Array): Uint8Array };
 const snappy = require('snappyjs') as { compress(src: Uint8Array): Uint8Array };
@@ -51,15 +57,14 @@ describe('kafka codecs', () => {
   });
 });
 
-describe("the inbox's snappy codec in kafkajs' process-wide table", () => {
-  it('compresses as well as decompresses, so a relay publishing snappy in the same process works whichever registered first', async () => {
-    installCodecs();
-    const codec = (
-      CompressionCodecs as Record<
-        number,
-        () => { compress(e: unknown): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> }
-      >
-    )[CompressionTypes.Snappy]!();
+type TestCodec = { compress(e: unknown): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> };
+type Table = Record<number, (() => TestCodec) | undefined>;
+const appTable = CompressionCodecs as unknown as Table;
+
+describe("the inbox's own codec table", () => {
+  it('compresses snappy as well as decompressing it, as kafkajs-snappy reads it', async () => {
+    const { Codecs } = installInboxCodecs({ Codecs: {} as Table });
+    const codec = Codecs[CompressionTypes.Snappy]!();
     const kafkajsSnappy = (
       require('kafkajs-snappy') as () => { decompress(b: Buffer): Promise<Buffer> }
     )();
@@ -72,5 +77,29 @@ describe("the inbox's snappy codec in kafkajs' process-wide table", () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('uses a codec the application registered, and turns a failed batch into a marker that names the codec', async () => {
+    const { Codecs } = installInboxCodecs({ Codecs: {} as Table });
+    const before = appTable[CompressionTypes.LZ4];
+    appTable[CompressionTypes.LZ4] = () => ({
+      compress: () => Promise.resolve(Buffer.alloc(0)),
+      decompress: () => Promise.resolve(Buffer.from('from the app')),
+    });
+    try {
+      const lz4Codec = Codecs[CompressionTypes.LZ4]!();
+      expect((await lz4Codec.decompress(Buffer.from('x'))).toString()).toBe('from the app');
+    } finally {
+      appTable[CompressionTypes.LZ4] = before;
+    }
+    const marker = await Codecs[CompressionTypes.LZ4]!().decompress(Buffer.from('not lz4'));
+    expect(marker).toHaveLength(0);
+    expect(undecodableFailure(marker)).toMatch(/^lz4 \w+/);
+    expect(undecodableFailure(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  it("leaves the application's kafkajs table as kafkajs has it", () => {
+    inboxKafka();
+    expect(() => appTable[CompressionTypes.ZSTD]!()).toThrow(/not implemented/);
   });
 });

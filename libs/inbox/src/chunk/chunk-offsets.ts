@@ -1,6 +1,6 @@
-import type { InboxBatch } from '../transport/inbox-batch.context';
-import type { ConsumerSession } from './consumer.session';
-import type { PartitionOffsetTracker } from './partition-offset.tracker';
+import type { InboxBatch } from './inbox-batch.context';
+import type { ConsumerSession } from '../consumer/consumer.session';
+import type { PartitionOffsetTracker } from '../consumer/partition-offset.tracker';
 
 /**
  * The offsets of accepted records begun inside one `InboxKafkaServer` chunk: they become

@@ -1,8 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AheadRegistrations } from '../handler/dedup/ahead-registrations';
+import { AheadRegistrations } from './ahead-registrations';
 import type { ResolvedHandlerPolicy } from '../options/inbox-options.resolver';
 import type { InboxStore } from '../store/inbox.store';
-import type { ChunkRecord } from '../handler/dedup/chunk-registration';
+import type { ParsedRecord } from '../envelope/envelope.decoder';
+
+/** A record of a chunk as its guard will see it (parsed by the server's KafkaParser). @internal */
+export interface ChunkRecord {
+  readonly offset: string;
+  readonly record: ParsedRecord & object;
+}
 
 /**
  * An `@InboxHandler` seen on a topic inside a batch: what `InboxKafkaServer` needs to
@@ -34,7 +40,6 @@ export class InboxBatch {
   /** The inbox handlers that ran in this chunk (distinct consumer and policy). */
   readonly handlers: ChunkHandler[] = [];
   aborted: unknown = undefined;
-  applied = 0;
   /**
    * Set while `InboxKafkaServer` hands these parsed records to the topic's batch handlers in
    * ONE call (their guard reads them all; the call's own message is the last one).

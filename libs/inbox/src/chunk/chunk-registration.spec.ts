@@ -1,8 +1,8 @@
 import { toKafkaHeaders, uuidv7 } from '@nest-outbox/core';
-import { resolveHandlerPolicy, resolveInboxOptions } from '../../options/inbox-options.resolver';
-import type { InboxStore, PendingRegistration } from '../../store/inbox.store';
+import { resolveHandlerPolicy, resolveInboxOptions } from '../options/inbox-options.resolver';
+import type { InboxStore, PendingRegistration } from '../store/inbox.store';
 import { registerAhead } from './chunk-registration';
-import { InboxBatch } from '../../transport/inbox-batch.context';
+import { InboxBatch } from './inbox-batch.context';
 
 const options = resolveInboxOptions({ kafka: { brokers: ['localhost:9092'] } });
 const policy = resolveHandlerPolicy('c', options, { eventTypes: ['order.confirmed'] });

@@ -1,0 +1,143 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol modules have no types */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Kafka, KafkaConfig } from 'kafkajs';
+import {
+  MAX_RECORD_HEADERS,
+  readRecordHeaders,
+  type HeaderBytesDecoder,
+  type HeaderReader,
+} from './header-decoding';
+import { installInboxCodecs, undecodableFailure, UNDECODABLE_BATCH_HEADER } from './inbox-codecs';
+
+/** The kafkajs version whose decoder the inbox's own instance was written and checked against. */
+const CHECKED_KAFKAJS_VERSION = '2.2.4';
+
+type Module = { exports: unknown };
+/** Loads a file of the private kafkajs by its path under kafkajs' root. */
+type Loader = (relative: string) => unknown;
+type Replacement = (own: unknown, load: Loader) => unknown;
+
+/** kafkajs' `Decoder` as the inbox's subclass uses it. */
+interface StockDecoder extends HeaderBytesDecoder {
+  readVarIntArray(reader: unknown): unknown[];
+  readVarIntBytes(): Buffer | null;
+}
+type DecoderClass = new (buffer: Buffer) => StockDecoder;
+
+/**
+ * Loads kafkajs' files (it has no dependencies) into a module table of the inbox's own, so
+ * that what the inbox changes in it reaches no other kafkajs client of the process. `replace`
+ * gives a file other exports, made from its own.
+ */
+function privateLoader(root: string, replace: ReadonlyMap<string, Replacement>): Loader {
+  const table = new Map<string, Module>();
+  const files = new Map<string, string>();
+  const fileOf = (path: string): string => {
+    let file = files.get(path);
+    if (file === undefined) {
+      file = [path, `${path}.js`, join(path, 'index.js')].find(
+        (p) => existsSync(p) && statSync(p).isFile(),
+      );
+      if (file === undefined) throw new Error(`kafkajs' file ${path} is missing`);
+      files.set(path, file);
+    }
+    return file;
+  };
+  const loader: Loader = (relative) => load(fileOf(join(root, relative)));
+  const load = (file: string): unknown => {
+    const known = table.get(file);
+    if (known) return known.exports;
+    const source = readFileSync(file, 'utf8');
+    const module: Module = { exports: {} };
+    table.set(file, module);
+    if (file.endsWith('.json')) module.exports = JSON.parse(source) as unknown;
+    else {
+      const dir = dirname(file);
+      // Node's own modules from Node, kafkajs' files (it has no dependencies) from this table.
+      const localRequire = (id: string) =>
+        id.startsWith('.') ? load(fileOf(join(dir, id))) : (require(id) as unknown);
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- kafkajs' own source, unchanged
+      const body = new Function(
+        'exports',
+        'require',
+        'module',
+        '__filename',
+        '__dirname',
+        `${source}\n//# sourceURL=${file}`,
+      );
+      body.call(module.exports, module.exports, localRequire, module, file, dir);
+    }
+    const own = replace.get(file.slice(root.length + 1));
+    if (own) module.exports = own(module.exports, loader);
+    return module.exports;
+  };
+  return loader;
+}
+
+/**
+ * The inbox's `Decoder`: kafkajs' own, except that a record's headers are read in linear time
+ * and none are decoded past `MAX_RECORD_HEADERS` (kafkajs 2.2.4 folds them with an object
+ * spread per header: tens of thousands in one record block the event loop for minutes), and
+ * that a batch its codecs could not decompress reads as records carrying only the
+ * undecodable-batch header (see `installInboxCodecs`).
+ */
+function inboxDecoder(Stock: DecoderClass, load: Loader): DecoderClass {
+  // Loaded on first use, once kafkajs' modules are all loaded (they require the decoder first).
+  let readHeader: unknown;
+  let encodeRecord: ((r: object) => { buffer: Buffer }) | undefined;
+  class InboxDecoder extends Stock {
+    slice(size: number) {
+      return new InboxDecoder(this.buffer.slice(this.offset, this.offset + size));
+    }
+
+    override readVarIntArray(reader: unknown): unknown[] {
+      readHeader ??= load('src/protocol/recordBatch/header/v0/decoder');
+      if (reader !== readHeader) return super.readVarIntArray(reader);
+      return readRecordHeaders(this, reader as HeaderReader, MAX_RECORD_HEADERS);
+    }
+
+    override readVarIntBytes(): Buffer | null {
+      const failure = this.buffer.length === 0 ? undecodableFailure(this.buffer) : undefined;
+      if (failure === undefined) return super.readVarIntBytes();
+      const headers = { [UNDECODABLE_BATCH_HEADER]: failure };
+      encodeRecord ??= load('src/protocol/recordBatch/record/v0') as typeof encodeRecord;
+      const record = encodeRecord!({
+        offsetDelta: this.offset++,
+        key: null,
+        value: null,
+        headers,
+      });
+      return new Stock(record.buffer).readVarIntBytes();
+    }
+  }
+  return InboxDecoder;
+}
+
+type KafkaClass = new (config: KafkaConfig) => Kafka;
+let kafkajs: KafkaClass | undefined;
+
+/**
+ * kafkajs' `Kafka` as the inbox's own consumer runs it: the installed kafkajs' files in a
+ * module table of their own, with the inbox's `Decoder` (capped linear header decoding,
+ * undecodable batches settled) and codec table (`installInboxCodecs`). Every other kafkajs
+ * client of the process decodes as stock kafkajs does. Throws unless kafkajs is exactly the
+ * version this was checked against.
+ * @internal
+ */
+export function inboxKafka(): KafkaClass {
+  if (kafkajs) return kafkajs;
+  const root = dirname(require.resolve('kafkajs/package.json'));
+  const version = (require('kafkajs/package.json') as { version?: string }).version;
+  if (version !== CHECKED_KAFKAJS_VERSION)
+    throw new Error(
+      `InboxKafkaServer runs on kafkajs ${CHECKED_KAFKAJS_VERSION}, whose decoder it was checked against; ` +
+        `kafkajs ${version ?? '(unknown version)'} is installed: install kafkajs@${CHECKED_KAFKAJS_VERSION}`,
+    );
+  const replace = new Map<string, Replacement>([
+    ['src/protocol/decoder.js', (own, load) => inboxDecoder(own as DecoderClass, load)],
+    ['src/protocol/message/compression/index.js', (own) => installInboxCodecs(own as never)],
+  ]);
+  const load = privateLoader(root, replace);
+  return (kafkajs = (load('index.js') as { Kafka: KafkaClass }).Kafka);
+}
