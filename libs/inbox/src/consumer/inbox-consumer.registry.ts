@@ -1,11 +1,14 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import type { Consumer } from 'kafkajs';
+import { INBOX_OPTIONS } from '../inbox.constants';
 import { InboxMetrics } from '../metrics/inbox.metrics';
+import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { installCodecs } from '../transport/kafkajs-codecs.hook';
 import { installHeaderDecoding } from '../transport/kafkajs-header-decoding.hook';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
+import { pollGroupLag } from './group-lag';
 import { watchKafkaMicroservices } from './kafka-microservices.hook';
 
 /**
@@ -20,10 +23,12 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   private readonly sessions = new Map<Consumer, ConsumerSession>();
   private readonly logger = new Logger('InboxModule');
   private readonly unwatch: () => void;
+  private readonly stopLag: () => Promise<void>;
 
   constructor(
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
     @Inject(ModulesContainer) modules: ModulesContainer,
+    @Inject(INBOX_OPTIONS) options: ResolvedInboxOptions,
   ) {
     // Before any consumer fetches: a record with tens of thousands of headers must not stall
     // the event loop in kafkajs' decoder (see installHeaderDecoding).
@@ -36,6 +41,9 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
       );
     this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) =>
       this.attach(consumer, () => server.bindEvents(consumer)),
+    );
+    this.stopLag = pollGroupLag(options.raw.kafka, () =>
+      [...this.sessions.values()].map((s) => s.lag),
     );
   }
 
@@ -78,6 +86,7 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unwatch();
+    await this.stopLag();
     await this.flush().catch(() => undefined);
     // Sessions stay registered (closed): records still finishing during shutdown commit nothing.
     for (const session of this.sessions.values()) session.close();
