@@ -2,9 +2,6 @@ import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
 import type { InboxMetrics } from '../metrics/inbox.metrics';
 import type { PartitionOffsetTracker } from './partition-offset.tracker';
 
-/** How often the group's lag is read from the broker. */
-export const GROUP_LAG_INTERVAL_MS = 5_000;
-
 /** The admin calls the lag is read with. */
 export type LagAdmin = Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
 
@@ -43,12 +40,9 @@ export class GroupLag {
 
   /** Records finished whose offset is not committed yet, on `tracker`'s partition. */
   uncommitted(tracker: PartitionOffsetTracker): void {
-    const labels = {
-      group: this.group(),
-      topic: tracker.topic,
-      partition: String(tracker.partition),
-    };
-    this.metrics.appliedUncommitted.set(labels, tracker.uncommitted);
+    const { topic, partition, uncommitted } = tracker;
+    const labels = { group: this.group(), topic, partition: String(partition) };
+    this.metrics.appliedUncommitted.set(labels, uncommitted);
   }
 }
 
@@ -61,19 +55,22 @@ export class GroupLag {
 export function pollGroupLag(
   kafka: KafkaConfig,
   lags: () => Iterable<GroupLag>,
-  intervalMs = GROUP_LAG_INTERVAL_MS,
+  intervalMs = 5_000,
 ): () => Promise<void> {
+  // No retries: the next refresh is the retry, and a shutdown never waits behind one.
   const clientId = `${kafka.clientId ?? 'nest-outbox'}-inbox-lag`;
+  const config = { logLevel: logLevel.NOTHING, ...kafka, clientId, retry: { retries: 0 } };
   let admin: Admin | undefined;
   let busy = false;
   let stopped = false;
   const tick = async () => {
     for (const lag of lags()) {
-      if (stopped) return;
-      admin ??= new Kafka({ logLevel: logLevel.NOTHING, ...kafka, clientId }).admin();
+      if (stopped) break;
+      admin ??= new Kafka(config).admin();
       await admin.connect();
       await lag.refresh(admin);
     }
+    if (stopped) await admin?.disconnect();
   };
   const timer = setInterval(() => {
     if (busy) return;
@@ -86,6 +83,6 @@ export function pollGroupLag(
   return async () => {
     stopped = true;
     clearInterval(timer);
-    await admin?.disconnect().catch(() => undefined);
+    if (!busy) await admin?.disconnect().catch(() => undefined); // else the refresh does
   };
 }
