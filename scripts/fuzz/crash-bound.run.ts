@@ -25,6 +25,8 @@ export interface CrashBoundOptions {
   readonly burners?: number;
   /** The private instance's `wal_writer_delay`. @default 200 */
   readonly walWriterDelayMs?: number;
+  /** False: every mark commits asynchronously (the control: what the bound is without them). */
+  readonly syncMarks?: boolean;
   readonly seed: number;
   readonly log?: (line: string) => void;
 }
@@ -108,7 +110,7 @@ export async function runCrashBound(options: CrashBoundOptions): Promise<CrashBo
       retry: { baseDelayMs: 100, maxDelayMs: 1000 },
     });
     const loop = relay.get(RelayLoop);
-    const acks = watchMarks(relay.get(RelayStore));
+    const acks = watchMarks(relay.get(RelayStore), options.syncMarks ?? true);
     for (let crash = 1; crash <= options.crashes; crash++) {
       await loop.pause();
       acks.marked.clear();
@@ -184,12 +186,12 @@ export async function runCrashBound(options: CrashBoundOptions): Promise<CrashBo
  * Records every mark the store sees acknowledged (row id -> when) and when the last synchronous
  * one was acknowledged, by wrapping the store's `mark` and its commit-mode choice.
  */
-function watchMarks(store: RelayStore) {
+function watchMarks(store: RelayStore, syncMarks: boolean) {
   const watch = { marked: new Map<string, number>(), lastSyncAckAt: Date.now() };
   const internals = store as unknown as { markCommitMode(): 'on' | 'off' };
   const mode = internals.markCommitMode.bind(store);
   let last: 'on' | 'off' = 'off';
-  internals.markCommitMode = () => (last = mode());
+  internals.markCommitMode = () => (last = syncMarks ? mode() : 'off');
   const mark = store.mark.bind(store);
   store.mark = async (token: string, rows: readonly AckedRow[], beforeAwait) => {
     const pending = mark(token, rows, beforeAwait); // chooses its commit mode synchronously

@@ -4,7 +4,7 @@
  * Prints progress, then a summary (records, stuck partitions, escaped errors, redeliveries,
  * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
  * `npm run fuzz -- --relay --rows N [--seed S]`: the relay's row fuzz (relay-fuzz.run.ts) instead.
- * `npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS]`:
+ * `npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS] [--without-sync-marks]`:
  * N PostgreSQL crashes mid-drain under a relay (crash-bound.run.ts); prints the marks each forgot.
  */
 import { runCli } from '@nest-outbox/core/internal';
@@ -25,12 +25,13 @@ const FUZZ_CLI = {
 usage: npm run fuzz -- --relay [--rows N] [--seed S]
   --relay            fuzz the relay with generated outbox rows instead
   --rows             generated rows (default 20000)
-usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS]
+usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS] [--without-sync-marks]
   --crash            PostgreSQL immediate crashes mid-drain (private instance); prints the marks forgotten
   --events           events per drain (default 4000)
   --batch-size       the relay's batchSize (default 1000)
   --burners          CPU burners running meanwhile (default 0)
-  --wal-writer-delay-ms  the instance's wal_writer_delay (default 200)`,
+  --wal-writer-delay-ms  the instance's wal_writer_delay (default 200)
+  --without-sync-marks   the control: every mark commits asynchronously`,
   flags: {
     records: { type: 'integer', min: 1, max: 10_000_000 },
     seed: { type: 'integer', min: 0, max: 4_294_967_295 },
@@ -44,19 +45,21 @@ usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--
     'batch-size': { type: 'integer', min: 1, max: 100_000 },
     burners: { type: 'integer', min: 0, max: 64 },
     'wal-writer-delay-ms': { type: 'integer', min: 1, max: 10_000 },
+    'without-sync-marks': { type: 'boolean' },
   },
 } as const;
 
 void runCli(FUZZ_CLI, process.argv.slice(2), async ({ values }, io) => {
   const seed = values.seed ?? Math.floor(Math.random() * 4_294_967_295);
   if (values.crash) {
-    io.out(`crash bound: ${values.crash} crashes, seed ${seed}`);
+    io.out(`crash bound: ${values.crash} crashes, seed ${seed}, ${JSON.stringify(values)}`);
     const summary = await runCrashBound({
       crashes: values.crash,
       events: values.events,
       batchSize: values['batch-size'],
       burners: values.burners,
       walWriterDelayMs: values['wal-writer-delay-ms'],
+      syncMarks: !values['without-sync-marks'],
       seed,
       log: (line) => io.out(line),
     });
