@@ -27,6 +27,12 @@ export interface CrashBoundOptions {
   readonly walWriterDelayMs?: number;
   /** False: every mark commits asynchronously (the control: what the bound is without them). */
   readonly syncMarks?: boolean;
+  /**
+   * SIGSTOP the WAL writer for each drain: the extreme of a WAL writer starved of CPU, so only
+   * synchronous commits and full WAL buffers write WAL out. The crash then waits for
+   * PostgreSQL's 5 s SIGKILL of a child that ignores its SIGQUIT.
+   */
+  readonly stallWalWriter?: boolean;
   readonly seed: number;
   readonly log?: (line: string) => void;
 }
@@ -116,6 +122,12 @@ export async function runCrashBound(options: CrashBoundOptions): Promise<CrashBo
       acks.marked.clear();
       await scene.producer.writeMany(events, 200, 500, `c${crash}-`);
       const threshold = Math.round(events * (0.15 + 0.6 * random.next()));
+      if (options.stallWalWriter) {
+        const { rows } = await scene.schema.pool.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'",
+        );
+        for (const { pid } of rows) process.kill(pid, 'SIGSTOP');
+      }
       await loop.resume();
       await waitFor('marks before the crash', () => acks.marked.size >= threshold, {
         timeoutMs: 300_000,

@@ -4,7 +4,7 @@
  * Prints progress, then a summary (records, stuck partitions, escaped errors, redeliveries,
  * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
  * `npm run fuzz -- --relay --rows N [--seed S]`: the relay's row fuzz (relay-fuzz.run.ts) instead.
- * `npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS] [--without-sync-marks]`:
+ * `npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS] [--without-sync-marks] [--stall-wal-writer]`:
  * N PostgreSQL crashes mid-drain under a relay (crash-bound.run.ts); prints the marks each forgot.
  */
 import { runCli } from '@nest-outbox/core/internal';
@@ -25,13 +25,14 @@ const FUZZ_CLI = {
 usage: npm run fuzz -- --relay [--rows N] [--seed S]
   --relay            fuzz the relay with generated outbox rows instead
   --rows             generated rows (default 20000)
-usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS] [--without-sync-marks]
+usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--wal-writer-delay-ms MS] [--without-sync-marks] [--stall-wal-writer]
   --crash            PostgreSQL immediate crashes mid-drain (private instance); prints the marks forgotten
   --events           events per drain (default 4000)
   --batch-size       the relay's batchSize (default 1000)
   --burners          CPU burners running meanwhile (default 0)
   --wal-writer-delay-ms  the instance's wal_writer_delay (default 200)
-  --without-sync-marks   the control: every mark commits asynchronously`,
+  --without-sync-marks   the control: every mark commits asynchronously
+  --stall-wal-writer     SIGSTOP the WAL writer during each drain (a WAL writer starved of CPU)`,
   flags: {
     records: { type: 'integer', min: 1, max: 10_000_000 },
     seed: { type: 'integer', min: 0, max: 4_294_967_295 },
@@ -46,6 +47,7 @@ usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--
     burners: { type: 'integer', min: 0, max: 64 },
     'wal-writer-delay-ms': { type: 'integer', min: 1, max: 10_000 },
     'without-sync-marks': { type: 'boolean' },
+    'stall-wal-writer': { type: 'boolean' },
   },
 } as const;
 
@@ -60,6 +62,7 @@ void runCli(FUZZ_CLI, process.argv.slice(2), async ({ values }, io) => {
       burners: values.burners,
       walWriterDelayMs: values['wal-writer-delay-ms'],
       syncMarks: !values['without-sync-marks'],
+      stallWalWriter: values['stall-wal-writer'],
       seed,
       log: (line) => io.out(line),
     });
