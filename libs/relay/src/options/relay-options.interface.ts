@@ -147,9 +147,9 @@ export interface RelayModuleOptions {
   readonly routing: TopicRoutingOptions;
   /**
    * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by
-   * default: they are bookkeeping that a PostgreSQL crash may forget for its last moments
-   * (about three `wal_writer_delay`), which makes those events published again (at-least-once)
-   * and loses none, while every claim stops holding the claim lock through a disk flush.
+   * default, except one mark per 200 ms: a PostgreSQL crash forgets at most the marks
+   * acknowledged in its last 200 ms and those in flight, whose events are published again
+   * (at-least-once, none lost), and no claim holds the claim lock through a disk flush.
    * Operator actions (retry, skip, republish) always commit synchronously.
    * @default false
    */
