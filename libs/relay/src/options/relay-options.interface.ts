@@ -148,8 +148,8 @@ export interface RelayModuleOptions {
   /**
    * Whether the relay's claims and marks wait for their WAL to be flushed. They do not by
    * default, except one mark per 200 ms: a PostgreSQL crash forgets at most the marks
-   * acknowledged in its last 200 ms and those in flight, whose events are published again
-   * (at-least-once, none lost), and no claim holds the claim lock through a disk flush.
+   * acknowledged since the last such mark (about 200 ms plus one WAL flush), whose events are
+   * published again (at-least-once, none lost); no claim holds the claim lock through a flush.
    * Operator actions (retry, skip, republish) always commit synchronously.
    * @default false
    */
