@@ -12,13 +12,14 @@ COPY package.json package-lock.json ./
 COPY libs/core/package.json libs/core/
 COPY libs/outbox/package.json libs/outbox/
 COPY libs/relay/package.json libs/relay/
+COPY libs/relay-console/package.json libs/relay-console/
 COPY libs/inbox/package.json libs/inbox/
 
 # 2. Every dependency (the build needs TypeScript), from the lockfile.
 FROM manifests AS deps
 RUN npm ci --no-audit --no-fund --ignore-scripts
 
-# 3. Compile the four libraries and the apps (tsc -b: libs/*/dist and dist/apps).
+# 3. Compile the five libraries and the apps (tsc -b: libs/*/dist and dist/apps).
 FROM deps AS build
 COPY tsconfig.base.json tsconfig.apps.json ./
 COPY libs libs
@@ -42,6 +43,9 @@ COPY --from=build /app/libs/outbox/package.json libs/outbox/
 COPY --from=build /app/libs/outbox/dist libs/outbox/dist
 COPY --from=build /app/libs/relay/package.json libs/relay/
 COPY --from=build /app/libs/relay/dist libs/relay/dist
+COPY --from=build /app/libs/relay-console/package.json libs/relay-console/
+COPY --from=build /app/libs/relay-console/dist libs/relay-console/dist
+COPY --from=build /app/libs/relay-console/static libs/relay-console/static
 COPY --from=build /app/libs/inbox/package.json libs/inbox/
 COPY --from=build /app/libs/inbox/dist libs/inbox/dist
 COPY --from=build /app/dist/apps dist/apps

@@ -58,4 +58,19 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  {
+    // The relay console's page script: plain browser JavaScript, served as a static file.
+    files: ['libs/*/static/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'script',
+      parserOptions: { projectService: false },
+      globals: {
+        document: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+      },
+    },
+  },
 );

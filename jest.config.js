@@ -27,7 +27,7 @@ const project = {
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@nest-outbox/(core|outbox|relay|inbox)$': '<rootDir>/libs/$1/src',
+    '^@nest-outbox/(core|outbox|relay|relay-console|inbox)$': '<rootDir>/libs/$1/src',
     '^@nest-outbox/(relay|inbox)/health$': '<rootDir>/libs/$1/src/health',
     '^@nest-outbox/(outbox|inbox)/testing$': '<rootDir>/libs/$1/src/testing',
     '^@nest-outbox/core/internal$': '<rootDir>/libs/core/src/internal',

@@ -40,7 +40,7 @@ import { Pool } from 'pg';
 import type { Producer } from 'kafkajs';
 import { OptionChecks } from '@nest-outbox/core/internal';
 import { RelayLoop, type KafkaRecordEncoder, type RelayModuleOptions } from '@nest-outbox/relay';
-import { NullPublisher } from '../libs/relay/src/publisher/null.publisher';
+import { NullPublisher } from '../libs/relay/test/null.publisher';
 import { createTopics, testKafka, uniqueTopic } from '@test/support';
 import { BenchOutbox } from './support/bench-outbox';
 import { CompiledBuild } from './support/compiled-build';

@@ -8,8 +8,8 @@ interface PressureDetails {
 }
 
 /**
- * Back-pressure end to end, with the order service's own sampler (PRESSURE_* budgets made
- * small): the broker of this file (a private one) goes away, the outbox's oldest event ages
+ * Back-pressure end to end: the order service's embedded relay publishes the state (PRESSURE_*
+ * budgets made small) and its outbox reads it: the broker of this file (a private one) goes away, the outbox's oldest event ages
  * until the state turns critical; new orders (non-critical) are then refused with 503 and
  * `Retry-After` before anything is written, while confirmations (critical) still commit;
  * once the broker returns the relay drains and the state goes back to ok.
@@ -96,7 +96,7 @@ describe('sample order system: back-pressure when the broker goes away (e2e)', (
     expect((await system.http.confirm(second.id)).status).toBe(200);
     expect(await count('outbox')).toBe(events + 1);
     const metrics = await system.http.metrics(system.orders.url);
-    expect(metrics).toMatch(/^nest_outbox_outbox_pressure_level 2$/m);
+    expect(metrics).toMatch(/^nest_outbox_relay_pressure_level 2$/m);
     expect(metrics).toMatch(
       /^nest_outbox_outbox_back_pressure_refused_total\{command="OrdersService\.create"\} 1$/m,
     );
@@ -105,7 +105,7 @@ describe('sample order system: back-pressure when the broker goes away (e2e)', (
     await waitForState('ok', 120_000);
     expect((await system.http.createOrder('after-outage')).status).toBe(201);
     expect(await system.http.metrics(system.orders.url)).toMatch(
-      /^nest_outbox_outbox_pressure_level 0$/m,
+      /^nest_outbox_relay_pressure_level 0$/m,
     );
   });
 });

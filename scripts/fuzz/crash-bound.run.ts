@@ -205,8 +205,8 @@ function watchMarks(store: RelayStore, syncMarks: boolean) {
   let last: 'on' | 'off' = 'off';
   internals.markCommitMode = () => (last = syncMarks ? mode() : 'off');
   const mark = store.mark.bind(store);
-  store.mark = async (token: string, rows: readonly AckedRow[], beforeAwait) => {
-    const pending = mark(token, rows, beforeAwait); // chooses its commit mode synchronously
+  store.mark = async (token: string, rows: readonly AckedRow[]) => {
+    const pending = mark(token, rows); // chooses its commit mode synchronously
     const sync = last === 'on';
     const notMarked = await pending;
     const at = Date.now();

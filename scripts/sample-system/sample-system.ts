@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { DATABASE_URL, KAFKA_BROKERS } from '../../test/support/env';
-import { freePort } from '../../test/support/free-port';
+import { freePorts } from '../../test/support/free-port';
 import { createTopics, testKafka } from '../../test/support/kafka';
 import { AppProcess } from './app-process';
 import { SampleHttpClient } from './sample-http.client';
@@ -11,8 +11,8 @@ export const ENTRIES = {
   orders: 'dist/apps/order-service/src/main.js',
   shipping: 'dist/apps/shipping-service/src/main.js',
   relay: 'dist/apps/relay/src/main.js',
-  /** `apps/relay` with a SIGKILL-after-send fault seam (`RELAY_KILL_AFTER_SEND_BATCH`). */
-  faultRelay: 'dist/scripts/sample-system/fault-relay.entry.js',
+  /** `apps/relay` with a SIGKILL after send (`RELAY_KILL_AFTER_SEND_BATCH`), from source. */
+  faultRelay: 'scripts/sample-system/fault-relay.entry.ts',
 } as const;
 
 /** How to run one sample system. */
@@ -93,11 +93,8 @@ export class SampleSystem {
       })),
       brokers,
     );
-    const [ordersPort, shippingPort, relayPort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    // Held together until all three are found: one at a time, the OS may hand out the same port twice.
+    const [ordersPort, shippingPort, relayPort] = (await freePorts(3)) as [number, number, number];
     const leaseMs = String(options.leaseMs ?? 4000);
     const consoleToken = randomBytes(24).toString('hex');
     const common = {

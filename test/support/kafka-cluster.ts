@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { logLevel, Kafka, type ITopicConfig } from 'kafkajs';
 import { REPO_ROOT } from './env';
-import { freePort } from './free-port';
+import { freePorts } from './free-port';
 import { KafkaNodeProcess, kafkaClusterId, kafkaJvm } from './kafka-node';
 import { waitFor } from './poll';
 
@@ -80,7 +80,8 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
   const dir = mkdtempSync(join(tmpdir(), 'nest-outbox-cluster-'));
   const ids = Array.from({ length: count }, (_, i) => i + 1);
   const ports: { port: number; controller: number }[] = [];
-  for (const _ of ids) ports.push({ port: await freePort(), controller: await freePort() });
+  const free = await freePorts(ids.length * 2);
+  for (const [i] of ids.entries()) ports.push({ port: free[2 * i]!, controller: free[2 * i + 1]! });
   const voters = ids.map((id, i) => `${id}@127.0.0.1:${ports[i]!.controller}`).join(',');
   const clusterId = kafkaClusterId(jvm);
   const processes = ids.map((id, i) => {

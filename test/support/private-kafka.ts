@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './env';
-import { freePort } from './free-port';
+import { freePorts } from './free-port';
 import { KafkaNodeProcess, kafkaClusterId, kafkaJvm } from './kafka-node';
 
 /**
@@ -26,7 +26,7 @@ export interface PrivateKafka {
 export async function startPrivateKafka(options: { heapMb?: number } = {}): Promise<PrivateKafka> {
   const jvm = kafkaJvm(options.heapMb ?? 512);
   const dir = mkdtempSync(join(tmpdir(), 'nest-outbox-kafka-'));
-  const [port, controllerPort] = [await freePort(), await freePort()];
+  const [port, controllerPort] = (await freePorts(2)) as [number, number];
   const props = readFileSync(join(REPO_ROOT, 'scripts/kafka/server.properties'), 'utf8')
     .replace(/@LOG_DIR@/g, join(dir, 'data'))
     .replace(/9092/g, String(port))

@@ -50,8 +50,8 @@ export class OrderServiceModule {
         OutboxModule.forRoot({
           schema: config.schema,
           table: ORDERS_OUTBOX_TABLE,
-          // The sampler behind 503 + Retry-After for new orders while the outbox is critical.
-          pressure: config.pressure,
+          // The relay's state behind 503 + Retry-After for new orders while it is critical.
+          pressure: true,
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -1,12 +1,7 @@
 import { Controller, Get, Header, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
-import {
-  RELAY_METRICS_REGISTRY,
-  RelayConsoleModule,
-  RelayModule,
-  type RelayConsoleAuth,
-  type RelayModuleOptions,
-} from '@nest-outbox/relay';
+import { RELAY_METRICS_REGISTRY, RelayModule, type RelayModuleOptions } from '@nest-outbox/relay';
+import { RelayConsoleModule, type RelayConsoleAuth } from '@nest-outbox/relay-console';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { Registry } from 'prom-client';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { OptionChecks } from '@nest-outbox/core/internal';
-import { parseConsoleTokens, type RelayConsoleAuth } from '@nest-outbox/relay';
+import { parseConsoleTokens, type RelayConsoleAuth } from '@nest-outbox/relay-console';
 
 /** The standalone relay's operator console, as the environment configures it. */
 export type RelayConsoleConfig =

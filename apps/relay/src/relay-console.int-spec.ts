@@ -1,4 +1,4 @@
-import { ConsoleAccessError } from '@nest-outbox/relay';
+import { ConsoleAccessError } from '@nest-outbox/relay-console';
 import { consumeUntil, waitFor } from '@test/support';
 import request from 'supertest';
 import { ALICE_TOKEN, ConsoleFixture } from '../test/console.fixture';

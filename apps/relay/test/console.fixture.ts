@@ -3,7 +3,7 @@ import type { HttpsOptions } from '@nestjs/common/interfaces/external/https-opti
 import { Test } from '@nestjs/testing';
 import { uuidv7 } from '@nest-outbox/core';
 import { outboxSchemaSql } from '@nest-outbox/outbox';
-import type { RelayConsoleAuth } from '@nest-outbox/relay';
+import type { RelayConsoleAuth } from '@nest-outbox/relay-console';
 import {
   DATABASE_URL,
   KAFKA_BROKERS,

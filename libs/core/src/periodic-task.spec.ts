@@ -99,40 +99,4 @@ describe('PeriodicTask', () => {
     finish();
     await expect(fresh).resolves.toBe(1);
   });
-
-  it('answers runNow() with an adopted result and starts no scheduled run until its hold is over; a run of its own takes over after', async () => {
-    const run = jest.fn().mockResolvedValue(1);
-    const task = new PeriodicTask<number>({ intervalMs: 100, run, onError: jest.fn() });
-    task.start();
-    await jest.advanceTimersByTimeAsync(60);
-    task.adopt(7, 300); // shared by another process: stands for 300 ms
-    await expect(task.runNow()).resolves.toBe(7);
-    await jest.advanceTimersByTimeAsync(299);
-    expect(run).toHaveBeenCalledTimes(0);
-    await expect(task.runNow()).resolves.toBe(7);
-    await jest.advanceTimersByTimeAsync(1); // the hold is over: the scheduled run is due
-    expect(run).toHaveBeenCalledTimes(1);
-    await expect(task.runNow()).resolves.toBe(1); // after a fast run of its own: runs again
-    expect(run).toHaveBeenCalledTimes(2);
-    await task.stop();
-  });
-
-  it('keeps an adoption from holding less than the interval, and ignores one arriving while its own run is in progress', async () => {
-    const { run, finish } = controlledRun();
-    const task = new PeriodicTask<number>({ intervalMs: 100, run, onError: jest.fn() });
-    task.start();
-    task.adopt(7, 10); // held for the interval, not 10 ms
-    await jest.advanceTimersByTimeAsync(99);
-    expect(run).toHaveBeenCalledTimes(0);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(run).toHaveBeenCalledTimes(1);
-    task.adopt(9, 1000); // its own run is in progress: its result is the newer one
-    finish();
-    await jest.advanceTimersByTimeAsync(0);
-    const next = task.runNow();
-    expect(run).toHaveBeenCalledTimes(2);
-    finish();
-    await expect(next).resolves.toBe(1);
-    await task.stop();
-  });
 });

@@ -39,8 +39,6 @@ export class PeriodicTask<T = unknown> {
   private lastRunMs = 0;
   /** The last successful run's result and when it ended. */
   private lastResult: { readonly value: T; readonly endedAt: number } | undefined;
-  /** Until when an adopted result stands in for runs (see `adopt`); 0 after a run of ours. */
-  private adoptedUntil = 0;
 
   constructor(private readonly options: PeriodicTaskOptions<T>) {}
 
@@ -53,7 +51,7 @@ export class PeriodicTask<T = unknown> {
 
   /**
    * Runs the job now, or joins the run in progress; within the longer pause after a slow run
-   * (`minPauseFactor`) or the hold of an adopted result, answers with that result.
+   * (`minPauseFactor`), answers with that run's result.
    */
   runNow(): Promise<T> {
     if (this.current) return this.current;
@@ -64,7 +62,6 @@ export class PeriodicTask<T = unknown> {
       .run()
       .then((value) => {
         this.lastResult = { value, endedAt: Date.now() };
-        this.adoptedUntil = 0;
         return value;
       })
       .finally(() => {
@@ -72,22 +69,6 @@ export class PeriodicTask<T = unknown> {
         this.current = undefined;
       });
     return this.current;
-  }
-
-  /**
-   * Takes a result produced elsewhere (another process ran the same job and shared it) as if
-   * a run had just ended with it: for `holdMs` (at least `intervalMs`) `runNow()` answers with
-   * it and no scheduled run starts; the next one is due when the hold ends. Ignored while a
-   * run is in progress (its own result is newer).
-   */
-  adopt(value: T, holdMs: number): void {
-    if (this.current) return;
-    const hold = Math.max(this.options.intervalMs, holdMs);
-    this.lastResult = { value, endedAt: Date.now() };
-    this.adoptedUntil = Date.now() + hold;
-    if (!this.started) return;
-    clearTimeout(this.timer);
-    this.schedule(hold);
   }
 
   /** No further run; resolves once the run in progress (if any) is over. */
@@ -101,30 +82,20 @@ export class PeriodicTask<T = unknown> {
     return Math.max(this.options.intervalMs, this.lastRunMs * (this.options.minPauseFactor ?? 0));
   }
 
-  /**
-   * The last result, while an adopted result's hold or the pause a slow run earned lasts
-   * (never after a fast run of ours).
-   */
+  /** The last result, while the pause a slow run earned lasts (never after a fast run). */
   private heldResult(): { readonly value: T } | undefined {
-    if (this.lastResult && Date.now() < this.adoptedUntil) return this.lastResult;
     const pauseMs = this.pauseMs();
     if (!this.lastResult || pauseMs <= this.options.intervalMs) return undefined;
     return Date.now() - this.lastResult.endedAt < pauseMs ? this.lastResult : undefined;
   }
 
-  private schedule(delayMs = this.pauseMs()): void {
+  private schedule(): void {
     if (!this.started) return;
     this.timer = setTimeout(() => {
-      // A result adopted meanwhile holds the next run off until its hold is over.
-      const heldFor = this.adoptedUntil - Date.now();
-      if (heldFor > 0) {
-        this.schedule(heldFor);
-        return;
-      }
       void this.runNow()
         .catch(this.options.onError)
         .finally(() => this.schedule());
-    }, delayMs);
+    }, this.pauseMs());
     this.timer.unref();
   }
 }

@@ -139,7 +139,7 @@ describe('InboxModule guard: bad input is recorded, committed and skipped (real 
     await expect(attempt).rejects.toThrow(InboxSchemaMissingError);
     await expect(attempt).rejects.toThrow(
       new RegExp(
-        `"${fx.db.name}"\\."never_created"(, "[^"]+"\\."[a-z_]+")* not found\\. Add createInboxMigration`,
+        `"${fx.db.name}"\\."never_created"(, "[^"]+"\\."[a-z_]+")* not found\\. Run .npx nest-outbox migrate`,
       ),
     );
   });

@@ -1,5 +1,4 @@
-import type { PressureOptions } from '@nest-outbox/core';
-import type { ResolvedPressureOptions, SqlExecutorFactory } from '@nest-outbox/core/internal';
+import type { SqlExecutorFactory } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
 /**
@@ -74,14 +73,14 @@ export interface OutboxModuleOptions {
    */
   metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
   /**
-   * Back-pressure: a sampler (one query per `intervalMs` per process) turns the backlog, its
-   * oldest age and the forecast into `ok`, `warn` or `critical`; while `critical`,
-   * commands marked `@OutboxTransactional({ critical: false })` are refused with
-   * `OutboxBackPressureError` before any write. `false` (the default): no sampler, nothing
-   * refused. `{}` uses the default thresholds (see `PressureOptions`).
+   * Back-pressure: read, every second, the state the relay publishes (`ok`, `warn`,
+   * `critical`, or `unknown` while no relay publishes it; thresholds are `RelayModule`'s
+   * `pressure` option); while it is `critical`, commands marked
+   * `@OutboxTransactional({ critical: false })` are refused with `OutboxBackPressureError`
+   * before any write. `false`: nothing read, nothing refused.
    * @default false
    */
-  pressure?: PressureOptions | false;
+  pressure?: boolean;
   /**
    * How the outbox runs its SQL in the transaction `TransactionHost.tx` holds. Needed only
    * for a data stack `sqlExecutorOf` does not recognise.
@@ -122,7 +121,7 @@ export interface ResolvedOutboxOptions {
   readonly installSchema: boolean;
   readonly verifySchema: boolean;
   readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
-  readonly pressure: ResolvedPressureOptions | false;
+  readonly pressure: boolean;
   readonly sqlExecutor: SqlExecutorFactory;
   readonly connectionName: string | undefined;
 }

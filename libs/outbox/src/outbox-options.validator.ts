@@ -3,7 +3,6 @@ import {
   DEFAULT_NOTIFY_CHANNEL,
   OptionChecks,
   qualifiedTable,
-  resolvePressureOptions,
   sqlExecutorOf,
   sqlIdentifier,
 } from '@nest-outbox/core/internal';
@@ -19,6 +18,17 @@ function notifyChannel(value: unknown): string | false {
   if (value === false) return false;
   sqlIdentifier(MODULE, 'notifyChannel', value);
   return value as string;
+}
+
+/** `pressure`: a boolean; the thresholds of old are the relay's now, and say so. */
+function pressureOption(check: OptionChecks, value: unknown): boolean {
+  if (typeof value === 'object' && value !== null) {
+    check.fail(
+      'pressure',
+      "must be true or false: the relay samples the backlog and publishes the state, so set the thresholds in RelayModule's pressure option and pressure: true here",
+    );
+  }
+  return check.boolean('pressure', value, false);
 }
 
 /**
@@ -70,10 +80,7 @@ export function resolveOutboxOptions(
     installSchema: check.boolean('installSchema', options.installSchema, false),
     verifySchema: check.boolean('verifySchema', options.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
-    pressure:
-      options.pressure === false || options.pressure === undefined
-        ? false
-        : resolvePressureOptions(check, 'pressure', options.pressure),
+    pressure: pressureOption(check, options.pressure),
     sqlExecutor: options.sqlExecutor ?? sqlExecutorOf,
     connectionName,
   };

@@ -130,7 +130,7 @@ describe('OutboxModule registration', () => {
         installSchema: false,
         verifySchema: true,
         metrics: false,
-        pressure: { maxBacklog: 10, intervalMs: 1000 },
+        pressure: true,
         sqlExecutor,
       }),
     );
@@ -146,7 +146,7 @@ describe('OutboxModule registration', () => {
       installSchema: false,
       verifySchema: true,
       metrics: false,
-      pressure: expect.objectContaining({ maxBacklog: 10, intervalMs: 1000, criticalPercent: 90 }),
+      pressure: true,
       sqlExecutor,
       connectionName: undefined,
     });
@@ -230,9 +230,9 @@ describe('OutboxModule start-up validation', () => {
     ['a metric prefix with a dash', { metrics: { prefix: 'my-app_' } }, /option "metrics.prefix"/],
     ['a registry that is not one', { metrics: { registry: {} as never } }, /"metrics.registry"/],
     [
-      'pressure thresholds in the wrong order',
-      { pressure: { warnPercent: 95, criticalPercent: 90 } },
-      /"pressure.criticalPercent"/,
+      'pressure thresholds (the relay sets them now)',
+      { pressure: { maxBacklog: 10 } as never },
+      /option "pressure" must be true or false: .*RelayModule's pressure option/,
     ],
     ['a non-boolean verifySchema', { verifySchema: 'yes' as never }, /option "verifySchema"/],
   ])(
@@ -264,7 +264,7 @@ describe('OutboxModule start-up validation', () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(OutboxTableNotFoundError);
-    expect((failure as Error).message).toMatch(/createOutboxMigration/);
+    expect((failure as Error).message).toMatch(/npx nest-outbox migrate/);
     // A failed init() leaves close() rejecting too: release the connection pool directly.
     await moduleRef.get(DataSource).destroy();
   });

@@ -43,8 +43,8 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
  * })
  * export class AppModule {}
  * ```
- * Create the table with `createOutboxMigration({ schema: 'app', table: 'outbox' })` in
- * your TypeORM migrations, or print the SQL: `npm run outbox:sql -- --schema app --table outbox`.
+ * Create the table with `npx nest-outbox migrate --url <postgres url> --schema app --table outbox`
+ * (or `createOutboxMigration(...)` in your TypeORM migrations).
  * @publicApi
  */
 @Module({

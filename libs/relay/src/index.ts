@@ -3,7 +3,6 @@ export { RELAY_METRICS_REGISTRY } from './relay.constants';
 export type {
   ClassifiedEvent,
   ErrorClassifier,
-  ErrorKind,
   PollingOptions,
   RelayModuleExtras,
   RelayModuleOptions,
@@ -11,6 +10,7 @@ export type {
   RetryOptions,
   TopicRoutingOptions,
 } from './options/relay-options.interface';
+export type { ErrorKind } from './errors/error-kind';
 export { NoTopicError } from './errors/no-topic.error';
 export { UnencodableEventError } from './errors/unencodable-event.error';
 export { PublishTimeoutError } from './errors/publish-timeout.error';
@@ -43,12 +43,7 @@ export type {
   RetryOutcome,
   SkipOutcome,
 } from './operator/relay-operator.types';
+export { RelayOverviewService, type RelayOverview } from './operator/relay-overview.service';
+export type { PressureView } from '@nest-outbox/core/internal';
+export type { RelayStats } from './store/relay-stats';
 export { HousekeepingService } from './housekeeping/housekeeping.service';
-export { RelayConsoleModule } from './console/relay-console.module';
-export { ConsoleAccessError } from './console/console-access.error';
-export {
-  parseConsoleTokens,
-  type ConsolePressure,
-  type RelayConsoleAuth,
-  type RelayConsoleOptions,
-} from './console/relay-console.options';

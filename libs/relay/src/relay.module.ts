@@ -6,6 +6,7 @@ import { RelayLoop } from './loop/relay.loop';
 import { createRelayMetrics } from './metrics/relay-metrics.factory';
 import { RelayMetrics } from './metrics/relay.metrics';
 import { RelayOperatorService } from './operator/relay-operator.service';
+import { RelayOverviewService } from './operator/relay-overview.service';
 import { OutcomeRecorder } from './outcome/outcome.recorder';
 import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
@@ -19,6 +20,7 @@ import {
   RELAY_PUBLISHER,
 } from './relay.constants';
 import { RELAY_MODULE_OPTIONS, RelayConfigurableModule } from './relay.module-definition';
+import { RelayFigures } from './store/relay-stats';
 import { RelayStore } from './store/relay.store';
 
 const providers: Provider[] = [
@@ -50,7 +52,6 @@ const providers: Provider[] = [
       new KafkaPublisher(o.raw.kafka!, o.raw.producer, {
         recordEncoder: o.recordEncoder,
         compression: o.compression,
-        onEncoded: o.raw.hooks?.onEncoded,
       }),
     inject: [RELAY_OPTIONS],
   },
@@ -61,7 +62,9 @@ const providers: Provider[] = [
   BatchProcessor,
   RelayLoop,
   RelayStatsService,
+  { provide: RelayFigures, useExisting: RelayStatsService },
   RelayOperatorService,
+  RelayOverviewService,
   HousekeepingService,
 ];
 
@@ -90,6 +93,7 @@ const providers: Provider[] = [
     RelayMetrics,
     RelayLoop,
     RelayOperatorService,
+    RelayOverviewService,
     HousekeepingService,
     RelayStatsService,
   ],

@@ -9,8 +9,8 @@ import {
 } from '@test/support';
 import { logLevel } from 'kafkajs';
 import type { RelayCompression } from '../src/publisher/compression';
-import type { KafkaRecordEncoder } from '../src/publisher/encoding/record-encoder.choice';
-import { fastEncodedRequests } from '../src/publisher/encoding/kafkajs-produce.hook';
+import type { KafkaRecordEncoder } from '../src/publisher/encoding';
+import { fastEncodedRequests } from '../src/publisher/encoding';
 import { useRelayFixture } from './relay-test.fixture';
 
 const EVENTS = 40;

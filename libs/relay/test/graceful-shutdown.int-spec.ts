@@ -1,9 +1,13 @@
 import { KAFKA_BROKERS, consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import { logLevel } from 'kafkajs';
-import type { RelayModuleOptions } from '../src/options/relay-options.interface';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
 import { RecordingPublisher } from './recording.publisher';
-import { TestProducer, checkDelivery, useRelayFixture } from './relay-test.fixture';
+import {
+  TestProducer,
+  checkDelivery,
+  useRelayFixture,
+  type TestRelayOptions,
+} from './relay-test.fixture';
 
 interface LeaseRow {
   id: string;
@@ -33,11 +37,7 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
   }
 
   /** A relay whose every request takes `delayMs` more (a slow broker), recording its publishes. */
-  async function slowRelay(
-    relayId: string,
-    delayMs: number,
-    overrides: Partial<RelayModuleOptions>,
-  ) {
+  async function slowRelay(relayId: string, delayMs: number, overrides: Partial<TestRelayOptions>) {
     const publisher = new RecordingPublisher(
       new KafkaPublisher({ clientId: relayId, brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }),
     );

@@ -1,5 +1,5 @@
 import { DATABASE_URL, consumeUntil, uniqueTopic, waitFor } from '@test/support';
-import type { RelayStage } from '../src/options/relay-options.interface';
+import type { RelayStage } from './test-hooks';
 import { useRelayFixture } from './relay-test.fixture';
 
 /**

@@ -1,6 +1,6 @@
 import { KAFKA_BROKERS, consumeUntil, createTopics, testKafka, uniqueTopic } from '@test/support';
 import { logLevel } from 'kafkajs';
-import { fastEncodedRequests } from '../src/publisher/encoding/kafkajs-produce.hook';
+import { fastEncodedRequests } from '../src/publisher/encoding';
 import { KafkaPublisher, type KafkaRecordEncoder } from '../src/publisher/kafka.publisher';
 import type { PublishAck, PublishRecord } from '../src/publisher/relay-publisher.interface';
 

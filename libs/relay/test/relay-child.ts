@@ -8,17 +8,17 @@
  * Prints "RELAY READY" once its loop runs and "RELAY STOPPED <signal>" after a graceful shutdown.
  */
 import 'reflect-metadata';
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ConsoleLogger, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { RelayModule, type RelayModuleOptions, type RelayPublisher } from '@nest-outbox/relay';
-import type { RelayHooks, RelayStage } from '../src/options/relay-options.interface';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
-import { NullPublisher } from '../src/publisher/null.publisher';
+import { NullPublisher } from './null.publisher';
 import { RecordingPublisher } from './recording.publisher';
+import { withTestHooks, type RelayStage, type TestHooks } from './test-hooks';
 
-function faultHooks(): RelayHooks | undefined {
+function faultHooks(): TestHooks {
   const fault = process.env.RELAY_FAULT as RelayStage | undefined;
-  if (!fault) return undefined;
+  if (!fault) return {};
   const batch = Number(process.env.RELAY_FAULT_BATCH ?? 1);
   let seen = 0;
   return {
@@ -53,19 +53,18 @@ class StopMarker implements OnApplicationShutdown {
   }
 }
 
-class RelayChildModule {}
-
 async function main(): Promise<void> {
   const options = JSON.parse(process.env.RELAY_TEST_OPTIONS ?? '{}') as RelayModuleOptions;
-  const relay = RelayModule.forRoot({
-    ...options,
-    hooks: faultHooks(),
-    publisher: publisher(options),
-  });
-  const app = await NestFactory.createApplicationContext(
-    { module: RelayChildModule, imports: [relay], providers: [StopMarker] },
-    { logger: ['warn', 'error'] },
+  @Module({
+    imports: [RelayModule.forRoot({ ...options, publisher: publisher(options) })],
+    providers: [StopMarker],
+  })
+  class RelayChildModule {}
+  // A testing module, so that the fault hooks can replace the relay's classes.
+  const builder = Test.createTestingModule({ imports: [RelayChildModule] }).setLogger(
+    new ConsoleLogger({ logLevels: ['warn', 'error'] }),
   );
+  const app = await withTestHooks(builder, faultHooks()).compile();
   app.enableShutdownHooks();
   await app.init();
   process.stdout.write('RELAY READY\n');

@@ -17,9 +17,13 @@ import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import { TerminusModule } from '@nestjs/terminus';
 import { relaySchemaSql } from '../src/schema/relay-schema.sql';
 import { TestProducer } from './test-producer';
+import { withTestHooks, type TestHooks } from './test-hooks';
 
 export { checkDelivery } from './delivery.check';
 export { TestProducer, type TestEvent } from './test-producer';
+
+/** A relay's options in a test: `RelayModuleOptions` and the test's hooks into it. */
+export type TestRelayOptions = RelayModuleOptions & { readonly hooks?: TestHooks };
 
 /** Environment of a relay child process beyond its options (see relay-child.ts). */
 export interface RelayChildEnv {
@@ -58,7 +62,7 @@ export class RelayScene {
   }
 
   /** Options of a relay on this outbox: short lease, fast polling, no housekeeping. */
-  options(overrides: Partial<RelayModuleOptions> = {}): RelayModuleOptions {
+  options(overrides: Partial<TestRelayOptions> = {}): TestRelayOptions {
     return {
       connection: DATABASE_URL,
       schema: this.schema.name,
@@ -76,7 +80,7 @@ export class RelayScene {
 
   /** Boots a RelayModule in a Nest testing module (its loop starts); closed by `close()`. */
   async start(
-    overrides: Partial<RelayModuleOptions> = {},
+    overrides: Partial<TestRelayOptions> = {},
     providers: Provider[] = [],
   ): Promise<TestingModule> {
     const moduleRef = await startRelay(this.options(overrides), providers);
@@ -185,16 +189,17 @@ export function useRelayFixture(
  * from `@nest-outbox/relay/health` next to the relay).
  */
 export async function startRelay(
-  options: RelayModuleOptions,
+  { hooks, ...options }: TestRelayOptions,
   providers: Provider[] = [],
 ): Promise<TestingModule> {
   @Global()
   @Module({ providers, exports: providers.map((p) => ('provide' in p ? p.provide : p)) })
   class ExtrasModule {}
-  const moduleRef = await Test.createTestingModule({
+  const builder = Test.createTestingModule({
     imports: [ExtrasModule, TerminusModule, RelayModule.forRoot(options)],
     providers: [RelayHealthIndicator],
-  }).compile();
+  });
+  const moduleRef = await withTestHooks(builder, hooks).compile();
   moduleRef.useLogger(false);
   await moduleRef.init();
   return moduleRef;

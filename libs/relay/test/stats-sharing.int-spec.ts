@@ -14,7 +14,7 @@ interface CountedRelay {
   statements: number;
 }
 
-describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)', () => {
+describe('Relays of one outbox share their stats through the pressure row (real PostgreSQL)', () => {
   const topic = uniqueTopic('relay-stats-sharing');
   const fixture = useRelayFixture('relay_stats_sharing', { topics: [topic] });
 
@@ -52,13 +52,13 @@ describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)
     );
   }
 
-  it('Given two relays on one outbox, when they sample their stats, then they run the statement about once per interval between them, each reports the figures, a refresh on shared figures still checks its own pool, and one samples on its own once the other stops', async () => {
+  it('Given two relays on one outbox, when they sample their stats, then they run the statement about once per interval between them, the row names its writer, each reports the figures, a refresh on shared figures still queries its own pool, and one samples on its own once the other stops', async () => {
     await parkFive();
     const a = await startCounted('relay-a');
     const b = await startCounted('relay-b');
     const total = () => a.statements + b.statements;
 
-    // Both start sampling at once; after the first notices one of them leads.
+    // Both start sampling at once; once one has written the row, it leads.
     await waitFor('the first stats statements', () => total() >= 4);
     const startedAt = Date.now();
     const before = { a: a.statements, b: b.statements, total: total() };
@@ -74,8 +74,13 @@ describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)
     for (const relay of [a, b])
       expect(Math.abs((await samples(relay)).own! - relay.statements)).toBeLessThanOrEqual(1);
 
-    // Both report a change, whichever of them counted it.
     const { schema } = fixture.scene;
+    const { rows } = await schema.pool.query<{ sampled_by: string; state: string }>(
+      `SELECT sampled_by, figures->'pressure'->>'state' AS state FROM "${schema.name}".outbox_pressure`,
+    );
+    expect(rows).toEqual([{ sampled_by: expect.stringMatching(/^relay-[ab]$/), state: 'ok' }]);
+
+    // Both report a change, whichever of them counted it.
     await schema.pool.query(
       `DELETE FROM "${schema.name}".outbox WHERE id IN (SELECT id FROM "${schema.name}".outbox ORDER BY id LIMIT 2)`,
     );
@@ -85,15 +90,16 @@ describe('Relays of one outbox share their stats (real PostgreSQL LISTEN/NOTIFY)
         async () => (await relay.stats.refresh()).parked === 3,
       );
 
-    // Another's figures prove nothing of a relay's own connections: refresh() checks them.
+    // Another's figures prove nothing of a relay's own connections: refresh() reads the row on
+    // its own pool.
     const follower = await waitFor('a relay holding figures another relay shared', () =>
       [a, b].find((r) => (r.stats.sampledBy?.relayId ?? r.relayId) !== r.relayId),
     );
-    const ping = jest
-      .spyOn(follower.app.get(RelayStore), 'ping')
+    const read = jest
+      .spyOn(follower.app.get(RelayStore), 'readPressure')
       .mockRejectedValueOnce(new Error('connection refused'));
     await expect(follower.stats.refresh()).rejects.toThrow('connection refused');
-    ping.mockRestore();
+    read.mockRestore();
 
     // The one that ran more of them stops: the other samples on its own again.
     const [leader, other] = a.statements - before.a >= b.statements - before.b ? [a, b] : [b, a];

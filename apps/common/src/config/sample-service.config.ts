@@ -31,9 +31,9 @@ export interface SampleServiceConfig {
   /** `RELAY_CONSOLE_TOKENS` as given (parsed by the console). */
   readonly operatorConsoleTokens: string | undefined;
   /**
-   * Back-pressure budgets of the outbox and the embedded relay: `PRESSURE_MAX_BACKLOG`
-   * (default 100000), `PRESSURE_MAX_OLDEST_AGE_MS` (300000), `PRESSURE_INTERVAL_MS` (5000),
-   * `PRESSURE_WINDOW_MS` (60000).
+   * Back-pressure budgets of the embedded relay, which publishes the state the outbox reads:
+   * `PRESSURE_MAX_BACKLOG` (default 100000), `PRESSURE_MAX_OLDEST_AGE_MS` (300000),
+   * `PRESSURE_WINDOW_MS` (60000); `PRESSURE_INTERVAL_MS` (1000) is its `statsIntervalMs`.
    */
   readonly pressure: {
     readonly maxBacklog: number;
@@ -78,7 +78,7 @@ export function readSampleServiceConfig(
     pressure: {
       maxBacklog: read.int('PRESSURE_MAX_BACKLOG', 100_000, 1),
       maxOldestAgeMs: read.int('PRESSURE_MAX_OLDEST_AGE_MS', 300_000, 1),
-      intervalMs: read.int('PRESSURE_INTERVAL_MS', 5_000, 10),
+      intervalMs: read.int('PRESSURE_INTERVAL_MS', 1_000, 10),
       windowMs: read.int('PRESSURE_WINDOW_MS', 60_000, 10),
     },
   };

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { parseConsoleTokens, RelayConsoleModule, RelayModule } from '@nest-outbox/relay';
+import { RelayModule } from '@nest-outbox/relay';
+import { parseConsoleTokens, RelayConsoleModule } from '@nest-outbox/relay-console';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
 import type { SampleServiceConfig } from '../config/sample-service.config';
 
@@ -36,8 +37,12 @@ export function embeddedRelayModule(
     leaseMs: config.relayLeaseMs,
     publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),
     retry: { baseDelayMs: 200, maxDelayMs: 5000 },
-    statsIntervalMs: 1000,
-    pressure: config.pressure,
+    statsIntervalMs: config.pressure.intervalMs,
+    pressure: {
+      maxBacklog: config.pressure.maxBacklog,
+      maxOldestAgeMs: config.pressure.maxOldestAgeMs,
+      windowMs: config.pressure.windowMs,
+    },
   });
   // The operator console, by option; it refuses to start without tokens (ConsoleAccessError).
   const operatorConsole = config.operatorConsole

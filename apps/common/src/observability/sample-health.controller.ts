@@ -8,7 +8,6 @@ import {
 } from '@nestjs/terminus';
 import { OutboxPressureService } from '@nest-outbox/outbox';
 import { RelayHealthIndicator } from '@nest-outbox/relay/health';
-import { pressureDetails } from './pressure.details';
 
 /**
  * DI token of a service's own health checks (a `HealthIndicatorFunction[]`), run by
@@ -20,7 +19,8 @@ export const SERVICE_HEALTH_CHECKS = Symbol('sample:service-health-checks');
  * `GET /health`: 200 when the database, the service's own checks (`SERVICE_HEALTH_CHECKS`)
  * and the embedded relay (which probes the broker; not checked when the relay runs
  * elsewhere) are up, 503 otherwise. With the outbox's `pressure` option, `details.pressure`
- * shows the back-pressure state (`ok`, `warn`, `critical`) and the forecast; always `up`.
+ * shows the state the relay published (`ok`, `warn`, `critical`, or `unknown` when none is
+ * fresh) and the forecast; always `up`.
  */
 @Controller('health')
 export class SampleHealthController {
@@ -45,7 +45,7 @@ export class SampleHealthController {
     if (relay) checks.push(() => relay.isHealthy('relay', { brokerTimeoutMs: 2000 }));
     const pressure = this.pressure;
     // Shown, never down: a critical state refuses non-critical commands, it is not an outage.
-    if (pressure?.enabled) checks.push(() => ({ pressure: pressureDetails(pressure.latest) }));
+    if (pressure?.enabled) checks.push(() => ({ pressure: { status: 'up', ...pressure.latest } }));
     return this.health.check(checks);
   }
 }

@@ -107,6 +107,8 @@ export {
 } from '../pressure/pressure-state';
 export { BacklogPressure, type BacklogAssessment } from '../pressure/backlog-pressure';
 export { heldBehindParkedSql } from '../pressure/held-back.sql';
+export { pressureView, type PressureView } from '../pressure/pressure-view';
+export { pressureRowSql, type PressureRow } from '../pressure/pressure-row.sql';
 export {
   sqlExecutorOf,
   UnknownDataStackError,

@@ -137,9 +137,14 @@ describe('resolvePressureOptions', () => {
       criticalPercent: 90,
       warnForecastSeconds: 600,
       criticalForecastSeconds: 60,
-      intervalMs: 5_000,
       windowMs: 60_000,
     });
+  });
+
+  it('refuses the old intervalMs: the relay samples every statsIntervalMs', () => {
+    expect(() => resolvePressureOptions(check, 'pressure', { intervalMs: 5000 })).toThrow(
+      /"intervalMs" was renamed to "statsIntervalMs"/,
+    );
   });
 
   it('refuses thresholds in the wrong order and says which to change', () => {

@@ -2,8 +2,9 @@ import type { OptionChecks } from '../option-checks';
 import type { BacklogBudget } from './backlog-forecast';
 
 /**
- * Thresholds of the back-pressure state (the `pressure` option of `OutboxModule` and
- * `RelayModule`). The state is `critical` when the backlog or the oldest age reaches the
+ * Thresholds of the back-pressure state (the `pressure` option of `RelayModule`, which samples
+ * every `statsIntervalMs` and publishes the state; `OutboxModule`'s `pressure: true` reads it).
+ * The state is `critical` when the backlog or the oldest age reaches the
  * `critical` share of its budget, or the forecast time to the budget is at most
  * `criticalForecastSeconds`; `warn` likewise with the `warn` figures; `ok` otherwise.
  * @publicApi
@@ -21,12 +22,6 @@ export interface PressureOptions {
   readonly warnForecastSeconds?: number;
   /** Forecast to the budget at or below which the state is `critical`. @default 60 */
   readonly criticalForecastSeconds?: number;
-  /**
-   * Sampling period (one query per period per process, never one per command); longer while
-   * the query is slow: at least nine times its duration, so that it holds back PostgreSQL's
-   * cleanup of the table at most ~10% of the time. @default 5000
-   */
-  readonly intervalMs?: number;
   /** Window of samples the rates are drawn from. @default 60000 */
   readonly windowMs?: number;
 }
@@ -41,7 +36,6 @@ const DEFAULTS: ResolvedPressureOptions = {
   criticalPercent: 90,
   warnForecastSeconds: 600,
   criticalForecastSeconds: 60,
-  intervalMs: 5_000,
   windowMs: 60_000,
 };
 
@@ -60,6 +54,7 @@ export function resolvePressureOptions(
     check.fail(option, 'must be an object of thresholds, for example { maxOldestAgeMs: 60000 }');
   }
   const p = raw as Record<keyof PressureOptions, unknown>;
+  check.renamed(raw, { intervalMs: 'statsIntervalMs' });
   const int = (key: keyof PressureOptions, min = 1, max?: number) =>
     check.integer(`${option}.${key}`, p[key], DEFAULTS[key], { min, max });
   const resolved: ResolvedPressureOptions = {
@@ -69,7 +64,6 @@ export function resolvePressureOptions(
     criticalPercent: int('criticalPercent', 1, 100),
     warnForecastSeconds: int('warnForecastSeconds', 0),
     criticalForecastSeconds: int('criticalForecastSeconds', 0),
-    intervalMs: int('intervalMs', 10),
     windowMs: int('windowMs', 10),
   };
   check.ordered(

@@ -8,8 +8,9 @@ import { NestOutboxError } from '@nest-outbox/core';
 export class InboxSchemaMissingError extends NestOutboxError {
   constructor(readonly tables: readonly string[]) {
     super(
-      `InboxModule: table(s) ${tables.join(', ')} not found. Add createInboxMigration({ schema, ... }) ` +
-        'to your TypeORM migrations, run the DDL of `npm run -s inbox:sql -- --schema <schema>`, ' +
+      `InboxModule: table(s) ${tables.join(', ')} not found. Run \`npx nest-outbox migrate --url <postgres url> ` +
+        '--schema <schema>` (default table names), or apply the SQL of `npx nest-outbox-inbox-sql ' +
+        '--schema <schema> [--table <name>]`, ' +
         'or set installSchema: true (development); verifySchema: false skips this check.',
     );
   }

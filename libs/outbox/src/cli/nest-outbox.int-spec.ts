@@ -36,6 +36,22 @@ describe('npx nest-outbox', () => {
     expect(lines.slice(-3)).toEqual(['outbox: applied', 'relay: applied', 'inbox: applied']);
   });
 
+  it('Given a database migrated before the relay had its pressure table, then status names the table and migrate adds it, the rest untouched', async () => {
+    const { lines, io } = capture();
+    const values = { url: DATABASE_URL, schema: db.name };
+    await runNestOutbox('migrate', values, io);
+    await db.pool.query(
+      `INSERT INTO "${db.name}".outbox_relay_audit (action, actor) VALUES ('x', 'y')`,
+    );
+    await db.pool.query(`DROP TABLE "${db.name}".outbox_pressure`);
+    await expect(runNestOutbox('status', values, io)).resolves.toBe(1);
+    expect(lines).toContainEqual(expect.stringMatching(/^relay: missing .*"outbox_pressure"$/));
+    await expect(runNestOutbox('migrate', values, io)).resolves.toBe(0);
+    await expect(runNestOutbox('status', values, io)).resolves.toBe(0);
+    const { rows } = await db.pool.query(`SELECT 1 FROM "${db.name}".outbox_relay_audit`);
+    expect(rows).toHaveLength(1);
+  });
+
   it('Given sql --down, then it prints the drops in reverse order of the parts', async () => {
     const { lines, io } = capture();
     await runNestOutbox('sql', { schema: 'app', down: true }, io);

@@ -50,7 +50,7 @@ export function schemaParts(schema: string, table: string): SchemaPart[] {
       name: 'relay',
       up: relay.relaySchemaSql(name),
       down: relay.dropRelaySchemaSql(name),
-      relations: [n.audit!, n.archive!, `"${schema}".${n.claimIndex!}`],
+      relations: [n.audit!, n.archive!, n.pressure!, `"${schema}".${n.claimIndex!}`],
     });
   }
   const inbox = loadOptionalPeer(

@@ -7,9 +7,9 @@ import { NestOutboxError } from '@nest-outbox/core';
 export class OutboxTableNotFoundError extends NestOutboxError {
   constructor(readonly qualifiedName: string) {
     super(
-      `Outbox table ${qualifiedName} does not exist: add createOutboxMigration({ schema, table }) ` +
-        'to your TypeORM migrations, or print the SQL with `npm run outbox:sql -- --schema <s> ' +
-        '--table <t>` and apply it; or set installSchema: true to create it at start-up, or verifySchema: false if the table is created later',
+      `Outbox table ${qualifiedName} does not exist: run \`npx nest-outbox migrate --url <postgres url> ` +
+        '--schema <s> --table <t>`, or print the SQL with `npx nest-outbox sql --schema <s> --table <t>`; ' +
+        'or set installSchema: true to create it at start-up, or verifySchema: false if the table is created later',
     );
   }
 }

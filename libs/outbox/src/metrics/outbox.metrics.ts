@@ -1,11 +1,4 @@
-import {
-  PRESSURE_LEVEL_VALUE,
-  type CounterMetric,
-  type GaugeMetric,
-  type HistogramMetric,
-  type MetricFactory,
-  type PressureReading,
-} from '@nest-outbox/core/internal';
+import type { CounterMetric, HistogramMetric, MetricFactory } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
 /** Distinct values a code-defined label keeps before counting the rest under `other`. */
@@ -22,12 +15,7 @@ export class OutboxMetrics {
   readonly transactionSeconds: HistogramMetric<'outcome'>;
   readonly flushRows: HistogramMetric;
   readonly transitionsRefused: CounterMetric;
-  readonly pressureLevel: GaugeMetric;
-  readonly pressureBacklog: GaugeMetric;
-  readonly pressureOldestAge: GaugeMetric;
-  readonly pressureForecast: GaugeMetric;
   readonly refused: CounterMetric<'command'>;
-  readonly sampleFailures: CounterMetric;
   private readonly seen = new Map<string, Set<string>>();
 
   constructor(
@@ -53,25 +41,11 @@ export class OutboxMetrics {
       'transitions_refused_total',
       'Transitions refused with InvalidTransitionError',
     );
-    this.pressureLevel = make.gauge(
-      'pressure_level',
-      'Back-pressure state: 0 ok, 1 warn, 2 critical',
-    );
-    this.pressureBacklog = make.gauge('pressure_backlog_events', 'Backlog as last sampled');
-    this.pressureOldestAge = make.gauge(
-      'pressure_oldest_age_seconds',
-      'Oldest unpublished event age as last sampled',
-    );
-    this.pressureForecast = make.gauge(
-      'pressure_forecast_seconds',
-      'Forecast time until the backlog budget is reached (+Inf: not approaching it)',
-    );
     this.refused = make.counter(
       'back_pressure_refused_total',
       'Non-critical commands refused under back-pressure',
       ['command'],
     );
-    this.sampleFailures = make.counter('pressure_sample_failures_total', 'Failed pressure samples');
   }
 
   /** `value`, or `other` once the label already has 100 distinct values. */
@@ -92,13 +66,5 @@ export class OutboxMetrics {
     for (const t of eventTypes) counts.set(t, (counts.get(t) ?? 0) + 1);
     for (const [t, n] of counts)
       this.recorded.inc({ event_type: this.bounded('event_type', t) }, n);
-  }
-
-  /** Sets the pressure gauges from a reading. */
-  observePressure(reading: PressureReading): void {
-    this.pressureLevel.set(PRESSURE_LEVEL_VALUE[reading.state]);
-    this.pressureBacklog.set(reading.backlog);
-    this.pressureOldestAge.set(reading.oldestAgeMs / 1000);
-    this.pressureForecast.set(reading.forecastSeconds);
   }
 }

@@ -11,6 +11,7 @@ import {
   OutboxService,
   OutboxTransactional,
 } from '@nest-outbox/outbox';
+import { pressureRowSql } from '@nest-outbox/core/internal';
 import { createOutboxApp, createTables } from '../../test/outbox-test-app';
 
 let db: TestSchema;
@@ -75,24 +76,21 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** Publishes a pressure row with the relay's own statement: `state`, fresh for `freshMs`. */
+async function publish(state: string, freshMs: number, reasons: string[] = []): Promise<void> {
+  const figures = { pressure: { state, reasons, sampledAt: new Date().toISOString() } };
+  const sql = pressureRowSql('RelayModule', schema, 'outbox').write;
+  await db.pool.query(sql, ['relay-test', freshMs, JSON.stringify(figures)]);
+}
+
 describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
   let app: TestingModule;
   const registry = new Registry();
 
   beforeAll(async () => {
+    // No relay here: the test publishes the pressure row as a relay does.
     app = await createOutboxApp(
-      {
-        schema,
-        metrics: { registry },
-        // No relay here: the backlog only grows. 90 % of 5 events is critical; the forecast
-        // (a steep start from an empty table) is left out of this test.
-        pressure: {
-          maxBacklog: 5,
-          intervalMs: 60_000,
-          warnForecastSeconds: 0,
-          criticalForecastSeconds: 0,
-        },
-      },
+      { schema, metrics: { registry }, pressure: true },
       { providers: [Commands] },
     );
   });
@@ -116,19 +114,30 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     expect(tx).toMatch(/_count\{outcome="rolled_back"\} 1$/m);
   });
 
-  it('Given the backlog reaches the critical share of its budget, then a non-critical command is refused before any write while a critical one commits', async () => {
+  it('Given no pressure table, or no row in it, then the state reads unknown and commands pass', async () => {
+    const pressure = app.get(OutboxPressureService);
+    expect(await pressure.refresh()).toMatchObject({ state: 'unknown' });
+    await app.get(Commands).optional('u-1');
+    await db.pool.query(pressureRowSql('RelayModule', schema, 'outbox').create);
+    expect(await pressure.refresh()).toMatchObject({
+      state: 'unknown',
+      reasons: ['no relay has published the pressure of this outbox'],
+    });
+    await app.get(Commands).optional('u-2');
+  });
+
+  it('Given a fresh critical row, then a non-critical command is refused before any write while a critical one commits; once it falls back the command runs again', async () => {
     const commands = app.get(Commands);
     const pressure = app.get(OutboxPressureService);
-    expect((await pressure.refresh())?.state).toBe('warn'); // 3 of 5: half the budget
-    await commands.optional('m-2'); // not critical yet: runs
-    await commands.critical('m-3');
-    expect(await pressure.refresh()).toMatchObject({ state: 'critical', backlog: 5 });
-    expect(await value(registry, 'pressure_level')).toMatch(/pressure_level 2$/m);
+    await publish('critical', 60_000, ['backlog 5 >= 4.5']);
+    expect(await pressure.refresh()).toMatchObject({ state: 'critical' });
 
     const [orders, events] = [await rows('orders'), await rows('outbox')];
     const refused = await commands.optional('m-4').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OutboxBackPressureError);
-    expect(refused).toMatchObject({ command: 'Commands.optional', retryAfterSeconds: 60 });
+    // Retry after the relay's pause: half the row's freshness.
+    expect(refused).toMatchObject({ command: 'Commands.optional', retryAfterSeconds: 30 });
+    expect((refused as Error).message).toContain('backlog 5 >= 4.5');
     expect([await rows('orders'), await rows('outbox')]).toEqual([orders, events]);
     expect(await value(registry, 'back_pressure_refused_total')).toMatch(
       /\{command="Commands\.optional"\} 1$/m,
@@ -137,63 +146,18 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     await commands.critical('m-5');
     expect(await rows('outbox')).toBe(events + 1);
 
-    // The relay catches up: the state falls back and the command runs again.
-    await db.pool.query(`UPDATE "${schema}".outbox SET published_at = now()`);
-    expect((await pressure.refresh())?.state).toBe('ok');
+    await publish('ok', 60_000);
+    expect(await pressure.refresh()).toMatchObject({ state: 'ok' });
     await commands.optional('m-4');
     expect(await rows('orders')).toBe(orders + 2);
   });
-});
 
-describe('OutboxModule back-pressure and parked events (real PostgreSQL)', () => {
-  let app: TestingModule;
-
-  beforeAll(async () => {
-    await db.pool.query(`DELETE FROM "${schema}".outbox`);
-    app = await createOutboxApp(
-      {
-        schema,
-        pressure: {
-          maxBacklog: 1000,
-          maxOldestAgeMs: 60_000,
-          intervalMs: 60_000,
-          warnForecastSeconds: 0,
-          criticalForecastSeconds: 0,
-        },
-      },
-      { providers: [Commands] },
-    );
-  });
-
-  afterAll(async () => {
-    await app?.close();
-  });
-
-  const age = (aggregateId: string) =>
-    db.pool.query(
-      `UPDATE "${schema}".outbox SET created_at = now() - interval '10 minutes' WHERE aggregate_id = $1`,
-      [aggregateId],
-    );
-
-  it('Given old events held back behind a parked event of their aggregate, then they do not age the backlog: one poisoned aggregate does not refuse every command', async () => {
-    const commands = app.get(Commands);
+  it('Given a critical row past its freshness (its relay stopped), then it reads unknown, not critical, and commands pass', async () => {
     const pressure = app.get(OutboxPressureService);
-    await commands.critical('poisoned-1', 3);
-    await age('poisoned-1');
-    await db.pool.query(
-      `UPDATE "${schema}".outbox SET parked_at = now(), parked_reason = 'permanent: test'
-        WHERE id = (SELECT min(id) FROM "${schema}".outbox WHERE aggregate_id = 'poisoned-1')`,
-    );
-    await commands.critical('fresh-1');
-    const held = await pressure.refresh();
-    expect(held?.state).toBe('ok');
-    expect(held?.oldestAgeMs).toBeLessThan(60_000);
-    await commands.optional('fresh-2'); // not refused
-
-    // An old event that is not held back still ages the backlog.
-    await age('fresh-1');
+    await publish('critical', -1, ['backlog 5 >= 4.5']);
     const stale = await pressure.refresh();
-    expect(stale?.state).toBe('critical');
-    expect(stale?.reasons.join(' ')).toMatch(/^oldest age \d+ ms >= \d+ ms/);
+    expect(stale).toMatchObject({ state: 'unknown', reasons: [expect.stringMatching(/^stale/)] });
+    expect(stale).not.toHaveProperty('backlog');
+    await app.get(Commands).optional('s-1');
   });
 });

@@ -6,34 +6,41 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import {
-  BacklogPressure,
   errorLabel,
   PeriodicTask,
-  type BacklogAssessment,
-  type ResolvedPressureOptions,
-  type SqlExecutor,
+  pressureRowSql,
+  type PressureRow,
+  type PressureView,
 } from '@nest-outbox/core/internal';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
 import { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from '../outbox.constants';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
-import { outboxPressureSql } from './outbox-pressure.sql';
+
+/** How often a producer reads the relays' pressure row (one primary-key read). */
+const READ_INTERVAL_MS = 1000;
+
+const STATES: readonly unknown[] = ['ok', 'warn', 'critical'];
+const unknown = (reason: string): PressureView => ({ state: 'unknown', reasons: [reason] });
 
 /**
- * The process's back-pressure sampler (with the `pressure` option): one query every
- * `pressure.intervalMs` reads the backlog and its oldest age, draws the trend and the
- * forecast, and sets the state (`ok`, `warn`, `critical`). Commands never query: a
- * non-critical command reads the last state and is refused while it is `critical`.
+ * The producer's view of the back-pressure state (with `pressure: true`). It samples nothing:
+ * every second it reads the row the relay publishes (`<table>_pressure`; thresholds are
+ * `RelayModule`'s `pressure` option). No row (no relay yet), a row past its freshness (its
+ * relay stopped) or a failed read is `unknown`, never the last state: shown as such, and
+ * commands pass. Commands never query: a non-critical command reads the last state and is
+ * refused while a fresh one is `critical`.
  * @publicApi
  */
 @Injectable()
 export class OutboxPressureService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('OutboxPressure');
-  private readonly settings: ResolvedPressureOptions | undefined;
-  private readonly backlog: BacklogPressure | undefined;
-  private readonly task: PeriodicTask<BacklogAssessment> | undefined;
-  private sql: SqlExecutor | undefined;
+  private readonly task: PeriodicTask<PressureView> | undefined;
+  private readonly readSql: string;
+  private last = unknown('not read yet');
+  private retryAfterSeconds = 1;
+  private failing = false;
 
   constructor(
     @Inject(OUTBOX_OPTIONS) private readonly options: ResolvedOutboxOptions,
@@ -41,29 +48,19 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
     private readonly host: TransactionHost<TransactionalAdapter<unknown, unknown, unknown>>,
     private readonly metrics: OutboxMetrics,
   ) {
-    this.settings = options.pressure || undefined;
-    if (!this.settings) return;
-    this.backlog = new BacklogPressure(this.settings);
+    this.readSql = pressureRowSql('OutboxModule', options.schema, options.table).read;
+    if (!options.pressure) return;
     this.task = new PeriodicTask({
-      intervalMs: this.settings.intervalMs,
-      // Its statement grows with the backlog and with the dead index entries ahead of the
-      // oldest pending row, and holds back their cleanup while it runs (as the relay's stats).
-      minPauseFactor: 9,
-      run: () => this.sample(),
-      onError: (error) => {
-        this.metrics.sampleFailures.inc();
-        this.logger.warn(`pressure sample failed (${errorLabel(error)}); the state is kept`);
-      },
+      intervalMs: READ_INTERVAL_MS,
+      run: () => this.read(),
+      onError: () => undefined, // read() answers `unknown` instead of failing
     });
   }
 
   /** @internal */
   onApplicationBootstrap(): void {
-    if (!this.task) return;
-    // Outside any CLS context (start-up), `tx` is the adapter's non-transactional instance.
-    this.sql = this.options.sqlExecutor(this.host.tx);
-    this.task.start();
-    void this.task.runNow().catch(() => undefined);
+    this.task?.start();
+    void this.task?.runNow();
   }
 
   /** @internal */
@@ -71,19 +68,19 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
     await this.task?.stop();
   }
 
-  /** True when the `pressure` option is set (a sampler runs). */
+  /** True with the `pressure` option (the row is read). */
   get enabled(): boolean {
     return this.task !== undefined;
   }
 
-  /** The last assessment (state, reasons, figures, forecast); undefined before the first. */
-  get latest(): BacklogAssessment | undefined {
-    return this.backlog?.latest;
+  /** The state last read, with the relay's figures and reasons; `unknown` before the first. */
+  get latest(): PressureView {
+    return this.last;
   }
 
-  /** Samples now (or joins the sample in progress). */
-  async refresh(): Promise<BacklogAssessment | undefined> {
-    return this.task ? this.task.runNow() : undefined;
+  /** Reads the row now (or joins the read in progress). */
+  async refresh(): Promise<PressureView> {
+    return this.task ? this.task.runNow() : this.last;
   }
 
   /**
@@ -92,27 +89,35 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
    * @internal
    */
   admit(command: string, critical: boolean): void {
-    const reading = this.backlog?.latest;
-    if (critical || reading?.state !== 'critical') return;
+    if (critical || this.last.state !== 'critical') return;
     this.metrics.refused.inc({ command: this.metrics.bounded('command', command) });
-    const retryAfter = Math.max(1, Math.ceil((this.settings?.intervalMs ?? 1000) / 1000));
-    throw new OutboxBackPressureError(command, reading.reasons, retryAfter);
+    throw new OutboxBackPressureError(command, this.last.reasons ?? [], this.retryAfterSeconds);
   }
 
-  private async sample(): Promise<BacklogAssessment> {
-    const sql = this.sql ?? this.options.sqlExecutor(this.host.tx);
-    const rows = await sql.query<{ backlog: number; oldest_age_ms: number | null }>(
-      outboxPressureSql(this.options.qualifiedTable),
-      [],
-    );
-    const reading = this.backlog!.observe({
-      atMs: Date.now(),
-      backlog: rows[0]?.backlog ?? 0,
-      oldestAgeMs: Math.max(0, rows[0]?.oldest_age_ms ?? 0),
-      drained: 0,
-      drainWindowMs: 0,
-    });
-    this.metrics.observePressure(reading);
-    return reading;
+  private async read(): Promise<PressureView> {
+    try {
+      // Outside any CLS context (timers), `tx` is the adapter's non-transactional instance.
+      const [row] = await this.options
+        .sqlExecutor(this.host.tx)
+        .query<PressureRow>(this.readSql, []);
+      this.failing = false;
+      const view = row?.figures.pressure as PressureView | undefined;
+      if (!row || !STATES.includes(view?.state)) {
+        this.last = unknown('no relay has published the pressure of this outbox');
+      } else if (!row.fresh) {
+        this.last = {
+          ...unknown('stale: no relay has published it since'),
+          sampledAt: view!.sampledAt,
+        };
+      } else {
+        this.last = view!;
+        this.retryAfterSeconds = Math.max(1, Math.ceil(row.fresh_seconds / 2));
+      }
+    } catch (error) {
+      if (!this.failing) this.logger.warn(`pressure row not read (${errorLabel(error)})`);
+      this.failing = true;
+      this.last = unknown('the pressure row could not be read');
+    }
+    return this.last;
   }
 }

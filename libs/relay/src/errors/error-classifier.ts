@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../options/relay-options.interface';
+import type { ErrorKind } from './error-kind';
 import { NoTopicError } from './no-topic.error';
 import { PublishTimeoutError } from './publish-timeout.error';
 import { UnencodableEventError } from './unencodable-event.error';

@@ -7,7 +7,7 @@ import { NestOutboxError } from '@nest-outbox/core';
 export class RelaySchemaMissingError extends NestOutboxError {
   constructor(what: string) {
     super(
-      `RelayModule: ${what} does not exist. Create the outbox table with "npm run outbox:sql" and the relay's objects with "npm run relay:cli -- sql | psql", or set installSchema: true`,
+      `RelayModule: ${what} does not exist. Run "npx nest-outbox migrate --url <postgres url> --schema <s> --table <t>" (it creates the outbox table and the relay's objects), or set installSchema: true`,
     );
   }
 }

@@ -9,6 +9,7 @@ import {
   BacklogPressure,
   errorLabel,
   PeriodicTask,
+  pressureView,
   type BacklogAssessment,
 } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
@@ -18,29 +19,34 @@ import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
 import { PublishedRate } from './published-rate';
-import { decodeStatsNotice, encodeStatsNotice } from './stats-notice';
 
 /** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
 const STATS_MIN_PAUSE_FACTOR = 9;
 
-/**
- * A relay that adopted another's figures holds its own statement off for its pause times a
- * factor drawn from this range: the relay whose timer comes first keeps sampling for all (its
- * own pause is 1x), and relays that adopted the same notice do not all run at once if it stops.
- */
-const ADOPTED_HOLD_FACTOR = { min: 1.2, max: 1.8 } as const;
+/** The pressure row stays fresh for this many of its writer's pauses: one late run is no gap. */
+const FRESH_PAUSES = 2;
 
-/** The longest an adopted notice holds the statement off, whatever its duration says. */
-const MAX_ADOPTED_HOLD_MS = 10 * 60_000;
+const FIGURES = ['pending', 'parked', 'suspects', 'oldestAgeMs', 'oldestUnparkedAgeMs'] as const;
+
+/** Another relay's stats as its pressure row holds them; undefined when they are not whole. */
+function sharedStats(value: unknown): RelayStats | undefined {
+  const v = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const whole = FIGURES.every((k) => Number.isFinite(v[k]) && (v[k] as number) >= 0);
+  return whole ? (v as unknown as RelayStats) : undefined;
+}
 
 /**
- * The relay's one sampler: every `statsIntervalMs` (longer when its statement is slow: at
- * least nine times the statement's own duration) it reads pending count, oldest age, parked
- * count and crash-loop suspects into the gauges, feeds the backlog trend (rate of change,
- * drain, forecast, pressure state) and reads the pool's connections; every
- * `tableStatsIntervalMs` it reads the outbox table's size and vacuum figures. Health checks
- * and the console read the latest snapshot (no query per request beyond `refresh()`, which
- * answers with the last figures while a slow statement's pause lasts).
+ * The owner of the backlog figures. Every `statsIntervalMs` it reads the outbox's pressure row
+ * (`<table>_pressure`, one row): while another relay's row is fresh, its figures stand in for
+ * the stats statement; otherwise (no row, a stale one, or its own) this relay runs the
+ * statement (pending count, oldest age, parked count, crash-loop suspects; then paused for at
+ * least nine times its duration) and publishes the figures and the pressure state in the row,
+ * fresh for two of its pauses. So N relays run the statement about once per interval between
+ * them, another takes over within two pauses when the writer stops, and producers
+ * (`OutboxModule`'s `pressure: true`) only read the row. Either way the figures feed the gauges
+ * and the backlog trend (rate of change, drain, forecast, pressure state). Every
+ * `tableStatsIntervalMs` it reads the outbox table's size and vacuum figures. Health checks and
+ * the console read the latest snapshot (no query per request beyond `refresh()`).
  * @publicApi
  */
 @Injectable()
@@ -51,8 +57,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private readonly backlog: BacklogPressure;
   private readonly drain: PublishedRate;
   private last: RelayStats | undefined;
-  /** `schema.table`: the stats notices this relay sends and takes. */
-  private readonly outbox: string;
   /** Whose statement gave the latest figures (this relay's or another's), and when. */
   private source: { readonly relayId: string; readonly atMs: number } | undefined;
 
@@ -62,19 +66,16 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     private readonly metrics: RelayMetrics,
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
-    this.outbox = `${options.schema}.${options.table}`;
     this.backlog = new BacklogPressure(options.pressure);
     this.drain = new PublishedRate(options.pressure.windowMs);
     metrics.backlogBudget.set(options.pressure.maxBacklog);
     metrics.ageBudgetSeconds.set(options.pressure.maxOldestAgeMs / 1000);
     this.task = new PeriodicTask({
       intervalMs: options.statsIntervalMs,
-      // Its statement counts the backlog and walks to the oldest pending row: on a large or
-      // bloated table it gets slow, and while it runs PostgreSQL cannot mark the published
-      // rows' index entries dead, which slows every claim (docs/BENCHMARKS.md has the drain
-      // that showed it). So it runs at most a small share of the time.
+      // The statement walks the backlog: while it runs PostgreSQL cannot mark the published
+      // rows' index entries dead, which slows every claim. So it runs a small share of the time.
       minPauseFactor: STATS_MIN_PAUSE_FACTOR,
-      run: () => this.query(),
+      run: () => this.sample(),
       onError: (error) => this.logger.warn(`stats query failed (${errorLabel(error)})`),
     });
     this.tableTask = new PeriodicTask({
@@ -91,15 +92,12 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /**
-   * Queries the figures now (or joins the query in progress) and updates the gauges; while
-   * another relay's figures stand in for the statement, answers with them after a `SELECT 1`
-   * on this relay's own pool (so that health still says when this relay cannot reach the
-   * database).
+   * Reads the figures now (or joins the reading in progress) and updates the gauges: always a
+   * query on this relay's own pool (the pressure row at least), so health says when this relay
+   * cannot reach the database even while the others can.
    */
   async refresh(): Promise<RelayStats> {
-    const stats = await this.task.runNow();
-    if (this.source?.relayId !== this.options.relayId) await this.store.ping();
-    return stats;
+    return this.task.runNow();
   }
 
   /** The relay whose statement gave the latest figures, and when they came (epoch ms). */
@@ -112,45 +110,27 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     this.drain.add(count);
   }
 
-  /**
-   * Takes the figures another relay of this outbox shared (a NOTIFY payload heard on the LISTEN
-   * connection) in place of running the statement: they feed the gauges and the backlog trend
-   * as its own would, and its own statement is held off for a pause and a bit (see
-   * `ADOPTED_HOLD_FACTOR`). Anything else, and this relay's own notices, are ignored.
-   * @internal
-   */
-  receive(payload: string): void {
-    const notice = decodeStatsNotice(this.outbox, payload);
-    if (!notice || notice.relayId === this.options.relayId) return;
-    const pauseMs = Math.max(
-      this.options.statsIntervalMs,
-      notice.durationMs * STATS_MIN_PAUSE_FACTOR,
-    );
-    const { min, max } = ADOPTED_HOLD_FACTOR;
-    const holdMs = Math.min(MAX_ADOPTED_HOLD_MS, pauseMs * (min + Math.random() * (max - min)));
-    this.task.adopt(notice.stats, holdMs);
+  private async sample(): Promise<RelayStats> {
     this.observePool();
-    this.metrics.statsSamples.inc({ source: 'peer' });
-    this.source = { relayId: notice.relayId, atMs: Date.now() };
-    this.apply(notice.stats);
-  }
-
-  private async query(): Promise<RelayStats> {
-    this.observePool();
+    const { relayId, statsIntervalMs } = this.options;
+    const row = await this.store.readPressure();
+    const shared = row?.fresh && row.sampled_by !== relayId && sharedStats(row.figures.stats);
+    if (row && shared) {
+      this.metrics.statsSamples.inc({ source: 'peer' });
+      this.source = { relayId: row.sampled_by, atMs: Date.now() };
+      this.apply(shared);
+      return shared;
+    }
     const startedAt = Date.now();
     const stats = await this.store.stats();
-    const durationMs = Date.now() - startedAt;
+    const pauseMs = Math.max(statsIntervalMs, (Date.now() - startedAt) * STATS_MIN_PAUSE_FACTOR);
     this.metrics.statsSamples.inc({ source: 'own' });
-    this.source = { relayId: this.options.relayId, atMs: Date.now() };
+    this.source = { relayId, atMs: Date.now() };
     this.apply(stats);
-    const { listenChannel, relayId } = this.options;
-    const notice = encodeStatsNotice(this.outbox, { relayId, durationMs, stats });
-    if (listenChannel && notice) {
-      // A hint for the other relays: if it is lost, each samples on its own as before.
-      await this.store.notify(listenChannel, notice).catch((error: unknown) => {
-        this.logger.warn(`stats notice not sent (${errorLabel(error)})`);
-      });
-    }
+    const figures = { stats, pressure: pressureView(this.backlog.latest), pauseMs };
+    await this.store.writePressure(relayId, FRESH_PAUSES * pauseMs, figures).catch((e: unknown) => {
+      this.logger.warn(`pressure row not written (${errorLabel(e)}); producers read it as stale`);
+    });
     return stats;
   }
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { pressureView } from '@nest-outbox/core/internal';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { RelayLoop } from '../loop/relay.loop';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
-import { pressureView } from './pressure-view';
 import { RelayStatsService } from './relay-stats.service';
 
 /**
@@ -14,10 +14,10 @@ import { RelayStatsService } from './relay-stats.service';
  * events and those held behind them are an operator's job, counted by the parked gauge and
  * its alert: they never make it down, as they never raise the pressure). Reports pending
  * count, oldest age, parked count, `statsFrom` (the relay whose stats statement gave them: relays
- * of one outbox share one) and the pressure state (`ok`, `warn`, `critical`, with the
- * forecast) either way; pressure alone never makes it down. Figures another relay shared come
- * with a `SELECT 1` on this relay's pool, so it is down when this relay cannot reach the
- * database even while the others can. Imported from `@nest-outbox/relay/health`
+ * of one outbox share one, through the pressure row) and the pressure state (`ok`, `warn`,
+ * `critical`, with the forecast) either way; pressure alone never makes it down. The figures
+ * are read on this relay's own pool, so it is down when this relay cannot reach the database
+ * even while the others can. Imported from `@nest-outbox/relay/health`
  * (the main entry point does not load `@nestjs/terminus`); list it in the providers of the
  * module that imports `RelayModule.forRoot()` and `TerminusModule`.
  * @example
@@ -66,7 +66,7 @@ export class RelayHealthIndicator {
       parked: stats?.parked ?? null,
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
       oldestPublishableAgeMs: stats ? Math.round(stats.oldestUnparkedAgeMs) : null,
-      // Relays of one outbox share one stats statement: whose it was.
+      // Relays of one outbox share one stats statement (the pressure row): whose it was.
       statsFrom: this.stats.sampledBy?.relayId ?? null,
       pressure: pressureView(this.stats.pressure),
     };

@@ -18,7 +18,6 @@ import { BatchProcessor } from '../publish/batch.processor';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
-import { RelayStatsService } from '../health/relay-stats.service';
 import { NotificationListener } from '../wakeup/notification.listener';
 import { RelayWaker } from '../wakeup/relay-waker';
 
@@ -65,7 +64,6 @@ export class RelayLoop
     private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
-    @Optional() private readonly stats?: RelayStatsService,
   ) {
     this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);
     this.claimErrors = new Backoff(options.backoff);
@@ -117,7 +115,6 @@ export class RelayLoop
         this.options.listenChannel,
         `${this.options.schema}.${this.options.table}`,
         () => this.waker.wake(),
-        (payload) => this.stats?.receive(payload),
       );
       await this.listener.start();
     }

@@ -151,7 +151,7 @@ export class RelayMetrics {
     );
     this.statsSamples = make.counter(
       'stats_samples_total',
-      "Backlog figures taken: from this relay's stats statement or another relay's notice",
+      "Backlog figures taken: from this relay's stats statement or another relay's pressure row",
       ['source'],
     );
     for (const source of ['own', 'peer']) this.statsSamples.inc({ source }, 0);

@@ -1,18 +1,11 @@
 import type { PressureOptions } from '@nest-outbox/core';
 import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { PoolConfig } from 'pg';
+import type { ErrorKind } from '../errors/error-kind';
 import type { Registry } from 'prom-client';
 import type { RelayCompression } from '../publisher/compression';
 import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
-
-/**
- * Outcome of classifying a publish error. `transient` is retried with backoff and counts as
- * an attempt; `throttled` is retried with backoff and does not count; `permanent` parks the
- * event at once.
- * @publicApi
- */
-export type ErrorKind = 'transient' | 'throttled' | 'permanent';
 
 /** What a classifier sees about the event whose publish failed (never the payload). */
 export interface ClassifiedEvent {
@@ -81,23 +74,6 @@ export interface RetentionOptions {
   readonly batchSize?: number;
   /** Pause between housekeeping runs. @default 60000 */
   readonly intervalMs?: number;
-}
-
-/**
- * Test-only fault seam: called at each stage of a batch. Unset in production (costs one
- * `undefined` check per stage).
- * @internal
- */
-export type RelayStage = 'after-claim' | 'before-send' | 'after-send' | 'during-mark';
-
-/** @internal */
-export interface RelayHooks {
-  onStage?(stage: RelayStage, eventIds: readonly string[]): void | Promise<void>;
-  /**
-   * Rewrites the bytes of every Produce request the relay's own encoder builds (not those of
-   * kafkajs' encoder): the seam that proves a corrupted request falls back instead of parking.
-   */
-  readonly onEncoded?: (request: Buffer) => Buffer;
 }
 
 /**
@@ -173,10 +149,7 @@ export interface RelayModuleOptions {
   /** Publishes started and never finished after which an event is parked as a crash loop. @default 3 */
   readonly crashLoopThreshold?: number;
   readonly polling?: PollingOptions;
-  /**
-   * LISTEN for coalesced producer notifications; `false` to rely on polling alone. The same
-   * connection carries the relays' stats notices (see `statsIntervalMs`). @default true
-   */
+  /** LISTEN for coalesced producer notifications; `false` to rely on polling alone. @default true */
   readonly listen?: boolean | { readonly channel?: string };
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;
@@ -202,17 +175,17 @@ export interface RelayModuleOptions {
    * Refresh period of pending/oldest/parked figures (and of the pressure state); longer while
    * their query is slow (a large or bloated table): at least nine times its duration, so that
    * it holds back PostgreSQL's cleanup of the outbox at most ~10% of the time (health checks
-   * and the console get the last figures meanwhile). Relays of one outbox share the figures:
-   * after its statement a relay NOTIFYs them on its LISTEN channel, and the others take them
-   * and hold their own statement off (1.2-1.8 times the pause), so N relays run it about once
-   * per interval between them, not N times; with `listen: false` each relay samples alone.
+   * and the console get the last figures meanwhile). Relays of one outbox share the figures
+   * through the pressure row (`<table>_pressure`): while another relay's row is fresh a relay
+   * reads it instead, so N relays run the statement about once per interval between them.
    * @default 5000
    */
   readonly statsIntervalMs?: number;
   /**
    * Backlog budget and thresholds of the forecast (`backlog_forecast_seconds`) and of the
-   * pressure state (`pressure_level`, health details, the console's pressure). Sampled every
-   * `statsIntervalMs` (`intervalMs` is the outbox's and is not read here).
+   * pressure state (`pressure_level`, health details, the console's pressure), sampled every
+   * `statsIntervalMs` and published in the pressure row, which `OutboxModule`'s
+   * `pressure: true` reads to refuse non-critical commands. The one place thresholds are set.
    * @default { maxBacklog: 100000, maxOldestAgeMs: 300000, warnPercent: 50, criticalPercent: 90, warnForecastSeconds: 600, criticalForecastSeconds: 60, windowMs: 60000 }
    */
   readonly pressure?: PressureOptions;
@@ -232,6 +205,4 @@ export interface RelayModuleOptions {
   readonly relayId?: string;
   /** A transport other than Kafka (for example the benchmark's null publisher). */
   readonly publisher?: RelayPublisher;
-  /** @internal test-only fault seam */
-  readonly hooks?: RelayHooks;
 }

@@ -1,6 +1,6 @@
 import { describeError } from '../errors/error-classifier';
 import { publishFailureReason, type PublishFailureReason } from '../errors/failure-reason';
-import type { ErrorKind } from '../options/relay-options.interface';
+import type { ErrorKind } from '../errors/error-kind';
 import type { PublishAck } from '../publisher/relay-publisher.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
 import type { ReleaseUpdate } from '../store/relay-store.updates';

@@ -1,6 +1,7 @@
 import { backoffDelayMs, type BackoffPolicy } from '@nest-outbox/core/internal';
 import { classifyKafkaError } from '../errors/error-classifier';
-import type { ErrorClassifier, ErrorKind } from '../options/relay-options.interface';
+import type { ErrorKind } from '../errors/error-kind';
+import type { ErrorClassifier } from '../options/relay-options.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
 
 /** What the policy needs of the relay options. @internal */

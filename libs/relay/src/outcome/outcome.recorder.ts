@@ -1,10 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RelayStatsService } from '../health/relay-stats.service';
+import { Injectable, Logger } from '@nestjs/common';
 import { logLine } from '@nest-outbox/core/internal';
 import { RelayMetrics } from '../metrics/relay.metrics';
-import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { atStage } from '../publish/stage-hooks';
-import { RELAY_OPTIONS } from '../relay.constants';
+import { RelayFigures } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
 import type { FailureUpdate } from '../store/relay-store.updates';
 import type { ClaimedBatch } from '../claim/claimed-batch';
@@ -35,8 +32,7 @@ export class OutcomeRecorder {
   constructor(
     private readonly store: RelayStore,
     private readonly metrics: RelayMetrics,
-    private readonly stats: RelayStatsService,
-    @Inject(RELAY_OPTIONS) private readonly options: Pick<ResolvedRelayOptions, 'raw'>,
+    private readonly stats: RelayFigures,
   ) {}
 
   /** Writes `entries` for `batch` and adds them to `outcome`. */
@@ -55,17 +51,8 @@ export class OutcomeRecorder {
     acked: readonly AckedEntry[],
     outcome: BatchOutcome,
   ): Promise<void> {
-    const hooks = this.options.raw.hooks;
-    const eventIds = () => acked.map((a) => a.row.eventId);
-    await atStage(hooks, 'after-send', eventIds);
     const stopTimer = this.metrics.markSeconds.startTimer();
-    const notMarked = await this.store
-      .mark(
-        batch.leaseToken,
-        acked,
-        hooks?.onStage ? () => atStage(hooks, 'during-mark', eventIds) : undefined,
-      )
-      .finally(() => stopTimer());
+    const notMarked = await this.store.mark(batch.leaseToken, acked).finally(() => stopTimer());
     const marked = acked.length - notMarked.size;
     outcome.published += marked;
     this.metrics.published.inc(marked);

@@ -12,7 +12,6 @@ import { RelayStore } from '../store/relay.store';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
 import { SendGate } from './send-gate';
-import { atStage } from './stage-hooks';
 import { TimedPublish } from './timed-publish';
 
 /** How one send attempt ended: acknowledged, handed back unsent, or failed with `error`. */
@@ -55,7 +54,6 @@ export class BatchProcessor {
     shutdown: AbortSignal,
     stopping: () => boolean = () => false,
   ): Promise<BatchOutcome> {
-    await atStage(this.options.raw.hooks, 'after-claim', () => batch.rows.map((r) => r.eventId));
     const plan = planBatch(batch.rows, this.options.router);
     const ledger = new BatchLedger(this.options);
     for (const { run, topic, error } of plan.refused) ledger.fail(run, topic, error, 'permanent');

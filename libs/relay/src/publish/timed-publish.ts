@@ -5,7 +5,6 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import type { PublishAck, RelayPublisher } from '../publisher/relay-publisher.interface';
 import { tracePublish } from '../tracing/publish.tracer';
 import type { PlannedItem } from './batch-plan';
-import { atStage } from './stage-hooks';
 
 /**
  * One publish call of the relay: bounded by `publishTimeoutMs` with a timeout that really
@@ -16,7 +15,7 @@ import { atStage } from './stage-hooks';
 export class TimedPublish {
   constructor(
     private readonly publisher: RelayPublisher,
-    private readonly options: Pick<ResolvedRelayOptions, 'publishTimeoutMs' | 'raw'>,
+    private readonly options: Pick<ResolvedRelayOptions, 'publishTimeoutMs'>,
     private readonly metrics: RelayMetrics,
   ) {}
 
@@ -26,7 +25,6 @@ export class TimedPublish {
       () => timeout.abort(new PublishTimeoutError(this.options.publishTimeoutMs)),
       this.options.publishTimeoutMs,
     );
-    await atStage(this.options.raw.hooks, 'before-send', () => items.map((i) => i.row.eventId));
     const stopTimer = this.metrics.publishSeconds.startTimer();
     try {
       const records = items.map((i) => i.record);

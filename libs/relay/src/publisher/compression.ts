@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs-snappy has no types; loaded only when chosen */
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import type { KafkaRecordEncoder } from './encoding/record-encoder.choice';
+import type { KafkaRecordEncoder } from './encoding';
 
 /**
  * Compression of the record batches the relay publishes: `gzip` (built into kafkajs) or
@@ -19,8 +19,6 @@ export interface PublisherEncoding {
   readonly recordEncoder?: KafkaRecordEncoder;
   /** @default 'none' */
   readonly compression?: RelayCompression;
-  /** Test-only seam rewriting the bytes the relay's encoder builds. @internal */
-  readonly onEncoded?: (request: Buffer) => Buffer;
 }
 
 const TYPES: Readonly<Record<RelayCompression, CompressionTypes>> = {

@@ -13,7 +13,8 @@ import {
 } from 'kafkajs';
 import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { kafkaCompression, type PublisherEncoding } from './compression';
-import { RecordEncoderChoice } from './encoding/record-encoder.choice';
+import { guardTraceHeaders } from './trace-headers.guard';
+import { RecordEncoderChoice } from './encoding';
 import {
   isConnectionError,
   isProducerStateError,
@@ -25,7 +26,7 @@ import { partitionOf, recordingPartitioner } from './key-partitioner';
 import { SocketTracker } from './socket.tracker';
 import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
 
-export type { KafkaRecordEncoder } from './encoding/record-encoder.choice';
+export type { KafkaRecordEncoder } from './encoding';
 
 /**
  * kafkajs adapter: an idempotent producer (`acks: -1`, `maxInFlightRequests: 1`), record
@@ -38,7 +39,7 @@ export type { KafkaRecordEncoder } from './encoding/record-encoder.choice';
 export class KafkaPublisher implements RelayPublisher {
   private readonly logger = new Logger('RelayKafkaPublisher');
   private readonly config: KafkaConfig;
-  private readonly encoder: RecordEncoderChoice;
+  protected readonly encoder: RecordEncoderChoice;
   private readonly compression: CompressionTypes;
   /** Each producer (and the admin) has a kafkajs client of its own, with tracked sockets. */
   private readonly trackers = new WeakMap<object, SocketTracker>();
@@ -61,7 +62,7 @@ export class KafkaPublisher implements RelayPublisher {
   ) {
     this.config = { logLevel: logLevel.WARN, logCreator: kafkaLogCreator(this.logger), ...config };
     this.compression = kafkaCompression(encoding.compression ?? 'none');
-    this.encoder = new RecordEncoderChoice(encoding.recordEncoder, this.logger, encoding.onEncoded);
+    this.encoder = new RecordEncoderChoice(encoding.recordEncoder, this.logger);
   }
 
   /** Whether the relay's own encoder builds this publisher's requests now. */
@@ -145,7 +146,9 @@ export class KafkaPublisher implements RelayPublisher {
     const abort = rejectOnAbort(signal);
     try {
       const producer = await Promise.race([this.ensureProducer(), abort.promise]);
-      const messages = records.map((r) => this.encoder.message(r));
+      const messages = records.map(({ key, value, headers }) =>
+        this.encoder.mark({ key, value, headers: guardTraceHeaders(headers) }),
+      );
       const byTopic = new Map<string, Message[]>();
       records.forEach((r, i) => {
         const list = byTopic.get(r.topic) ?? [];

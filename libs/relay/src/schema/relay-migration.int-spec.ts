@@ -47,6 +47,7 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
           expect.arrayContaining([
             'outbox',
             'outbox_archive',
+            'outbox_pressure',
             'outbox_relay_audit',
             'outbox_relay_audit_event_idx',
             'outbox_relay_claim_idx',
@@ -57,6 +58,7 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
       expect(await relations(b.name)).toEqual(
         expect.not.arrayContaining([
           'outbox_archive',
+          'outbox_pressure',
           'outbox_relay_audit',
           'outbox_relay_claim_idx',
         ]),
@@ -65,6 +67,43 @@ describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
       expect(await relations(a.name)).toContain('outbox_relay_audit');
     } finally {
       await dataSource.query(`DROP TABLE IF EXISTS "${a.name}_migrations"`);
+      await dataSource.destroy();
+    }
+  });
+
+  it('Given a database whose relay migration ran before the pressure table, then a second relay migration with a later timestamp adds it and keeps the audit rows', async () => {
+    const db = await createTestSchema('relay_mig_v2');
+    schemas.push(db);
+    const name = { schema: db.name, table: 'outbox' };
+    const migrations = [
+      createOutboxMigration({ ...name, timestamp: 1767225600002 }),
+      createRelayMigration({ ...name, timestamp: 1767225600003 }),
+    ];
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: DATABASE_URL,
+      migrations,
+      migrationsTableName: `${db.name}_migrations`,
+      extra: { max: 1 },
+    });
+    await dataSource.initialize();
+    try {
+      await dataSource.runMigrations();
+      // As a database of the first relay version: no pressure table, an audit row.
+      await dataSource.query(`DROP TABLE "${db.name}".outbox_pressure`);
+      await dataSource.query(
+        `INSERT INTO "${db.name}".outbox_relay_audit (action, actor) VALUES ('skip', 'ops')`,
+      );
+      dataSource.migrations.push(
+        new (createRelayMigration({ ...name, timestamp: 1767225600009 }))(),
+      );
+      expect(await dataSource.runMigrations()).toHaveLength(1);
+      expect(await relations(db.name)).toContain('outbox_pressure');
+      expect(await dataSource.query(`SELECT actor FROM "${db.name}".outbox_relay_audit`)).toEqual([
+        { actor: 'ops' },
+      ]);
+    } finally {
+      await dataSource.query(`DROP TABLE IF EXISTS "${db.name}_migrations"`);
       await dataSource.destroy();
     }
   });

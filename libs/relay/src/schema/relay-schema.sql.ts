@@ -1,4 +1,4 @@
-import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
+import { pressureRowSql, qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
 import { RELAY_MODULE } from '../relay.constants';
 
 /** Where the outbox table lives. */
@@ -18,6 +18,7 @@ export function relayObjectNames(name: RelayTableName) {
     audit: q('relay_audit'),
     auditIndex: id('relay_audit_event_idx'),
     archive: q('archive'),
+    pressure: q('pressure'),
   };
 }
 
@@ -27,7 +28,8 @@ export function relayObjectNames(name: RelayTableName) {
  * - `<table>_relay_claim_idx`: unpublished rows in id order, so a claim walks only pending
  *   rows and stops at its batch size (the base index is by aggregate, for the head check);
  * - `<table>_relay_audit`: who retried, skipped or republished what, and why;
- * - `<table>_archive`: same columns as the outbox, for `retention.mode: 'archive'`.
+ * - `<table>_archive`: same columns as the outbox, for `retention.mode: 'archive'`;
+ * - `<table>_pressure`: one row, the backlog figures and pressure state a relay publishes.
  * @publicApi
  */
 export function relaySchemaSql(name: RelayTableName): string[] {
@@ -46,18 +48,20 @@ export function relaySchemaSql(name: RelayTableName): string[] {
 )`,
     `CREATE INDEX IF NOT EXISTS ${n.auditIndex} ON ${n.audit} (event_id)`,
     `CREATE TABLE IF NOT EXISTS ${n.archive} (LIKE ${n.outbox} INCLUDING DEFAULTS)`,
+    pressureRowSql(RELAY_MODULE, name.schema, name.table).create,
   ];
 }
 
 /**
- * Drops what `relaySchemaSql` creates (the archive and audit tables with their rows, and the
- * claim index); the outbox table stays.
+ * Drops what `relaySchemaSql` creates (the pressure, archive and audit tables with their rows,
+ * and the claim index); the outbox table stays.
  * @publicApi
  */
 export function dropRelaySchemaSql(name: RelayTableName): string[] {
   const n = relayObjectNames(name);
   const schema = sqlIdentifier(RELAY_MODULE, 'schema', name.schema);
   return [
+    `DROP TABLE IF EXISTS ${n.pressure}`,
     `DROP TABLE IF EXISTS ${n.archive}`,
     `DROP TABLE IF EXISTS ${n.audit}`,
     `DROP INDEX IF EXISTS ${schema}.${n.claimIndex}`,

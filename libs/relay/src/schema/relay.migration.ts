@@ -32,8 +32,9 @@ export function createRelayMigration(
     {
       module: RELAY_MODULE,
       kind: 'Relay',
-      // One millisecond after the outbox's own default, so that it sorts after it.
-      defaults: { table: 'outbox', timestamp: 1764633600001 },
+      // After the outbox's own default. Version 2 (the pressure table): a database where
+      // version 1 ran runs it as a new migration, and its statements are idempotent.
+      defaults: { table: 'outbox', timestamp: 1764633600002 },
       up: relaySchemaSql,
       down: dropRelaySchemaSql,
     },

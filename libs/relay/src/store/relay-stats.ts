@@ -21,3 +21,12 @@ export interface OutboxTableStats {
   /** `Infinity` when the table was never vacuumed. */
   readonly secondsSinceVacuum: number;
 }
+
+/**
+ * What the batch path tells the relay's figures (`RelayStatsService`): the events it published.
+ * A port, so that the outcome does not depend on the health folder that reads the figures.
+ * @internal
+ */
+export abstract class RelayFigures {
+  abstract countPublished(count: number): void;
+}

@@ -69,16 +69,13 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
          WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
          ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
   FROM ${T} s WHERE ${PENDING('s')}`,
-    /** Proves a connection of the pool answers. */
-    ping: `SELECT 1`,
-    /** A notice to the relays listening on channel `$1` (`$2`: its payload). */
-    notify: `SELECT pg_notify($1, $2)`,
     /** The outbox table's size and vacuum figures (cheap: catalog views only). */
     tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS size_bytes,
        s.n_dead_tup::float8 AS dead_tuples, s.n_live_tup::float8 AS live_tuples,
        extract(epoch FROM now() - GREATEST(s.last_autovacuum, s.last_vacuum))::float8 AS since_vacuum
   FROM pg_stat_user_tables s WHERE s.relid = to_regclass($1)`,
-    exists: `SELECT to_regclass($1) IS NOT NULL AS outbox, to_regclass($2) IS NOT NULL AS audit`,
+    exists: `SELECT to_regclass($1) IS NOT NULL AS outbox, to_regclass($2) IS NOT NULL AS audit,
+       to_regclass($3) IS NOT NULL AS pressure`,
   };
 }
 

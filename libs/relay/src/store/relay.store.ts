@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { pressureRowSql, type PressureRow } from '@nest-outbox/core/internal';
+import { RELAY_MODULE, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
 import { commitMode } from '../schema/row-state.sql';
@@ -37,12 +38,13 @@ export interface AckedRow {
 
 /**
  * The relay's PostgreSQL writes after the claim (start, mark, fail, release, each fenced by
- * the batch's lease token) and its figures (stats, schema check).
+ * the batch's lease token) and its figures (stats, the pressure row, schema check).
  * @internal
  */
 @Injectable()
 export class RelayStore {
   private readonly sql: RelayStoreSql;
+  private readonly pressureSql: ReturnType<typeof pressureRowSql>;
   /** When the last synchronous mark was sent (`Date.now()`); none yet: the first one is. */
   private lastSyncMarkAt = -Infinity;
 
@@ -51,6 +53,7 @@ export class RelayStore {
     @Inject(RELAY_OPTIONS) private readonly options: StoreOptions,
   ) {
     this.sql = relayStoreSql(options);
+    this.pressureSql = pressureRowSql(RELAY_MODULE, options.schema, options.table);
   }
 
   /**
@@ -64,12 +67,14 @@ export class RelayStore {
     if (!verify) return;
     const names = relayObjectNames(this.options);
     const plain = (q: string) => q.replace(/"/g, '');
-    const { rows } = await this.pool.query<{ outbox: boolean; audit: boolean }>(this.sql.exists, [
-      plain(names.outbox),
-      plain(names.audit),
-    ]);
+    const { rows } = await this.pool.query<Record<'outbox' | 'audit' | 'pressure', boolean>>(
+      this.sql.exists,
+      [plain(names.outbox), plain(names.audit), plain(names.pressure)],
+    );
     if (!rows[0]?.outbox) throw new RelaySchemaMissingError(`the outbox table ${names.outbox}`);
     if (!rows[0]?.audit) throw new RelaySchemaMissingError(`the relay audit table ${names.audit}`);
+    if (!rows[0]?.pressure)
+      throw new RelaySchemaMissingError(`the relay pressure table ${names.pressure}`);
   }
 
   /** Counts the start of a suspect's solo publish; false when the lease is gone. */
@@ -80,22 +85,15 @@ export class RelayStore {
   /**
    * Marks acknowledged rows published, in one statement that commits on its own. Returns the
    * ids it did not mark: their lease was lost (expired, or taken by another relay).
-   * @param beforeAwait test seam called once the statement is sent
    */
-  async mark(
-    leaseToken: string,
-    acks: readonly AckedRow[],
-    beforeAwait?: () => void | Promise<void>,
-  ): Promise<ReadonlySet<string>> {
-    const pending = this.pool.query<{ id: string }>(this.sql.mark, [
+  async mark(leaseToken: string, acks: readonly AckedRow[]): Promise<ReadonlySet<string>> {
+    const { rows } = await this.pool.query<{ id: string }>(this.sql.mark, [
       leaseToken,
       numberArray(acks.map((a) => a.id)),
       numberArray(acks.map((a) => a.partition)),
       numberArray(acks.map((a) => a.offset)),
       this.markCommitMode(),
     ]);
-    if (beforeAwait) await beforeAwait();
-    const { rows } = await pending;
     return rows.length === 0 ? NONE : new Set(rows.map((r) => r.id));
   }
 
@@ -152,14 +150,19 @@ export class RelayStore {
     };
   }
 
-  /** Resolves once a connection of the relay's pool answers. */
-  async ping(): Promise<void> {
-    await this.pool.query(this.sql.ping);
+  /** The pressure row as the relays publish it; undefined before the first, or without the table. */
+  async readPressure(): Promise<PressureRow | undefined> {
+    const result = await this.pool.query<PressureRow>(this.pressureSql.read).catch((e: unknown) => {
+      // No table yet (not migrated, `verifySchema: false`): this relay counts on its own.
+      if ((e as { code?: string }).code === '42P01') return undefined;
+      throw e;
+    });
+    return result?.rows[0];
   }
 
-  /** Sends `payload` to the sessions listening on `channel` (delivered when it commits). */
-  async notify(channel: string, payload: string): Promise<void> {
-    await this.pool.query(this.sql.notify, [channel, payload]);
+  /** Publishes this relay's figures, fresh for `freshMs` by the database's clock. */
+  async writePressure(relayId: string, freshMs: number, figures: object): Promise<void> {
+    await this.pool.query(this.pressureSql.write, [relayId, freshMs, JSON.stringify(figures)]);
   }
 
   /** Size, dead and live tuples and seconds since the last vacuum of the outbox table. */

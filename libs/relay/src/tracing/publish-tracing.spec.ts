@@ -3,7 +3,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { startTestTracing, type TestTracing } from '@test/support';
 import type { PublishRecord } from '../publisher/relay-publisher.interface';
 import { tracePublish } from './publish.tracer';
-import { guardTraceHeaders } from './trace-headers.guard';
+import { guardTraceHeaders } from '../publisher/trace-headers.guard';
 
 const PRODUCING = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const OTHER = '00-11111111111111111111111111111111-2222222222222222-01';

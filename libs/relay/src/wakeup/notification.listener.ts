@@ -4,8 +4,7 @@ import { Client, type ClientConfig, type PoolConfig } from 'pg';
 
 /**
  * One dedicated connection that LISTENs for the producers' coalesced notifications and
- * calls `onNotify` when the payload names this outbox, and `onMessage` with any longer payload
- * that starts with this outbox's name and a space (the relays' stats notices). Reconnects with
+ * calls `onNotify` when the payload names this outbox (or is empty). Reconnects with
  * backoff (200 ms to 10 s). Notifications are hints: a lost one costs at most one poll
  * interval.
  * @internal
@@ -22,7 +21,6 @@ export class NotificationListener {
     private readonly channel: string,
     private readonly payload: string,
     private readonly onNotify: () => void,
-    private readonly onMessage: (payload: string) => void = () => undefined,
   ) {}
 
   async start(): Promise<void> {
@@ -36,7 +34,6 @@ export class NotificationListener {
     client.on('notification', (n) => {
       if (n.channel !== this.channel) return;
       if (!n.payload || n.payload === this.payload) this.onNotify();
-      else if (n.payload.startsWith(`${this.payload} `)) this.onMessage(n.payload);
     });
     await client.connect();
     await client.query(`LISTEN "${this.channel}"`);

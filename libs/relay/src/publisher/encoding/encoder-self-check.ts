@@ -1,5 +1,20 @@
-import type { KafkajsProduceDefinition } from './kafkajs-produce.hook';
 import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request.encoder';
+
+interface KafkajsRequest {
+  readonly apiVersion: number;
+  encode(): Promise<{ readonly buffer: Buffer }>;
+}
+
+type ProduceBuilder = (args: ProduceRequestArgs) => {
+  request: KafkajsRequest;
+  response: unknown;
+};
+
+/** kafkajs' Produce request definition (`requests.Produce`), as 2.2.x shapes it. @internal */
+export interface KafkajsProduceDefinition {
+  readonly versions: readonly string[];
+  protocol: (lookup: { version: number }) => ProduceBuilder;
+}
 
 /** The time both encoders are given (kafkajs through the messages' timestamp). */
 const AT = Date.UTC(2026, 0, 31, 12, 0, 0, 123);

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol modules have no types */
 import type { ProduceRequestArgs, RecordsCompressor } from './produce-request.encoder';
-import { encodersAgree } from './encoder-self-check';
+import { encodersAgree, type KafkajsProduceDefinition } from './encoder-self-check';
 
 /**
  * The kafkajs version whose Produce request bytes the relay's encoder reproduces: its unit
@@ -49,22 +49,6 @@ function holdsBody(Encoder: EncoderClass): boolean {
   } catch {
     return false;
   }
-}
-
-interface KafkajsRequest {
-  readonly apiVersion: number;
-  encode(): Promise<KafkajsEncoder>;
-}
-
-type ProduceBuilder = (args: ProduceRequestArgs) => {
-  request: KafkajsRequest;
-  response: unknown;
-};
-
-/** kafkajs' Produce request definition (`requests.Produce`), as 2.2.x shapes it. @internal */
-export interface KafkajsProduceDefinition {
-  readonly versions: readonly string[];
-  protocol: (lookup: { version: number }) => ProduceBuilder;
 }
 
 /** Whether the relay's encoder is used in this process, and why not. @internal */
@@ -131,7 +115,7 @@ export function kafkajsCompressor(type: number): RecordsCompressor {
  * The encoder marked on every message of the request, when it takes the fast path: the
  * relay's own non-transactional sends, all from one publisher.
  */
-function markedEncoder(args: Parameters<ProduceBuilder>[0]): ProduceEncode | undefined {
+function markedEncoder(args: ProduceRequestArgs): ProduceEncode | undefined {
   if (args.transactionalId) return undefined;
   let encode: ProduceEncode | undefined;
   for (const topic of args.topicData)

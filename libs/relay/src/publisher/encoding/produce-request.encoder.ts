@@ -7,18 +7,10 @@ import {
   varintSize,
   Writer,
   writeRecord,
+  type ProduceMessage,
 } from './records.writer';
 
-/** A header value as kafkajs takes it: bytes, text, or several of them (a repeated header). */
-export type ProduceHeaderValue = string | Buffer | (string | Buffer)[];
-
-/** One message of a Produce request, as kafkajs hands it to the request encoder. @internal */
-export interface ProduceMessage {
-  readonly key?: string | Buffer | null;
-  readonly value: string | Buffer | null;
-  readonly headers?: Readonly<Record<string, ProduceHeaderValue | undefined>>;
-  readonly timestamp?: string | number | null;
-}
+export type { ProduceMessage } from './records.writer';
 
 /** The arguments kafkajs passes to a Produce request (versions 3 to 7 share one layout). @internal */
 export interface ProduceRequestArgs {

@@ -1,8 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Message } from 'kafkajs';
 import { hasKafkaErrorType } from '../../errors/error-classifier';
-import { guardTraceHeaders } from '../../tracing/trace-headers.guard';
-import type { PublishRecord } from '../relay-publisher.interface';
 import {
   installFastProduceEncoding,
   kafkajsCompressor,
@@ -14,13 +12,6 @@ import {
   encodeProduceRequest,
   type ProduceRequestArgs,
 } from './produce-request.encoder';
-
-/** The relay's encoding of a request: compressed batches with kafkajs' codec of it. */
-function encodeRequest(args: ProduceRequestArgs): Buffer | Promise<Buffer> {
-  const compression = args.compression ?? 0;
-  if (compression === 0) return encodeProduceRequest(args);
-  return encodeCompressedProduceRequest(args, kafkajsCompressor(compression));
-}
 
 /**
  * Who encodes the relay's Produce requests: `relay` (its own encoder, the default) or
@@ -42,15 +33,20 @@ const REFUSED_BYTES = new Set(['CORRUPT_MESSAGE', 'INVALID_RECORD']);
 export class RecordEncoderChoice {
   private active: boolean | undefined;
   private settling: Promise<void> | undefined;
-  private readonly encode: ProduceEncode;
+  private readonly encodeBound: ProduceEncode = (args) => this.encode(args);
 
   constructor(
     wanted: KafkaRecordEncoder = 'relay',
     private readonly logger: Logger,
-    onEncoded?: (request: Buffer) => Buffer,
   ) {
-    this.encode = onEncoded ? async (args) => onEncoded(await encodeRequest(args)) : encodeRequest;
     if (wanted === 'kafkajs') this.active = false;
+  }
+
+  /** The relay's encoding of a request: compressed batches with kafkajs' codec of it. */
+  protected encode(args: ProduceRequestArgs): Buffer | Promise<Buffer> {
+    const compression = args.compression ?? 0;
+    if (compression === 0) return encodeProduceRequest(args);
+    return encodeCompressedProduceRequest(args, kafkajsCompressor(compression));
   }
 
   /** True while the relay's encoder builds this publisher's requests. */
@@ -69,11 +65,9 @@ export class RecordEncoderChoice {
     return this.settling;
   }
 
-  /** The kafkajs message of a record, marked for the relay's encoder while it is active. */
-  message(record: PublishRecord): Message {
-    const headers = guardTraceHeaders(record.headers);
-    const message: Message = { key: record.key, value: record.value, headers };
-    return this.active ? markFastRecord(message, this.encode) : message;
+  /** Marks a kafkajs message for the relay's encoder while it is active. */
+  mark(message: Message): Message {
+    return this.active ? markFastRecord(message, this.encodeBound) : message;
   }
 
   /**

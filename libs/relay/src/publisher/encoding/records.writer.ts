@@ -1,4 +1,13 @@
-import type { ProduceMessage } from './produce-request.encoder';
+/** A header value as kafkajs takes it: bytes, text, or several of them (a repeated header). */
+type ProduceHeaderValue = string | Buffer | (string | Buffer)[];
+
+/** One message of a Produce request, as kafkajs hands it to the request encoder. @internal */
+export interface ProduceMessage {
+  readonly key?: string | Buffer | null;
+  readonly value: string | Buffer | null;
+  readonly headers?: Readonly<Record<string, ProduceHeaderValue | undefined>>;
+  readonly timestamp?: string | number | null;
+}
 
 /** Bytes of a zigzag varint (Kafka's signed varint). */
 export function varintSize(value: number): number {

@@ -1,3 +1,4 @@
+import type { PressureView } from '@nest-outbox/relay';
 import type { DynamicModule } from '@nestjs/common';
 import { ConsoleAccessError } from './console-access.error';
 
@@ -15,10 +16,7 @@ export type RelayConsoleAuth =
  * What the pressure sampler says (`ok`, `warn`, `critical`) and why, as the console shows it.
  * @publicApi
  */
-export interface ConsolePressure {
-  readonly state: 'ok' | 'warn' | 'critical' | 'unknown';
-  readonly [detail: string]: unknown;
-}
+export type ConsolePressure = PressureView;
 
 /** Options of `RelayConsoleModule.register()`. @publicApi */
 export interface RelayConsoleOptions {
@@ -27,7 +25,7 @@ export interface RelayConsoleOptions {
   /** Access control; required (the console refuses to start without it). */
   readonly auth: RelayConsoleAuth | undefined;
   /**
-   * The process's pressure state; by default the relay's own sampler (`RelayStatsService`,
+   * The process's pressure state; by default the relay's own sampler (`RelayOverviewService`,
    * thresholds from `RelayModule`'s `pressure` option).
    */
   readonly pressure?: () => ConsolePressure | Promise<ConsolePressure>;

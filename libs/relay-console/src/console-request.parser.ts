@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import type { RepublishRange } from '../operator/relay-operator.types';
+import type { RepublishRange } from '@nest-outbox/relay';
 
 /** Printable text without control characters, at most `max` characters. */
 // eslint-disable-next-line no-control-regex -- control characters are what it refuses

@@ -1,25 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Controller, Get, Header } from '@nestjs/common';
-import { CONSOLE_PAGE_HTML } from './console-page.html';
-import { CONSOLE_PAGE_SCRIPT } from './console-page.script';
+
+/** The package's static files (next to `src/` and `dist/`). */
+const file = (name: string) => readFileSync(join(__dirname, '..', 'static', name), 'utf8');
 
 /** Only this page's own script runs; nothing is framed; no data is cached. */
 const CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'";
 
 /**
- * Serves the console page and its script. They hold no data (the page fetches it with the
- * operator's token), so they are served without credentials.
+ * Serves the console page and its script (`static/console.html`, `static/console.js`). They
+ * hold no data (the page fetches it with the operator's token), so they are served without
+ * credentials.
  * @internal
  */
 @Controller('operator')
 export class RelayConsolePageController {
+  private readonly html = file('console.html');
+  private readonly js = file('console.js');
+
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   @Header('content-security-policy', CSP)
   @Header('x-content-type-options', 'nosniff')
   @Header('cache-control', 'no-store')
   page(): string {
-    return CONSOLE_PAGE_HTML;
+    return this.html;
   }
 
   @Get('console.js')
@@ -27,6 +34,6 @@ export class RelayConsolePageController {
   @Header('x-content-type-options', 'nosniff')
   @Header('cache-control', 'no-store')
   script(): string {
-    return CONSOLE_PAGE_SCRIPT;
+    return this.js;
   }
 }

@@ -1,9 +1,12 @@
-import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
+import type {
+  PublishAck,
+  PublishRecord,
+  RelayPublisher,
+} from '../src/publisher/relay-publisher.interface';
 
 /**
  * A publisher that acknowledges everything at once and sends nothing: measures the relay's
  * own cost (claim, mark, bookkeeping) without a broker. Benchmarks and tests only.
- * @publicApi
  */
 export class NullPublisher implements RelayPublisher {
   private offset = 0;

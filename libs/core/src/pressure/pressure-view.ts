@@ -1,8 +1,14 @@
-import type { BacklogAssessment } from '@nest-outbox/core/internal';
+import type { BacklogAssessment } from './backlog-pressure';
 
-/** The pressure state as health details and the console show it (JSON: no `Infinity`). */
+/**
+ * The pressure state as JSON (health details, the console, the relay's state row): no
+ * `Infinity`; `unknown` when there is no figure, or none fresh.
+ * @publicApi
+ */
 export interface PressureView {
   readonly state: 'ok' | 'warn' | 'critical' | 'unknown';
+  /** Why it is not `ok`. */
+  readonly reasons?: readonly string[];
   readonly [detail: string]: unknown;
 }
 

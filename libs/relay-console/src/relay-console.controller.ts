@@ -13,12 +13,7 @@ import {
   Req,
   UseGuards,
 } from '@nestjs/common';
-import { pressureView } from '../health/pressure-view';
-import { RelayStatsService } from '../health/relay-stats.service';
-import { RelayLoop } from '../loop/relay.loop';
-import { RelayOperatorService } from '../operator/relay-operator.service';
-import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS } from '../relay.constants';
+import { RelayLoop, RelayOperatorService, RelayOverviewService } from '@nest-outbox/relay';
 import { limitOf, reasonOf, republishRangeOf } from './console-request.parser';
 import { OperatorAuthGuard, operatorOf } from './operator-auth.guard';
 import type { ConsolePressure } from './relay-console.options';
@@ -46,8 +41,7 @@ export class RelayConsoleController {
   constructor(
     private readonly operator: RelayOperatorService,
     private readonly loop: RelayLoop,
-    private readonly stats: RelayStatsService,
-    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
+    private readonly overview: RelayOverviewService,
     @Optional()
     @Inject(CONSOLE_PRESSURE)
     private readonly pressure?: () => ConsolePressure | Promise<ConsolePressure>,
@@ -55,16 +49,14 @@ export class RelayConsoleController {
 
   @Get('state')
   async state(@Req() request: unknown) {
-    const stats = await this.stats.refresh().catch(() => undefined);
+    const overview = await this.overview.read();
     return {
       operator: operatorOf(request),
-      relayId: this.options.relayId,
-      table: `${this.options.schema}.${this.options.table}`,
+      ...overview,
       running: this.loop.isRunning,
       paused: this.loop.isPaused,
-      backlog: stats ?? null,
       // The relay's own sampler unless the application gives another (RelayConsoleOptions.pressure).
-      pressure: this.pressure ? await this.pressure() : pressureView(this.stats.pressure),
+      pressure: this.pressure ? await this.pressure() : overview.pressure,
     };
   }
 
@@ -110,17 +102,17 @@ export class RelayConsoleController {
   @HttpCode(200)
   async pause(@Req() request: unknown, @Body() body: Body) {
     const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
-    await this.operator.recordAction('pause', who, { relayId: this.options.relayId });
+    await this.operator.recordAction('pause', who, { relayId: this.overview.relayId });
     await this.loop.pause();
-    return { outcome: 'paused', relayId: this.options.relayId };
+    return { outcome: 'paused', relayId: this.overview.relayId };
   }
 
   @Post('relay/resume')
   @HttpCode(200)
   async resume(@Req() request: unknown, @Body() body: Body) {
     const who = { actor: operatorOf(request), reason: reasonOf(body, false) };
-    await this.operator.recordAction('resume', who, { relayId: this.options.relayId });
+    await this.operator.recordAction('resume', who, { relayId: this.overview.relayId });
     await this.loop.resume();
-    return { outcome: 'resumed', relayId: this.options.relayId };
+    return { outcome: 'resumed', relayId: this.overview.relayId };
   }
 }

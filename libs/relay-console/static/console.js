@@ -1,27 +1,31 @@
-/**
- * The console page's script (plain browser JavaScript, served as `console.js`): signs in
- * with a bearer token kept in sessionStorage, shows the backlog, the pressure and the
- * parked events, and calls the actions. Data only ever goes into `textContent`.
- * @internal
- */
-export const CONSOLE_PAGE_SCRIPT = `'use strict';
+'use strict';
 (() => {
   const $ = (id) => document.getElementById(id);
   // The page is served at <prefix>/operator; the API is under <prefix>/operator/api.
-  const api = location.pathname.replace(/\\/?$/, '') + '/api/';
+  const api = location.pathname.replace(/\/?$/, '') + '/api/';
   let token = sessionStorage.getItem('relay-console-token') || '';
 
-  function say(text) { $('message').textContent = text; }
+  function say(text) {
+    $('message').textContent = text;
+  }
 
   async function call(method, path, body) {
     const headers = { authorization: 'Bearer ' + token };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(api + path, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const data = await response.json().catch(() => null);
-    if (response.status === 401) { signOut('Token refused: log in again.'); throw new Error('401'); }
-    if (!response.ok) throw new Error((data && data.message && JSON.stringify(data.message)) || response.statusText);
+    if (response.status === 401) {
+      signOut('Token refused: log in again.');
+      throw new Error('401');
+    }
+    if (!response.ok)
+      throw new Error(
+        (data && data.message && JSON.stringify(data.message)) || response.statusText,
+      );
     return data;
   }
 
@@ -63,7 +67,9 @@ export const CONSOLE_PAGE_SCRIPT = `'use strict';
     }
   }
 
-  function reason() { return $('reason').value; }
+  function reason() {
+    return $('reason').value;
+  }
 
   async function load() {
     const [state, parked] = await Promise.all([call('GET', 'state'), call('GET', 'parked')]);
@@ -91,8 +97,12 @@ export const CONSOLE_PAGE_SCRIPT = `'use strict';
       cell(row, String(e.waiting));
       const actions = cell(row, '');
       const id = encodeURIComponent(e.eventId);
-      button(actions, 'Retry', () => act('Retry', 'POST', 'events/' + id + '/retry', { reason: reason() }));
-      button(actions, 'Skip', () => act('Skip', 'POST', 'events/' + id + '/skip', { reason: reason() }));
+      button(actions, 'Retry', () =>
+        act('Retry', 'POST', 'events/' + id + '/retry', { reason: reason() }),
+      );
+      button(actions, 'Skip', () =>
+        act('Skip', 'POST', 'events/' + id + '/skip', { reason: reason() }),
+      );
       body.appendChild(row);
     }
     if (parked.length === 0) {
@@ -116,8 +126,11 @@ export const CONSOLE_PAGE_SCRIPT = `'use strict';
   });
   $('logout').addEventListener('click', () => signOut('Logged out.'));
   $('refresh').addEventListener('click', () => load().catch((e) => say(e.message)));
-  $('pause').addEventListener('click', () => act('Pause', 'POST', 'relay/pause', { reason: reason() }));
-  $('resume').addEventListener('click', () => act('Resume', 'POST', 'relay/resume', { reason: reason() }));
+  $('pause').addEventListener('click', () =>
+    act('Pause', 'POST', 'relay/pause', { reason: reason() }),
+  );
+  $('resume').addEventListener('click', () =>
+    act('Resume', 'POST', 'relay/resume', { reason: reason() }),
+  );
   if (token) load().catch(() => signOut(''));
 })();
-`;
