@@ -48,8 +48,7 @@ export class GroupLag {
 
 /**
  * Refreshes each of `lags()` every `intervalMs` with one admin client of `kafka` (connected on
- * first use, one refresh at a time); a broker that does not answer leaves the last figures.
- * Returns the stop function.
+ * first use); a broker that does not answer leaves the last figures. Returns the stop function.
  * @internal
  */
 export function pollGroupLag(
@@ -57,32 +56,27 @@ export function pollGroupLag(
   lags: () => Iterable<GroupLag>,
   intervalMs = 5_000,
 ): () => Promise<void> {
-  // No retries: the next refresh is the retry, and a shutdown never waits behind one.
   const clientId = `${kafka.clientId ?? 'nest-outbox'}-inbox-lag`;
+  // No retries: the next refresh is the retry, and a shutdown never waits behind one.
   const config = { logLevel: logLevel.NOTHING, ...kafka, clientId, retry: { retries: 0 } };
-  let admin: Admin | undefined;
-  let busy = false;
+  const admin = new Kafka(config).admin();
   let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => (timer = setTimeout(() => void tick(), intervalMs)).unref();
   const tick = async () => {
-    for (const lag of lags()) {
-      if (stopped) break;
-      admin ??= new Kafka(config).admin();
-      await admin.connect();
-      await lag.refresh(admin);
-    }
-    if (stopped) await admin?.disconnect();
+    for (const lag of lags())
+      if (!stopped)
+        await admin
+          .connect()
+          .then(() => lag.refresh(admin))
+          .catch(() => undefined);
+    if (stopped) await admin.disconnect().catch(() => undefined);
+    else schedule();
   };
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void tick()
-      .catch(() => undefined)
-      .finally(() => (busy = false));
-  }, intervalMs);
-  timer.unref();
+  schedule();
   return async () => {
     stopped = true;
-    clearInterval(timer);
-    if (!busy) await admin?.disconnect().catch(() => undefined); // else the refresh does
+    clearTimeout(timer);
+    await admin.disconnect().catch(() => undefined);
   };
 }
