@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import type { ServerKafka } from '@nestjs/microservices';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
 import type { Consumer } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import { INBOX_METRICS_REGISTRY } from '@nest-outbox/inbox';
 import { committedOffsets, send } from './inbox-test.kafka';
 import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp } from './inbox-test.app';
@@ -79,4 +81,37 @@ describe('InboxModule across a kafkajs consumer stop and start (real PostgreSQL 
       ).toBeGreaterThanOrEqual(1);
     },
   );
+
+  it("reports the group's real lag from the broker, group label filled, while the consumer is not running", async () => {
+    const topic = uniqueTopic('inbox-lag');
+    const groupId = uniqueTopic('g');
+    await createTopics([{ topic, numPartitions: 2 }]);
+    await send(fx.tools.producer, topic, [eventRecord(), eventRecord()], 0);
+    await send(fx.tools.producer, topic, [eventRecord()], 1);
+    const app = await startInboxApp({ schema: fx.db.name, topics: [topic], groupId });
+    fx.apps.push(app);
+    await waitFor('every record committed', async () => {
+      const committed = await committedOffsets(fx.tools.admin, groupId, topic);
+      return committed.get(0) === 2n && committed.get(1) === 1n;
+    });
+    const { consumer } = kafkaServer(app);
+    await consumer.stop();
+    // Produced while nothing consumes: only the broker knows of them (no fetch, no commit).
+    await send(fx.tools.producer, topic, [eventRecord(), eventRecord(), eventRecord()], 0);
+    await send(fx.tools.producer, topic, [eventRecord()], 1);
+    const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
+    const lag = async () => {
+      const values = (await registry.getSingleMetric('inbox_consumer_lag')?.get())?.values ?? [];
+      return Object.fromEntries(
+        values
+          .filter((v) => v.labels.topic === topic)
+          .map((v) => [`${v.labels.group}/${v.labels.partition}`, v.value]),
+      );
+    };
+    const expected = { [`${groupId}/0`]: 3, [`${groupId}/1`]: 1 };
+    await waitFor("the gauge at the broker's lag", async () =>
+      JSON.stringify(await lag()) === JSON.stringify(expected) ? true : undefined,
+    );
+    expect(await lag()).toEqual(expected);
+  });
 });

@@ -44,7 +44,8 @@ export class ConsumerSession {
   private readonly committer: OffsetCommitter;
   private readonly recovery: CrashRecovery;
   private readonly windows = new BatchWindows();
-  private readonly lag: GroupLag;
+  /** The group's lag gauges (refreshed from the broker by the registry). */
+  readonly lag: GroupLag;
   private assignment: Map<string, Set<number>> | undefined;
   private rebalancing = false;
   private status: ConsumerSnapshot['status'] = 'running';
@@ -179,9 +180,11 @@ export class ConsumerSession {
       this.retireAll();
     });
     on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) => {
+      this.groupId ??= p.groupId;
       this.committer.confirm(p.topics);
-      this.lag.commitSent(p.topics);
     });
+    // The join may come before the session is attached: the group is named by later events too.
+    on<{ groupId: string }>(events.HEARTBEAT, (p) => (this.groupId ??= p.groupId));
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
@@ -190,7 +193,6 @@ export class ConsumerSession {
   }
 
   private onBatchEnd(p: BatchEndPayload): void {
-    this.lag.fetched(p);
     const last = this.windows.end(p);
     if (last !== undefined && !this.rebalancing)
       this.finish(this.begin(p.topic, p.partition, last), last);

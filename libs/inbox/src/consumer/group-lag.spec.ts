@@ -1,5 +1,5 @@
 import type { InboxMetrics } from '../metrics/inbox.metrics';
-import { GroupLag } from './group-lag';
+import { GroupLag, type LagAdmin } from './group-lag';
 
 /** A recording gauge pair: the last value per label set. */
 function gauges() {
@@ -15,39 +15,47 @@ function gauges() {
   return { metrics, values };
 }
 
-const batch = (highWatermark: string, firstOffset: string) => ({
-  topic: 't',
-  partition: 0,
-  highWatermark,
-  firstOffset,
-  lastOffset: firstOffset,
-  offsetLag: '0',
-  offsetLagLow: '0',
-  batchSize: 1,
-  duration: 0,
-});
+/** A broker whose group committed `committed` and whose partitions end at `ends` (topic t). */
+function broker(committed: Record<number, string>, ends: Record<number, string>): LagAdmin {
+  return {
+    fetchOffsets: (() =>
+      Promise.resolve([
+        {
+          topic: 't',
+          partitions: Object.entries(committed).map(([p, offset]) => ({
+            partition: Number(p),
+            offset,
+            metadata: null,
+          })),
+        },
+      ])) as unknown as LagAdmin['fetchOffsets'],
+    fetchTopicOffsets: () =>
+      Promise.resolve(
+        Object.entries(ends).map(([p, high]) => ({
+          partition: Number(p),
+          offset: high,
+          high,
+          low: '0',
+        })),
+      ),
+  };
+}
 
 describe('GroupLag', () => {
-  it("reports the partition's end minus the group's committed offset, labelled with the group", () => {
+  it("reports the broker's end offset minus the group's committed offset, labelled with the group, skipping partitions without a commit", async () => {
     const { metrics, values } = gauges();
     let group = '';
     const lag = new GroupLag(metrics, () => group);
+    await lag.refresh(broker({ 0: '4' }, { 0: '10' }));
+    expect(values.size).toBe(0); // no group known yet (never joined, never crashed)
     group = 'orders-server';
-    lag.fetched(batch('10', '4')); // nothing committed yet: counted from the first offset fetched
-    expect(values.get('orders-server/t/0')).toBe(6);
-    lag.commitSent([{ topic: 't', partitions: [{ partition: 0, offset: '8' }] }]);
-    expect(values.get('orders-server/t/0')).toBe(2);
-    // Kafkajs' own figure (lag after the batch, 0 here) is not what it reports.
-    lag.fetched({ ...batch('12', '8'), offsetLag: '0' });
+    await lag.refresh(broker({ 0: '4', 1: '-1', 2: '7' }, { 0: '10', 1: '3', 2: '7' }));
+    expect([...values]).toEqual([
+      ['orders-server/t/0', 6],
+      ['orders-server/t/2', 0],
+    ]);
+    await lag.refresh(broker({ 0: '8', 2: '7' }, { 0: '12', 2: '9' })); // no consumer needed
     expect(values.get('orders-server/t/0')).toBe(4);
-  });
-
-  it('keeps the last figure when no fetch comes (a consumer crash-looping) instead of 0', () => {
-    const { metrics, values } = gauges();
-    const lag = new GroupLag(metrics, () => 'g');
-    lag.fetched(batch('5', '0'));
-    lag.commitSent([{ topic: 't', partitions: [{ partition: 0, offset: '1' }] }]);
-    lag.commitSent([{ topic: 'other', partitions: [{ partition: 3, offset: '1' }] }]); // never fetched
-    expect([...values]).toEqual([['g/t/0', 4]]);
+    expect(values.get('orders-server/t/2')).toBe(2);
   });
 });

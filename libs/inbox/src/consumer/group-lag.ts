@@ -1,60 +1,82 @@
-import type { ConsumerCommitOffsetsEvent, ConsumerEndBatchProcessEvent } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
 import type { InboxMetrics } from '../metrics/inbox.metrics';
-import { partitionKey } from './consumer-snapshot';
 import type { PartitionOffsetTracker } from './partition-offset.tracker';
 
+/** The admin calls the lag is read with. */
+export type LagAdmin = Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
+
 /**
- * The group's lag per partition as the broker's group tool counts it: the partition's end
- * (high watermark of its last fetch) minus the group's committed offset (the last commit
- * kafkajs sent; before one, the first offset fetched). Kept through a crash and its restarts
- * (not reset to 0), labelled with the group even when it crashed before it ever joined.
- * Also the distance between what this consumer finished and what it committed.
+ * The group's lag per partition from the broker's own figures, as its group tool counts it:
+ * the partition's end offset (control records such as a transaction's marker included) minus
+ * the group's committed offset, for every partition the group has committed on. Read on a
+ * timer whatever the consumer's state, so a stopped or crash-looping consumer shows its lag
+ * growing, labelled with its group. Also the distance between what this consumer finished and
+ * what it committed.
  * @internal
  */
 export class GroupLag {
-  private readonly ends = new Map<string, { topic: string; partition: number; end: bigint }>();
-  private readonly committed = new Map<string, bigint>();
-
   constructor(
     private readonly metrics: Pick<InboxMetrics, 'lag' | 'appliedUncommitted'>,
     private readonly group: () => string,
   ) {}
 
-  fetched(batch: ConsumerEndBatchProcessEvent['payload']): void {
-    const key = partitionKey(batch.topic, batch.partition);
-    const { topic, partition } = batch;
-    this.ends.set(key, { topic, partition, end: BigInt(batch.highWatermark) });
-    if (!this.committed.has(key) && batch.firstOffset)
-      this.committed.set(key, BigInt(batch.firstOffset));
-    this.publish(key);
-  }
-
-  commitSent(topics: ConsumerCommitOffsetsEvent['payload']['topics']): void {
-    for (const { topic, partitions } of topics) {
+  /** Sets the gauge from the broker; a group not known yet (never joined) is skipped. */
+  async refresh(admin: LagAdmin): Promise<void> {
+    const group = this.group();
+    if (!group) return;
+    for (const { topic, partitions } of await admin.fetchOffsets({ groupId: group })) {
+      const ends = new Map(
+        (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]),
+      );
       for (const { partition, offset } of partitions) {
-        const key = partitionKey(topic, partition);
-        this.committed.set(key, BigInt(offset));
-        this.publish(key);
+        const end = ends.get(partition);
+        const committed = BigInt(offset);
+        if (end === undefined || committed < 0n) continue; // nothing committed: no lag to tell
+        const lag = end > committed ? Number(end - committed) : 0;
+        this.metrics.lag.set({ group, topic, partition: String(partition) }, lag);
       }
     }
   }
 
   /** Records finished whose offset is not committed yet, on `tracker`'s partition. */
   uncommitted(tracker: PartitionOffsetTracker): void {
-    const labels = {
-      group: this.group(),
-      topic: tracker.topic,
-      partition: String(tracker.partition),
-    };
-    this.metrics.appliedUncommitted.set(labels, tracker.uncommitted);
+    const { topic, partition, uncommitted } = tracker;
+    const labels = { group: this.group(), topic, partition: String(partition) };
+    this.metrics.appliedUncommitted.set(labels, uncommitted);
   }
+}
 
-  private publish(key: string): void {
-    const at = this.ends.get(key);
-    const committed = this.committed.get(key);
-    if (at === undefined || committed === undefined) return;
-    const lag = at.end > committed ? Number(at.end - committed) : 0;
-    const labels = { group: this.group(), topic: at.topic, partition: String(at.partition) };
-    this.metrics.lag.set(labels, lag);
-  }
+/**
+ * Refreshes each of `lags()` every `intervalMs` with one admin client of `kafka` (connected on
+ * first use); a broker that does not answer leaves the last figures. Returns the stop function.
+ * @internal
+ */
+export function pollGroupLag(
+  kafka: KafkaConfig,
+  lags: () => Iterable<GroupLag>,
+  intervalMs = 5_000,
+): () => Promise<void> {
+  const clientId = `${kafka.clientId ?? 'nest-outbox'}-inbox-lag`;
+  // No retries: the next refresh is the retry, and a shutdown never waits behind one.
+  const config = { logLevel: logLevel.NOTHING, ...kafka, clientId, retry: { retries: 0 } };
+  const admin = new Kafka(config).admin();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => (timer = setTimeout(() => void tick(), intervalMs)).unref();
+  const tick = async () => {
+    for (const lag of lags())
+      if (!stopped)
+        await admin
+          .connect()
+          .then(() => lag.refresh(admin))
+          .catch(() => undefined);
+    if (stopped) await admin.disconnect().catch(() => undefined);
+    else schedule();
+  };
+  schedule();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await admin.disconnect().catch(() => undefined);
+  };
 }

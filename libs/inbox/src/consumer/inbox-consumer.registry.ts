@@ -1,9 +1,12 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import type { Consumer } from 'kafkajs';
+import { INBOX_OPTIONS } from '../inbox.constants';
 import { InboxMetrics } from '../metrics/inbox.metrics';
+import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
+import { pollGroupLag } from './group-lag';
 import { watchKafkaMicroservices } from './kafka-microservices.hook';
 
 /**
@@ -18,13 +21,18 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   private readonly sessions = new Map<Consumer, ConsumerSession>();
   private readonly logger = new Logger('InboxModule');
   private readonly unwatch: () => void;
+  private readonly stopLag: () => Promise<void>;
 
   constructor(
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
     @Inject(ModulesContainer) modules: ModulesContainer,
+    @Inject(INBOX_OPTIONS) options: ResolvedInboxOptions,
   ) {
     this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) =>
       this.attach(consumer, () => server.bindEvents(consumer)),
+    );
+    this.stopLag = pollGroupLag(options.raw.kafka, () =>
+      [...this.sessions.values()].map((s) => s.lag),
     );
   }
 
@@ -67,6 +75,7 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unwatch();
+    await this.stopLag();
     await this.flush().catch(() => undefined);
     // Sessions stay registered (closed): records still finishing during shutdown commit nothing.
     for (const session of this.sessions.values()) session.close();

@@ -36,7 +36,7 @@ export class InboxMetrics {
    * last resort: a log line with topic, partition, offset and reason code says which).
    */
   readonly unrecorded: CounterMetric<'consumer' | 'topic' | 'reason'>;
-  /** The group's lag per partition: end offset of the last fetch minus the committed offset. */
+  /** The group's lag per partition, read from the broker: end offset minus committed offset. */
   readonly lag: GaugeMetric<'group' | 'topic' | 'partition'>;
   /** 1 while a partition is paused by a poison event. */
   readonly paused: GaugeMetric<'topic' | 'partition'>;

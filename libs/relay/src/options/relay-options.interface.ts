@@ -117,7 +117,7 @@ export interface RelayTuningOptions {
   readonly recordEncoder?: KafkaRecordEncoder;
   /** Compression of the published record batches (kafkajs' codecs). @default 'none' */
   readonly compression?: RelayCompression;
-  /** Claims and marks wait for their WAL flush (operator actions always do). @default false */
+  /** Claims and marks wait for their WAL flush; else one mark per 200 ms does, bounding what a crash forgets. @default false */
   readonly synchronousCommit?: boolean;
   /** Rows per claim. @default 1000 */
   readonly batchSize?: number;
