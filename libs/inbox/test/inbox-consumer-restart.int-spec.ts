@@ -101,7 +101,8 @@ describe('InboxModule across a kafkajs consumer stop and start (real PostgreSQL 
     await send(fx.tools.producer, topic, [eventRecord()], 1);
     const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
     const lag = async () => {
-      const values = (await registry.getSingleMetric('inbox_consumer_lag')?.get())?.values ?? [];
+      const values =
+        (await registry.getSingleMetric('nest_outbox_inbox_consumer_lag')?.get())?.values ?? [];
       return Object.fromEntries(
         values
           .filter((v) => v.labels.topic === topic)

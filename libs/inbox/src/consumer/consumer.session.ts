@@ -180,11 +180,11 @@ export class ConsumerSession {
       this.retireAll();
     });
     on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) => {
-      this.groupId ??= p.groupId;
+      this.named(p.groupId);
       this.committer.confirm(p.topics);
     });
     // The join may come before the session is attached: the group is named by later events too.
-    on<{ groupId: string }>(events.HEARTBEAT, (p) => (this.groupId ??= p.groupId));
+    on<{ groupId: string }>(events.HEARTBEAT, (p) => this.named(p.groupId));
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
@@ -201,7 +201,7 @@ export class ConsumerSession {
   /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
   private onCrash(payload: CrashPayload): void {
     this.status = 'crashed';
-    this.groupId ??= payload.groupId; // a consumer crashing before it ever joined
+    this.named(payload.groupId); // a consumer crashing before it ever joined
     this.retireAll();
     const error = payload.error;
     const what = error ? `${error.name}: ${error.message}` : 'unknown error';
@@ -223,7 +223,18 @@ export class ConsumerSession {
     this.pauses.keepOnly(() => false);
   }
 
+  /**
+   * Learns the group's name once. The gauges of records finished before it was known are
+   * labelled now (they are not written without a group: a series labelled '' would stay behind).
+   */
+  private named(groupId: string | undefined): void {
+    if (this.groupId !== undefined || !groupId) return;
+    this.groupId = groupId;
+    for (const tracker of this.trackers.values()) this.lag.uncommitted(tracker);
+  }
+
   private onJoin(payload: ConsumerGroupJoinEvent['payload']): void {
+    this.named(payload.groupId);
     this.groupId = payload.groupId;
     const assignment = new Map<string, Set<number>>();
     for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {

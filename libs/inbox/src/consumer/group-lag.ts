@@ -40,9 +40,13 @@ export class GroupLag {
 
   /** Records finished whose offset is not committed yet, on `tracker`'s partition. */
   uncommitted(tracker: PartitionOffsetTracker): void {
+    const group = this.group();
+    if (!group) return; // labelled once the session learns its group
     const { topic, partition, uncommitted } = tracker;
-    const labels = { group: this.group(), topic, partition: String(partition) };
-    this.metrics.appliedUncommitted.set(labels, uncommitted);
+    this.metrics.appliedUncommitted.set(
+      { group, topic, partition: String(partition) },
+      uncommitted,
+    );
   }
 }
 
