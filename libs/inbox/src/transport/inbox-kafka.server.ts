@@ -1,5 +1,4 @@
-import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
-import { KafkaLogger } from '@nestjs/microservices/helpers';
+import { KafkaLogger, ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
