@@ -63,7 +63,7 @@ export function resolveOutboxOptions(
   const t: OutboxTuningOptions = options.tuning ?? {};
   const schema = options.schema ?? 'public';
   const table = t.table ?? 'outbox';
-  const quoted = qualifiedTable(MODULE, schema, table, 'tuning.');
+  const quoted = qualifiedTable(MODULE, schema, table, 'tuning.table');
   if (
     t.traceContext !== undefined &&
     t.traceContext !== false &&

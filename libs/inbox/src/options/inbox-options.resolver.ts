@@ -44,15 +44,11 @@ const check: InboxOptionChecks = new InboxOptionChecks(INBOX_MODULE);
 
 function resolveTables(names: InboxTableNames): ResolvedTables {
   const n = inboxTableNames(names);
-  const tableOption = { inbox: 'table', rejected: 'rejectedTable', versions: 'versionsTable' };
-  for (const key of ['inbox', 'rejected', 'versions'] as const) {
-    sqlIdentifier(INBOX_MODULE, `tuning.${tableOption[key]}`, n[key]);
-  }
   return {
     schema: sqlIdentifier(INBOX_MODULE, 'schema', n.schema),
-    inbox: qualifiedTable(INBOX_MODULE, n.schema, n.inbox),
-    rejected: qualifiedTable(INBOX_MODULE, n.schema, n.rejected),
-    versions: qualifiedTable(INBOX_MODULE, n.schema, n.versions),
+    inbox: qualifiedTable(INBOX_MODULE, n.schema, n.inbox, 'tuning.table'),
+    rejected: qualifiedTable(INBOX_MODULE, n.schema, n.rejected, 'tuning.rejectedTable'),
+    versions: qualifiedTable(INBOX_MODULE, n.schema, n.versions, 'tuning.versionsTable'),
     names,
   };
 }

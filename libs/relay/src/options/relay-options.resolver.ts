@@ -121,7 +121,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     pool: resolveConnection(raw.connection),
     schema,
     table,
-    qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.'),
+    qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.table'),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
     batchSize: check.integer('tuning.batchSize', t.batchSize, 1000),
     runLimit: check.integer('tuning.runLimit', t.runLimit, 100),
