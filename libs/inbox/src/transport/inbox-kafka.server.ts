@@ -1,5 +1,5 @@
 import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
-import { KafkaLogger } from '@nestjs/microservices/helpers';
+import { KafkaLogger } from '@nestjs/microservices/helpers/kafka-logger';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
