@@ -111,7 +111,8 @@ export function inboxBenchModule(
       }),
       InboxModule.forRoot({
         kafka: { brokers: KAFKA_BROKERS },
-        tuning: { schema, installSchema: true },
+        schema,
+        tuning: { installSchema: true },
       }),
     ],
     controllers: [kind === 'record' ? ProjectionController : BatchProjectionController],

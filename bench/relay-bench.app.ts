@@ -51,7 +51,7 @@ export class RelayBenchAppModule {
             }),
           ],
         }),
-        OutboxModule.forRoot({ tuning: { schema, table: 'outbox', notifyChannel: false } }),
+        OutboxModule.forRoot({ schema, tuning: { table: 'outbox', notifyChannel: false } }),
         RelayModule.forRoot(relay),
       ],
       providers: [BenchCommands],

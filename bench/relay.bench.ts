@@ -105,8 +105,8 @@ function relayOptions(topic: string, relayId: string): RelayModuleOptions {
     kafka: { clientId: relayId, brokers: BROKERS },
     routing: { defaultTopic: topic },
     retention: false,
+    schema: SCHEMA,
     tuning: {
-      schema: SCHEMA,
       table: 'outbox',
       batchSize: BATCH,
       polling: { minMs: 10, maxMs: 50 },
@@ -124,8 +124,8 @@ async function drainNullInProcess(): Promise<number> {
       connection: DATABASE_URL,
       routing: { defaultTopic: 'null' },
       retention: false,
+      schema: SCHEMA,
       tuning: {
-        schema: SCHEMA,
         publisher: new NullPublisher(),
         batchSize: BATCH,
         polling: { minMs: 10, maxMs: 50 },

@@ -64,8 +64,8 @@ async function compressionRow(
       },
       routing: { defaultTopic: setup.topic },
       retention: false,
+      schema: setup.outbox.schema,
       tuning: {
-        schema: setup.outbox.schema,
         compression,
         recordEncoder: encoder,
         batchSize: setup.batch,

@@ -76,7 +76,8 @@ export async function steadyLatency(outbox: BenchOutbox, load: SteadyLoad): Prom
     kafka: { clientId: 'bench-latency', brokers: load.brokers, logLevel: logLevel.NOTHING },
     routing: { defaultTopic: load.topic },
     retention: false,
-    tuning: { ...load.relay, schema, polling: { minMs: 10, maxMs: 200 }, listen: false },
+    schema,
+    tuning: { ...load.relay, polling: { minMs: 10, maxMs: 200 }, listen: false },
   };
   const app = await NestFactory.createApplicationContext(
     RelayBenchAppModule.register(load.databaseUrl, schema, relay),

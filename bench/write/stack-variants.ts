@@ -27,7 +27,7 @@ export async function startStack(
   @Module({
     imports: [
       ...(stack.imports() as DynamicModule[]),
-      OutboxModule.forRoot({ tuning: { schema: sql.schema, notifyChannel: false } }),
+      OutboxModule.forRoot({ schema: sql.schema, tuning: { notifyChannel: false } }),
     ],
   })
   class StackBenchModule {}

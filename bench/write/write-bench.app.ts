@@ -85,8 +85,8 @@ export class WriteBenchAppModule {
           ],
         }),
         OutboxModule.forRoot({
+          schema: options.schema,
           tuning: {
-            schema: options.schema,
             table: 'outbox',
             notifyChannel: options.notifyChannel,
             notifyCoalesceMs: options.notifyCoalesceMs,

@@ -50,7 +50,8 @@ export class OrderServiceModule {
         OutboxModule.forRoot({
           // The relay's state behind 503 + Retry-After for new orders while it is critical.
           pressure: true,
-          tuning: { schema: config.schema, table: ORDERS_OUTBOX_TABLE },
+          schema: config.schema,
+          tuning: { table: ORDERS_OUTBOX_TABLE },
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -25,8 +25,8 @@ describe('relayOptionsFromEnv', () => {
       kafka: { clientId: 'relay-7', brokers: ['k1:9092', 'k2:9092'] },
       routing: { defaultTopic: 'events', routes: 'order=orders' },
       retention: { keepMs: 3_600_000, mode: 'archive' },
+      schema: 'orders',
       tuning: {
-        schema: 'orders',
         table: 'order_outbox',
         batchSize: 250,
         leaseMs: 20_000,
@@ -41,9 +41,9 @@ describe('relayOptionsFromEnv', () => {
 
   it("leaves unset and empty variables to the module's defaults, and keeps rows forever with RELAY_RETENTION_MS=0", () => {
     const options = relayOptionsFromEnv({ RELAY_BATCH_SIZE: '', RELAY_RETENTION_MS: '0' });
+    expect(options.schema).toBe('public');
     expect(options.tuning).toMatchObject({
       batchSize: undefined,
-      schema: 'public',
       recordEncoder: 'relay',
       compression: 'none',
     });

@@ -38,8 +38,8 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
               'delete',
             ),
           },
+    schema: env.OUTBOX_SCHEMA || 'public',
     tuning: {
-      schema: env.OUTBOX_SCHEMA || 'public',
       table: env.OUTBOX_TABLE || 'outbox',
       batchSize: int('RELAY_BATCH_SIZE'),
       runLimit: int('RELAY_RUN_LIMIT'),

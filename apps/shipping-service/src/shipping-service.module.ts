@@ -46,10 +46,10 @@ export class ShippingServiceModule {
           poolMax: 10,
         }),
         transactionalClsModule(),
-        OutboxModule.forRoot({ tuning: { schema: config.schema, table: SHIPPING_OUTBOX_TABLE } }),
+        OutboxModule.forRoot({ schema: config.schema, tuning: { table: SHIPPING_OUTBOX_TABLE } }),
         InboxModule.forRoot({
           kafka: { clientId: 'shipping-service-inbox', brokers: config.kafkaBrokers },
-          tuning: { schema: config.schema },
+          schema: config.schema,
         }),
         TerminusModule,
         ...(config.relayEmbedded ? [embeddedRelay(config)] : []),

@@ -21,7 +21,7 @@ export function sqlIdentifier(moduleName: string, option: string, value: unknown
   return `"${value}"`;
 }
 
-/** `"schema"."table"` from two validated identifiers (options `${at}schema`, `${at}table`). @publicApi */
-export function qualifiedTable(module: string, schema: string, table: string, at = ''): string {
-  return `${sqlIdentifier(module, `${at}schema`, schema)}.${sqlIdentifier(module, `${at}table`, table)}`;
+/** `"schema"."table"` from two validated identifiers (options `schema` and `option`). @publicApi */
+export function qualifiedTable(module: string, schema: string, table: string, option = 'table') {
+  return `${sqlIdentifier(module, 'schema', schema)}.${sqlIdentifier(module, option, table)}`;
 }

@@ -35,8 +35,8 @@ const options: InboxModuleOptions = {
   kafka: { brokers: ['127.0.0.1:9092'] },
   retry: { maxAttempts: 7, baseDelayMs: 50, maxDelayMs: 500 },
   retention: { keepMs: Infinity },
+  schema: 'shipping',
   tuning: {
-    schema: 'shipping',
     table: 'processed',
     rejectedTable: 'refused',
     versionsTable: 'versions',
@@ -193,7 +193,7 @@ describe('InboxModule registration', () => {
       { retry: { initialDelayMs: 10 } },
       /option "retry.initialDelayMs" was renamed to "retry.baseDelayMs"/,
     ],
-    [{ schema: 'app' }, /option "schema" was renamed to "tuning.schema"/],
+    [{ tuning: { schema: 'app' } }, /option "tuning.schema" was renamed to "schema"/],
     [{ maxMessageBytes: 10 }, /option "maxMessageBytes" was renamed to "tuning.maxMessageBytes"/],
     [
       { retention: { inboxRetentionMs: 10 } },
@@ -211,10 +211,7 @@ describe('InboxModule registration', () => {
 
   it.each([
     [{ kafka: { brokers: [] } }, /kafka.brokers" is required/],
-    [
-      { ...options, tuning: { schema: 'Bad Schema' } },
-      /"tuning.schema" must be a lower-case SQL identifier/,
-    ],
+    [{ ...options, schema: 'Bad Schema' }, /option "schema" must be a lower-case SQL identifier/],
     [
       { ...options, tuning: { rejectedTable: 'x-y' } },
       /"tuning.rejectedTable" must be a lower-case SQL identifier/,

@@ -78,7 +78,7 @@ beforeAll(async () => {
   db = await createTestSchema('outbox_order');
   await createTables(db.pool, db.name);
   app = await createOutboxApp(
-    { tuning: { schema: db.name, notifyChannel: false } },
+    { schema: db.name, tuning: { notifyChannel: false } },
     { providers: [Writer] },
   );
   writer = app.get(Writer);

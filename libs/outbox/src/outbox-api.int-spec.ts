@@ -27,7 +27,8 @@ class ProbeModule {}
 describe('OutboxModule public options (installSchema, verifySchema, isGlobal, renamed options)', () => {
   it('Given installSchema: true and no table, when the app starts, then the table is created and an event can be recorded', async () => {
     const app = await createOutboxApp({
-      tuning: { schema: db.name, table: 'installed', installSchema: true },
+      schema: db.name,
+      tuning: { table: 'installed', installSchema: true },
     });
     try {
       const outbox = app.get(OutboxService);
@@ -50,7 +51,7 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
   it('Given two apps starting together with installSchema: true, then both start (the DDL is serialised)', async () => {
     const apps = await Promise.all(
       [1, 2].map(() =>
-        createOutboxApp({ tuning: { schema: db.name, table: 'raced', installSchema: true } }),
+        createOutboxApp({ schema: db.name, tuning: { table: 'raced', installSchema: true } }),
       ),
     );
     await Promise.all(apps.map((app) => app.close()));
@@ -62,7 +63,8 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
 
   it('Given verifySchema: false and no table, then the app starts (the table may come later)', async () => {
     const app = await createOutboxApp({
-      tuning: { schema: db.name, table: 'later', verifySchema: false },
+      schema: db.name,
+      tuning: { table: 'later', verifySchema: false },
     });
     await app.close();
   });
@@ -74,7 +76,7 @@ describe('OutboxModule public options (installSchema, verifySchema, isGlobal, re
     'Given isGlobal: %p, then a module that does not import the outbox sees its wake-up: %p',
     async (isGlobal, visible) => {
       const app = await createOutboxApp(
-        OutboxModule.forRoot({ isGlobal, tuning: { schema: db.name, table: 'installed' } }),
+        OutboxModule.forRoot({ isGlobal, schema: db.name, tuning: { table: 'installed' } }),
         { imports: [ProbeModule] },
       );
       try {

@@ -16,6 +16,8 @@ export interface TraceContext {
  * @publicApi
  */
 export interface OutboxModuleOptions {
+  /** Schema of the outbox table (a lower-case SQL identifier). @default 'public' */
+  schema?: string;
   /**
    * Back-pressure: read, every second, the state the relay publishes (`ok`, `warn`,
    * `critical`, or `unknown` while no relay publishes it; thresholds are `RelayModule`'s
@@ -33,8 +35,6 @@ export interface OutboxModuleOptions {
 
 /** `tuning` of `OutboxModuleOptions`: settings whose defaults need no touching. @publicApi */
 export interface OutboxTuningOptions {
-  /** Schema of the outbox table (a lower-case SQL identifier). @default 'public' */
-  schema?: string;
   /** Name of the outbox table (a lower-case SQL identifier). @default 'outbox' */
   table?: string;
   /** Largest serialized payload `record()` accepts, in UTF-8 bytes. @default 1000000 */

@@ -28,7 +28,7 @@ describe('resolveOutboxOptions: traceContext', () => {
 
 describe('resolveOutboxOptions: options moved under tuning', () => {
   it.each(
-    `schema table maxPayloadBytes notifyChannel notifyCoalesceMs traceContext installSchema
+    `table maxPayloadBytes notifyChannel notifyCoalesceMs traceContext installSchema
     verifySchema sqlExecutor`.split(/\s+/),
   )('refuses %s at the top level with a RenamedOptionError naming tuning.%s', (name) => {
     const old = { [name]: 1 } as Parameters<typeof resolveOutboxOptions>[0];
@@ -38,8 +38,16 @@ describe('resolveOutboxOptions: options moved under tuning', () => {
     );
   });
 
-  it('reads them under tuning', () => {
-    const o = resolveOutboxOptions({ tuning: { schema: 'app', maxPayloadBytes: 10 } }, undefined);
+  it('reads them under tuning, and schema at the top level', () => {
+    const o = resolveOutboxOptions({ schema: 'app', tuning: { maxPayloadBytes: 10 } }, undefined);
     expect(o).toMatchObject({ qualifiedTable: '"app"."outbox"', maxPayloadBytes: 10 });
+  });
+
+  it('refuses tuning.schema with a RenamedOptionError naming schema', () => {
+    const old = { tuning: { schema: 'app' } } as Parameters<typeof resolveOutboxOptions>[0];
+    expect(() => resolveOutboxOptions(old, undefined)).toThrow(RenamedOptionError);
+    expect(() => resolveOutboxOptions(old, undefined)).toThrow(
+      'option "tuning.schema" was renamed to "schema"',
+    );
   });
 });

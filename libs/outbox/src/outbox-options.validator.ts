@@ -22,10 +22,11 @@ const check = new OptionChecks(MODULE);
 const RENAMED = {
   ...movedUnder(
     'tuning',
-    `schema table maxPayloadBytes notifyChannel notifyCoalesceMs traceContext installSchema
+    `table maxPayloadBytes notifyChannel notifyCoalesceMs traceContext installSchema
     verifySchema sqlExecutor`,
   ),
   verifyTableOnStartup: 'tuning.verifySchema',
+  'tuning.schema': 'schema',
 };
 
 function notifyChannel(value: unknown): string | false {
@@ -60,9 +61,9 @@ export function resolveOutboxOptions(
   }
   check.renamed(options, RENAMED);
   const t: OutboxTuningOptions = options.tuning ?? {};
-  const schema = t.schema ?? 'public';
+  const schema = options.schema ?? 'public';
   const table = t.table ?? 'outbox';
-  const quoted = qualifiedTable(MODULE, schema, table, 'tuning.');
+  const quoted = qualifiedTable(MODULE, schema, table, 'tuning.table');
   if (
     t.traceContext !== undefined &&
     t.traceContext !== false &&

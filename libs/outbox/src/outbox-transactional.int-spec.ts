@@ -136,8 +136,8 @@ beforeAll(async () => {
   await createTables(db.pool, schema);
   app = await createOutboxApp(
     {
+      schema,
       tuning: {
-        schema,
         maxPayloadBytes: 1000,
         notifyChannel: false,
         traceContext: () => ({

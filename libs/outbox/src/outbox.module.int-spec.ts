@@ -43,7 +43,7 @@ class ConfigModule {}
 @Injectable()
 class OutboxOptionsFactory {
   createOutboxOptions(): OutboxModuleOptions {
-    return { tuning: { schema: db.name, table: 'events_class', notifyCoalesceMs: 20 } };
+    return { schema: db.name, tuning: { table: 'events_class', notifyCoalesceMs: 20 } };
   }
 }
 
@@ -123,8 +123,8 @@ describe('OutboxModule registration', () => {
       OutboxModule.forRoot({
         metrics: false,
         pressure: true,
+        schema: db.name,
         tuning: {
-          schema: db.name,
           table: 'events_full',
           maxPayloadBytes: 2048,
           notifyChannel: false,
@@ -162,7 +162,8 @@ describe('OutboxModule registration', () => {
         useFactory: async (config: OutboxConfig) => {
           await Promise.resolve();
           return {
-            tuning: { schema: db.name, table: config.table, notifyChannel: 'custom_channel' },
+            schema: db.name,
+            tuning: { table: config.table, notifyChannel: 'custom_channel' },
           };
         },
       }),
@@ -190,7 +191,8 @@ describe('OutboxModule registration', () => {
         ...persistenceImports('secondary'),
         OutboxModule.forRoot({
           connectionName: 'secondary',
-          tuning: { schema: db.name, table: 'events_full' },
+          schema: db.name,
+          tuning: { table: 'events_full' },
         }),
       ],
     }).compile();
@@ -228,7 +230,7 @@ describe('OutboxModule start-up validation', () => {
       { tuning: { table: 'outbox; drop table users' } },
       /option "tuning.table"/,
     ],
-    ['an upper-case schema', { tuning: { schema: 'App' } }, /option "tuning.schema"/],
+    ['an upper-case schema', { schema: 'App' }, /option "schema" must be/],
     ['a quoted identifier', { tuning: { table: 'out"box' } }, /option "tuning.table"/],
     ['a too long name', { tuning: { table: 'x'.repeat(64) } }, /option "tuning.table"/],
     [
@@ -268,17 +270,17 @@ describe('OutboxModule start-up validation', () => {
         imports: [
           FakeTransactionHostModule,
           ClsModule.forRoot({ global: true }),
-          OutboxModule.forRootAsync({ useFactory: () => ({ tuning: { schema: 'bad-schema' } }) }),
+          OutboxModule.forRootAsync({ useFactory: () => ({ schema: 'bad-schema' }) }),
         ],
       }).compile(),
-    ).rejects.toThrow(/OutboxModule: option "tuning.schema" must be a lower-case SQL identifier/);
+    ).rejects.toThrow(/OutboxModule: option "schema" must be a lower-case SQL identifier/);
   });
 
   it('Given a table that does not exist, then start-up fails with OutboxTableNotFoundError naming the fix', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         ...persistenceImports(),
-        OutboxModule.forRoot({ tuning: { schema: db.name, table: 'nope' } }),
+        OutboxModule.forRoot({ schema: db.name, tuning: { table: 'nope' } }),
       ],
     }).compile();
     const failure = await moduleRef.init().then(

@@ -31,7 +31,8 @@ describe('RelayModule unified options', () => {
     [{ maxAttempts: 3 }, 'maxAttempts', /renamed to "tuning\.retry\.maxAttempts"/],
     [{ maxOldestAgeMs: 1 }, 'maxOldestAgeMs', /renamed to "tuning\.unhealthyAfterMs"/],
     [{ retention: { publishedMs: 1 } }, 'retention.publishedMs', /renamed to "retention\.keepMs"/],
-    ...`schema table producer recordEncoder compression synchronousCommit batchSize runLimit
+    [{ tuning: { schema: 'app' } }, 'tuning.schema', /renamed to "schema"/],
+    ...`table producer recordEncoder compression synchronousCommit batchSize runLimit
       maxRequestBytes leaseMs publishTimeoutMs retry crashLoopThreshold polling listen
       classifyError shutdownTimeoutMs statsIntervalMs tableStatsIntervalMs installSchema
       verifySchema autoStart relayId publisher`

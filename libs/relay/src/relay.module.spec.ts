@@ -75,7 +75,7 @@ describe('RelayModule options', () => {
   });
 
   it.each([
-    [{ tuning: { schema: 'Bad' } }, /option "tuning.schema"/],
+    [{ schema: 'Bad' }, /option "schema" must be/],
     [{ connection: '' }, /option "connection" is required/],
     [{ tuning: { batchSize: 0 } }, /option "tuning.batchSize" must be a positive integer/],
     [
@@ -166,7 +166,7 @@ describe('RelayModule registration', () => {
     constructor(@Inject(SETTINGS) private readonly settings: { table: string }) {}
 
     createRelayOptions(): RelayModuleOptions {
-      return { ...base, tuning: { schema: 'app', table: this.settings.table } };
+      return { ...base, schema: 'app', tuning: { table: this.settings.table } };
     }
   }
 

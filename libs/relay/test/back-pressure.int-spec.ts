@@ -53,7 +53,7 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
       (await schema.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!
         .n;
     producerApp = await createOutboxApp(
-      { pressure: true, tuning: { schema: schema.name } },
+      { pressure: true, schema: schema.name },
       { providers: [Commands] },
     );
     const commands = producerApp.get(Commands);

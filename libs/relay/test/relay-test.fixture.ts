@@ -69,8 +69,8 @@ export class RelayScene {
       routing: { defaultTopic: 'unused-default' },
       retention: false,
       ...overrides,
+      schema: this.schema.name,
       tuning: {
-        schema: this.schema.name,
         table: 'outbox',
         leaseMs: 5000,
         publishTimeoutMs: 3000,

@@ -37,8 +37,8 @@ export function embeddedRelayModule(
       maxOldestAgeMs: config.pressure.maxOldestAgeMs,
       windowMs: config.pressure.windowMs,
     },
+    schema: config.schema,
     tuning: {
-      schema: config.schema,
       table: options.table,
       leaseMs: config.relayLeaseMs,
       publishTimeoutMs: Math.floor(config.relayLeaseMs / 2),

@@ -68,7 +68,7 @@ export interface InboxMetricsOptions {
  * `@InboxHandler` override the defaults below.
  * @publicApi
  */
-export interface InboxModuleOptions {
+export interface InboxModuleOptions extends Pick<InboxTableNames, 'schema'> {
   /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
   readonly kafka: KafkaConfig;
   readonly retry?: InboxRetryOptions;
@@ -86,7 +86,7 @@ export interface InboxModuleOptions {
 }
 
 /** `tuning` of `InboxModuleOptions`: settings whose defaults need no touching. @publicApi */
-export interface InboxTuningOptions extends InboxTableNames {
+export interface InboxTuningOptions extends Omit<InboxTableNames, 'schema'> {
   /** Apply the idempotent DDL at start-up (prefer `createInboxMigration` in production). @default false */
   readonly installSchema?: boolean;
   /** Refuse to start with `InboxSchemaMissingError` when a table is missing. @default true */

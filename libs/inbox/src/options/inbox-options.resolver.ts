@@ -5,7 +5,7 @@ import {
   sqlIdentifier,
 } from '@nest-outbox/core/internal';
 import { INBOX_METRIC_PREFIX, INBOX_MODULE } from '../inbox.constants';
-import { inboxTableNames } from '../schema/inbox-schema.sql';
+import { inboxTableNames, type InboxTableNames } from '../schema/inbox-schema.sql';
 import type {
   ExhaustedPolicy,
   InboxHandlerOptions,
@@ -42,23 +42,14 @@ class InboxOptionChecks extends OptionChecks {
 
 const check: InboxOptionChecks = new InboxOptionChecks(INBOX_MODULE);
 
-function resolveTables(tuning: InboxTuningOptions): ResolvedTables {
-  const n = inboxTableNames(tuning);
-  const tableOption = { inbox: 'table', rejected: 'rejectedTable', versions: 'versionsTable' };
-  for (const key of ['inbox', 'rejected', 'versions'] as const) {
-    sqlIdentifier(INBOX_MODULE, `tuning.${tableOption[key]}`, n[key]);
-  }
+function resolveTables(names: InboxTableNames): ResolvedTables {
+  const n = inboxTableNames(names);
   return {
-    schema: sqlIdentifier(INBOX_MODULE, 'tuning.schema', n.schema),
-    inbox: qualifiedTable(INBOX_MODULE, n.schema, n.inbox),
-    rejected: qualifiedTable(INBOX_MODULE, n.schema, n.rejected),
-    versions: qualifiedTable(INBOX_MODULE, n.schema, n.versions),
-    names: {
-      schema: n.schema,
-      table: n.inbox,
-      rejectedTable: n.rejected,
-      versionsTable: n.versions,
-    },
+    schema: sqlIdentifier(INBOX_MODULE, 'schema', n.schema),
+    inbox: qualifiedTable(INBOX_MODULE, n.schema, n.inbox, 'tuning.table'),
+    rejected: qualifiedTable(INBOX_MODULE, n.schema, n.rejected, 'tuning.rejectedTable'),
+    versions: qualifiedTable(INBOX_MODULE, n.schema, n.versions, 'tuning.versionsTable'),
+    names,
   };
 }
 
@@ -66,11 +57,12 @@ function resolveTables(tuning: InboxTuningOptions): ResolvedTables {
 const RENAMED = {
   ...movedUnder(
     'tuning',
-    `schema table rejectedTable versionsTable installSchema verifySchema maxMessageBytes
+    `table rejectedTable versionsTable installSchema verifySchema maxMessageBytes
     isPermanentError`,
   ),
   tables: ['tuning', 'tables.inbox is tuning.table, tables.rejected is tuning.rejectedTable'],
   createSchema: 'tuning.installSchema',
+  'tuning.schema': 'schema',
   'retry.initialDelayMs': 'retry.baseDelayMs',
   'retention.inboxRetentionMs': 'retention.keepMs',
   'retention.prune': ['retention.keepMs', 'prune: false is keepMs: Infinity'],
@@ -127,7 +119,7 @@ export function resolveInboxOptions(
     check.fail('connectionName', 'must be a non-empty string or left out (the default connection)');
   return {
     raw: options,
-    tables: resolveTables(t),
+    tables: resolveTables({ ...t, schema: options.schema }),
     installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
     verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, INBOX_METRIC_PREFIX),

@@ -13,8 +13,8 @@ export interface ResolvedTables {
   readonly inbox: string;
   readonly rejected: string;
   readonly versions: string;
-  /** The unquoted names, as the DDL functions take them. */
-  readonly names: Required<InboxTableNames>;
+  /** The names as given, as the DDL functions take them. */
+  readonly names: InboxTableNames;
 }
 
 /** Everything a handler needs, defaults applied. @internal */

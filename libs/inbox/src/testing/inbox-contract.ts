@@ -71,7 +71,8 @@ export function inboxContract(
       const inbox = InboxModule.forRoot({
         kafka: { brokers: ['127.0.0.1:9092'] },
         metrics: false,
-        tuning: { schema: s, installSchema: true },
+        schema: s,
+        tuning: { installSchema: true },
       });
       @Module({ imports: [...(stack.imports() as DynamicModule[]), inbox] })
       class ContractModule {}

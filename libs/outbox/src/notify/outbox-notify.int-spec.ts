@@ -49,7 +49,7 @@ beforeAll(async () => {
   listener.on('notification', (n) => received.push(n));
   await listener.query(`LISTEN ${channel}`);
   app = await createOutboxApp(
-    { tuning: { schema: db.name, notifyChannel: channel, notifyCoalesceMs: 50 } },
+    { schema: db.name, tuning: { notifyChannel: channel, notifyCoalesceMs: 50 } },
     { providers: [Recorder] },
   );
   gate = new CommitGate(dataSourceOf(app));

@@ -90,7 +90,7 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
   beforeAll(async () => {
     // No relay here: the test publishes the pressure row as a relay does.
     app = await createOutboxApp(
-      { metrics: { registry }, pressure: true, tuning: { schema } },
+      { metrics: { registry }, pressure: true, schema },
       { providers: [Commands] },
     );
   });

@@ -58,7 +58,8 @@ export function outboxContract(
         [
           OutboxModule.forRoot({
             metrics: false,
-            tuning: { schema: s, installSchema: true, notifyChannel: false },
+            schema: s,
+            tuning: { installSchema: true, notifyChannel: false },
           }),
         ],
       );

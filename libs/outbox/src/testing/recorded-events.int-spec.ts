@@ -21,7 +21,8 @@ beforeAll(async () => {
   await db.pool.query(`INSERT INTO "${db.name}".orders (id, status) VALUES ('o-1', 'pending')`);
   app = await createOutboxApp({
     metrics: false,
-    tuning: { schema: db.name, notifyChannel: false },
+    schema: db.name,
+    tuning: { notifyChannel: false },
   });
   outbox = app.get(OutboxService);
 });

@@ -181,7 +181,7 @@ beforeAll(async () => {
     `UPDATE "${db.name}".orders SET status = 'shipped', version = 7 WHERE id = 'o-3'`,
   );
   app = await createOutboxApp(
-    { tuning: { schema: db.name, notifyChannel: false } },
+    { schema: db.name, tuning: { notifyChannel: false } },
     { providers: [Mover] },
   );
   mover = app.get(Mover);

@@ -69,7 +69,7 @@ beforeAll(async () => {
     `INSERT INTO "${db.name}".orders (id, status, version) VALUES ('o-1', 'pending', 4), ('o-2', 'pending', 0), ('o-3', 'shipped', 7)`,
   );
   app = await createOutboxApp(
-    { tuning: { schema: db.name, notifyChannel: false } },
+    { schema: db.name, tuning: { notifyChannel: false } },
     { providers: [ConfirmOrder] },
   );
   orders = app.get(ConfirmOrder);

@@ -86,6 +86,8 @@ export interface RelayModuleExtras {
 export interface RelayModuleOptions {
   /** PostgreSQL connection string or `pg` PoolConfig of the relay's own small pool. */
   readonly connection: string | PoolConfig;
+  /** Schema of the outbox table. @default 'public' */
+  readonly schema?: string;
   /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `tuning.publisher`. */
   readonly kafka?: KafkaConfig;
   readonly routing: TopicRoutingOptions;
@@ -107,8 +109,6 @@ export interface RelayModuleOptions {
 
 /** `tuning` of `RelayModuleOptions`: settings whose defaults need no touching. @publicApi */
 export interface RelayTuningOptions {
-  /** @default 'public' */
-  readonly schema?: string;
   /** @default 'outbox' */
   readonly table?: string;
   /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */

@@ -54,7 +54,7 @@ function resolveRetry(r: RetryOptions | undefined): BackoffPolicy & { maxAttempt
 const RENAMED = {
   ...movedUnder(
     'tuning',
-    `schema table producer recordEncoder compression synchronousCommit batchSize runLimit
+    `table producer recordEncoder compression synchronousCommit batchSize runLimit
     maxRequestBytes leaseMs publishTimeoutMs retry crashLoopThreshold polling listen
     classifyError shutdownTimeoutMs statsIntervalMs tableStatsIntervalMs installSchema
     verifySchema autoStart relayId publisher`,
@@ -63,6 +63,7 @@ const RENAMED = {
   'retention.publishedMs': 'retention.keepMs',
   backoff: ['tuning.retry', 'baseMs -> baseDelayMs, capMs -> maxDelayMs'],
   maxAttempts: 'tuning.retry.maxAttempts',
+  'tuning.schema': 'schema',
 } as const;
 
 function resolveConnection(c: unknown): PoolConfig {
@@ -97,7 +98,7 @@ function resolveListenChannel(listen: RelayTuningOptions['listen']): string | un
 export function resolveRelayOptions(raw: RelayModuleOptions) {
   check.renamed(raw, RENAMED);
   const t: RelayTuningOptions = raw.tuning ?? {};
-  const schema = t.schema ?? 'public';
+  const schema = raw.schema ?? 'public';
   const table = t.table ?? 'outbox';
   resolveRequired(raw);
   const { maxAttempts, ...backoff } = resolveRetry(t.retry);
@@ -120,7 +121,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     pool: resolveConnection(raw.connection),
     schema,
     table,
-    qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.'),
+    qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.table'),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
     batchSize: check.integer('tuning.batchSize', t.batchSize, 1000),
     runLimit: check.integer('tuning.runLimit', t.runLimit, 100),
