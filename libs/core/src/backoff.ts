@@ -29,14 +29,6 @@ export function backoffDelayMs(
 /**
  * Consecutive failures of one thing and the delay before its next try, by `backoffDelayMs`.
  * For loops that retry one thing (a claim, a connection, an idle poll).
- * @example
- * ```ts
- * const backoff = new Backoff({ baseMs: 200, capMs: 10_000 });
- * for (;;) {
- *   try { await connect(); backoff.reset(); break; }
- *   catch { await sleep(backoff.next()); }
- * }
- * ```
  * @publicApi
  */
 export class Backoff {

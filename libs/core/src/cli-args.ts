@@ -115,10 +115,6 @@ const processIo: CliIo = {
  * Runs a command line: parses `argv`, prints the usage for `--help` (exit code 0), prints a
  * usage error (2) or any other error's message (1), else runs `main`, whose result is the
  * exit code (default 0). Sets `process.exitCode` rather than exiting, so that pools close.
- * @example
- * ```ts
- * void runCli(spec, process.argv.slice(2), async ({ values }) => { ...; return 0; });
- * ```
  * @publicApi
  */
 export async function runCli<F extends Record<string, CliFlag>>(

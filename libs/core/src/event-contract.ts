@@ -91,21 +91,3 @@ export function toKafkaHeaders(event: KafkaHeaderSource): Record<string, string>
   out['content-type'] = 'application/json';
   return out;
 }
-
-/** A Kafka header value as kafkajs delivers it. */
-export type RawHeaderValue = Buffer | string | (Buffer | string)[] | undefined;
-
-/**
- * Kafka headers as plain strings (the first value of a repeated header wins).
- * @publicApi
- */
-export function readHeaders(
-  raw: Record<string, RawHeaderValue> | undefined,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw ?? {})) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) out[name] = first.toString();
-  }
-  return out;
-}

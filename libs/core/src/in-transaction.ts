@@ -23,13 +23,6 @@ export interface TransactionPool<C extends TransactionClient> {
  * identifiers). The connection goes back to the pool afterwards, or is
  * destroyed when even the ROLLBACK failed (its state is unknown). For code on a plain `pg`
  * pool; code running in a nestjs-cls `TransactionHost` uses that instead.
- * @example
- * ```ts
- * const count = await inTransaction(pool, async (client) => {
- *   await client.query('SELECT pg_advisory_xact_lock(42)');
- *   return (await client.query('DELETE FROM t WHERE done')).rowCount;
- * });
- * ```
  * @publicApi
  */
 export async function inTransaction<C extends TransactionClient, T>(
@@ -58,11 +51,6 @@ export async function inTransaction<C extends TransactionClient, T>(
  * only while PostgreSQL works, never across a round trip to the client. A simple query binds no
  * values: `text` carries its values as literals the caller checked or escaped (`pg`'s
  * `escapeLiteral`).
- * @example
- * ```ts
- * const results = await inOneQueryTransaction(pool, `BEGIN; SELECT pg_advisory_xact_lock(42);
- *   UPDATE t SET n = n + 1 RETURNING n; COMMIT`);
- * ```
  * @publicApi
  */
 export async function inOneQueryTransaction<C extends TransactionClient>(

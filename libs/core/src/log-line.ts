@@ -97,8 +97,6 @@ function textOf(message: string, fields: Record<string, string | number | boolea
  * (`parked event_id=... aggregate_id=... type=order.noted attempt=5 stage=publish
  * error_class=KafkaJSProtocolError`) or an object (`{ msg: 'parked', event_id, ... }`) that
  * Nest's JSON logger prints as one JSON line. Control characters are escaped in both.
- * @example
- * this.logger.warn(logLine('retry scheduled', { event_id, aggregate_id, type, attempt, stage: 'publish', error }));
  * @publicApi
  */
 export function logLine(

@@ -6,19 +6,16 @@
  */
 export const OUTBOX_WAKEUP = Symbol('nest-outbox:wakeup');
 
-/** Called after a transaction that recorded events has committed. */
-export type WakeupListener = () => void;
-
 /**
  * In-memory after-commit signal, one per application (never static, so two apps in one
  * process do not see each other). A hint only: correctness never depends on it.
  * @publicApi
  */
 export class OutboxWakeup {
-  private readonly listeners = new Set<WakeupListener>();
+  private readonly listeners = new Set<() => void>();
 
   /** Subscribes; returns the function that unsubscribes. */
-  subscribe(listener: WakeupListener): () => void {
+  subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

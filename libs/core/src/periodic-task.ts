@@ -23,12 +23,6 @@ export interface PeriodicTaskOptions<T> {
  * `minPauseFactor`). Its timer never keeps the process alive. `runNow()` joins a run in
  * progress instead of starting a second one; `stop()` cancels the next run and waits for the
  * one in progress.
- * @example
- * ```ts
- * const task = new PeriodicTask({ intervalMs: 60_000, run: () => prune(), onError: warn });
- * task.start(); // in onApplicationBootstrap
- * await task.stop(); // in beforeApplicationShutdown
- * ```
  * @publicApi
  */
 export class PeriodicTask<T = unknown> {

@@ -44,28 +44,6 @@ function withCommand(
  * transaction the method joins that one. Metadata other decorators put on the method is
  * kept. The class must be a singleton provider or controller of an application that
  * imports `OutboxModule` (the function form `outbox.transaction(fn)` works anywhere).
- *
- * @example
- * ```ts
- * @Injectable()
- * export class OrdersService {
- *   constructor(
- *     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
- *     private readonly outbox: OutboxService,
- *   ) {}
- *
- *   @OutboxTransactional()
- *   async confirm(orderId: string): Promise<void> {
- *     const version = await this.outbox.transition({
- *       table: 'orders', id: orderId, from: 'pending', to: 'confirmed',
- *     });
- *     await this.outbox.record({
- *       eventType: 'order.confirmed', aggregateType: 'order', aggregateId: orderId,
- *       aggregateVersion: version, payload: { orderId },
- *     });
- *   }
- * }
- * ```
  * @publicApi
  */
 export function OutboxTransactional(options?: OutboxTransactionOptions): MethodDecorator {

@@ -20,31 +20,6 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
  *
  * The application registers nestjs-cls with the transactional plugin (the inbox relies on
  * the same `TransactionHost`, so neither library registers it itself).
- *
- * @example
- * ```ts
- * @Module({
- *   imports: [
- *     TypeOrmModule.forRoot({ type: 'postgres', url: process.env.DATABASE_URL }),
- *     ClsModule.forRoot({
- *       global: true,
- *       plugins: [
- *         new ClsPluginTransactional({
- *           imports: [TypeOrmModule],
- *           adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
- *         }),
- *       ],
- *     }),
- *     OutboxModule.forRoot({ schema: 'app', table: 'outbox' }),
- *     // or: OutboxModule.forRootAsync({ inject: [ConfigService],
- *     //   useFactory: (config: ConfigService) => ({ schema: config.get('OUTBOX_SCHEMA') }) }),
- *   ],
- *   providers: [OrdersService],
- * })
- * export class AppModule {}
- * ```
- * Create the table with `npx nest-outbox migrate --url <postgres url> --schema app --table outbox`
- * (or `createOutboxMigration(...)` in your TypeORM migrations).
  * @publicApi
  */
 @Module({

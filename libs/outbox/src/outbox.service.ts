@@ -170,13 +170,6 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
    * @throws InvalidTransitionError when no row was in an expected state (nothing written)
    * @throws NoActiveTransactionError when no transaction is active
    * @throws PayloadSerializationError, PayloadTooLargeError, InvalidEventError (before any SQL)
-   * @example
-   * ```ts
-   * await this.outbox.transitionAndRecord(
-   *   { table: 'app.orders', id: orderId, from: 'pending', to: 'confirmed' },
-   *   { eventType: 'order.confirmed', aggregateType: 'order', aggregateId: orderId, payload: {} },
-   * );
-   * ```
    */
   async transitionAndRecord<TPayload>(
     spec: TransitionSpec,

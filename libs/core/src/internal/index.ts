@@ -11,7 +11,6 @@ export { loadOptionalPeer } from '../optional-peer';
 export {
   createModuleMetrics,
   noopMetricFactory,
-  promMetricFactory,
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
@@ -24,33 +23,15 @@ export { uuidv7, isUuid } from '../uuid-v7';
 export {
   EVENT_HEADERS,
   isReservedHeader,
-  readHeaders,
   toKafkaHeaders,
   type EventEnvelope,
   type KafkaHeaderSource,
-  type RawHeaderValue,
 } from '../event-contract';
-export {
-  DEFAULT_NOTIFY_CHANNEL,
-  OUTBOX_WAKEUP,
-  OutboxWakeup,
-  type WakeupListener,
-} from '../outbox-wakeup';
+export { DEFAULT_NOTIFY_CHANNEL, OUTBOX_WAKEUP, OutboxWakeup } from '../outbox-wakeup';
 export { Backoff, backoffDelayMs, type BackoffPolicy } from '../backoff';
-export {
-  inOneQueryTransaction,
-  inTransaction,
-  type TransactionClient,
-  type TransactionPool,
-} from '../in-transaction';
-export { PeriodicTask, type PeriodicTaskOptions } from '../periodic-task';
-export {
-  OptionChecks,
-  movedUnder,
-  type IntegerRange,
-  type MetricsOptions,
-  type ResolvedMetricsOptions,
-} from '../option-checks';
+export { inOneQueryTransaction, inTransaction, type TransactionClient } from '../in-transaction';
+export { PeriodicTask } from '../periodic-task';
+export { OptionChecks, movedUnder, type ResolvedMetricsOptions } from '../option-checks';
 export {
   CliUsageError,
   parseCliArgs,
@@ -65,47 +46,18 @@ export {
   createSqlMigration,
   createTableMigration,
   migrationName,
-  type TableMigrationSpec,
   type MigrationOptions,
-  type MigrationQueryRunner,
   type SqlMigrationClass,
 } from '../sql-migration';
 export { errorLabel } from '../error-label';
 export { isDatabaseUnavailable } from '../database-unavailable';
-export {
-  escapeControl,
-  LOG_FORMAT_ENV,
-  logFormat,
-  logLine,
-  type LogFields,
-  type LogFormat,
-  type LogObject,
-} from '../log-line';
-export { otelApi, type OtelApi } from '../tracing/otel-api';
+export { LOG_FORMAT_ENV, logFormat, logLine } from '../log-line';
+export { otelApi } from '../tracing/otel-api';
 export { runInSpan } from '../tracing/run-in-span';
-export {
-  activeTraceHeaders,
-  formatTraceHeaders,
-  parseTraceHeaders,
-  type TraceHeaders,
-} from '../tracing/w3c-trace-context';
-export { BacklogTrend, type BacklogRates, type BacklogSample } from '../pressure/backlog-trend';
-export {
-  forecastSecondsToBudget,
-  type BacklogBudget,
-  type BacklogNow,
-} from '../pressure/backlog-forecast';
-export {
-  resolvePressureOptions,
-  type PressureOptions,
-  type ResolvedPressureOptions,
-} from '../pressure/pressure-options';
-export {
-  evaluatePressure,
-  PRESSURE_LEVEL_VALUE,
-  type PressureLevel,
-  type PressureReading,
-} from '../pressure/pressure-state';
+export { activeTraceHeaders, parseTraceHeaders } from '../tracing/w3c-trace-context';
+export {} from '../pressure/backlog-forecast';
+export { resolvePressureOptions, type PressureOptions } from '../pressure/pressure-options';
+export { PRESSURE_LEVEL_VALUE, type PressureLevel } from '../pressure/pressure-state';
 export { BacklogPressure, type BacklogAssessment } from '../pressure/backlog-pressure';
 export { heldBehindParkedSql } from '../pressure/held-back.sql';
 export { pressureView, type PressureView } from '../pressure/pressure-view';
@@ -116,9 +68,10 @@ export {
   type SqlExecutor,
   type SqlExecutorFactory,
 } from '../sql/sql-executor';
-export type {
-  SqlIsolationLevel,
-  SqlTransactionOptions,
+export {
+  SQL_ISOLATION_LEVELS,
+  type SqlIsolationLevel,
+  type SqlTransactionOptions,
 } from '../sql/transactional-adapter.interface';
 export { TransactionalAdapterPg } from '../sql/pg.transactional-adapter';
 export { TransactionalAdapterKysely } from '../sql/kysely.transactional-adapter';

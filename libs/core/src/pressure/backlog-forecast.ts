@@ -26,11 +26,6 @@ function secondsUntil(value: number, limit: number, perSecond: number): number {
  * or when neither figure grows. The age forecast follows the head's age: it grows one
  * second per second while the relay publishes nothing (broker down) and stops growing
  * once the head moves.
- * @example
- * ```ts
- * forecastSecondsToBudget({ backlog: 100, oldestAgeMs: 0 }, rates, { maxBacklog: 1100, maxOldestAgeMs: 60_000 });
- * // with rates.backlogPerSecond = 10: 100 (seconds)
- * ```
  * @publicApi
  */
 export function forecastSecondsToBudget(

@@ -12,12 +12,6 @@ export interface BacklogAssessment extends PressureReading {
  * Turns successive backlog samples into rates, a forecast and a pressure state. Holds no
  * connection and runs no query: its owner samples (one query per interval per process)
  * and calls `observe()`; commands read `latest` (no query per command).
- * @example
- * ```ts
- * const pressure = new BacklogPressure(resolvePressureOptions(check, 'pressure', raw));
- * const reading = pressure.observe({ atMs: Date.now(), backlog, oldestAgeMs, drained, drainWindowMs });
- * if (reading.state === 'critical') ...
- * ```
  * @publicApi
  */
 export class BacklogPressure {

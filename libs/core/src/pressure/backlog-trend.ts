@@ -40,8 +40,7 @@ function slope(points: readonly { x: number; y: number }[]): number {
 }
 
 /**
- * The last `windowMs` of backlog samples and the rates they show. One per sampler (a
- * relay's stats, an outbox's pressure sampler), fed every sampling interval.
+ * The last `windowMs` of backlog samples and the rates they show, fed every sampling interval.
  * @publicApi
  */
 export class BacklogTrend {

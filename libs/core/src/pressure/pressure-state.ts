@@ -26,9 +26,10 @@ function crossed(
   now: BacklogNow,
   forecastSeconds: number,
   options: ResolvedPressureOptions,
-  percent: number,
-  forecastLimit: number,
+  level: 'warn' | 'critical',
 ): string[] {
+  const percent = options[`${level}Percent`];
+  const forecastLimit = options[`${level}ForecastSeconds`];
   const reasons: string[] = [];
   const backlogLimit = (options.maxBacklog * percent) / 100;
   const ageLimitMs = (options.maxOldestAgeMs * percent) / 100;
@@ -44,11 +45,6 @@ function crossed(
 
 /**
  * The pressure state of the figures against the thresholds (see `PressureOptions`).
- * @example
- * ```ts
- * evaluatePressure({ backlog: 95_000, oldestAgeMs: 1_000 }, Infinity, resolvedOptions);
- * // { state: 'critical', reasons: ['backlog 95000 >= 90000'] }
- * ```
  * @publicApi
  */
 export function evaluatePressure(
@@ -56,20 +52,8 @@ export function evaluatePressure(
   forecastSeconds: number,
   options: ResolvedPressureOptions,
 ): { state: PressureLevel; reasons: string[] } {
-  const critical = crossed(
-    now,
-    forecastSeconds,
-    options,
-    options.criticalPercent,
-    options.criticalForecastSeconds,
-  );
+  const critical = crossed(now, forecastSeconds, options, 'critical');
   if (critical.length > 0) return { state: 'critical', reasons: critical };
-  const warn = crossed(
-    now,
-    forecastSeconds,
-    options,
-    options.warnPercent,
-    options.warnForecastSeconds,
-  );
+  const warn = crossed(now, forecastSeconds, options, 'warn');
   return { state: warn.length > 0 ? 'warn' : 'ok', reasons: warn };
 }

@@ -1,22 +1,16 @@
 import { inTransaction, type TransactionClient, type TransactionPool } from '../in-transaction';
-import type {
-  ClsTransactionalAdapter,
-  SqlIsolationLevel,
-  SqlTransactionOptions,
+import {
+  SQL_ISOLATION_LEVELS,
+  type ClsTransactionalAdapter,
+  type SqlTransactionOptions,
 } from './transactional-adapter.interface';
-
-const LEVELS: readonly SqlIsolationLevel[] = [
-  'READ UNCOMMITTED',
-  'READ COMMITTED',
-  'REPEATABLE READ',
-  'SERIALIZABLE',
-];
 
 /** `BEGIN`, with the level checked against the four PostgreSQL knows (it becomes SQL text). */
 function begin(options: SqlTransactionOptions | undefined): string {
   const level = options?.isolationLevel;
   if (level === undefined) return 'BEGIN';
-  if (!LEVELS.includes(level)) throw new TypeError(`unknown isolation level ${String(level)}`);
+  if (!SQL_ISOLATION_LEVELS.includes(level))
+    throw new TypeError(`unknown isolation level ${String(level)}`);
   return `BEGIN ISOLATION LEVEL ${level}`;
 }
 

@@ -23,6 +23,14 @@ export type SqlIsolationLevel =
   | 'REPEATABLE READ'
   | 'SERIALIZABLE';
 
+/** The four, for checks of a level given at run time (it becomes SQL text). @internal */
+export const SQL_ISOLATION_LEVELS: readonly SqlIsolationLevel[] = [
+  'READ UNCOMMITTED',
+  'READ COMMITTED',
+  'REPEATABLE READ',
+  'SERIALIZABLE',
+];
+
 /** Options of a transaction opened by the adapters of nest-outbox. @publicApi */
 export interface SqlTransactionOptions {
   readonly isolationLevel?: SqlIsolationLevel;

@@ -1,11 +1,4 @@
-import * as crypto from 'node:crypto';
-
-/** One-shot `crypto.hash` (Node >= 20.12) is about 40% cheaper than `createHash`. */
-const oneShot = (
-  crypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }
-).hash;
-const sha1 = (text: string): Buffer =>
-  oneShot ? oneShot('sha1', text, 'buffer') : crypto.createHash('sha1').update(text).digest();
+import { hash } from 'node:crypto';
 
 /**
  * Key of the transaction-scoped advisory lock that serialises writers of one aggregate in
@@ -23,5 +16,5 @@ export function outboxLockKey(
   aggregateId: string,
 ): bigint {
   const text = JSON.stringify([qualifiedName, aggregateType, aggregateId]);
-  return sha1(text).readBigInt64BE(0);
+  return hash('sha1', text, 'buffer').readBigInt64BE(0);
 }

@@ -7,7 +7,7 @@ import {
   outboxInsertOneValues,
   outboxInsertStatement,
 } from './outbox-insert.sql';
-import { queryInTransaction, type NamedStatement } from './transaction-query';
+import type { NamedStatement } from './transaction-query';
 
 function compareKeys(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -41,9 +41,9 @@ export class OutboxStore {
   /** Inserts `rows` (in this order) through `sql` (the current transaction). */
   async insertRows(sql: SqlExecutor, rows: readonly OutboxRow[]): Promise<void> {
     if (rows.length === 1) {
-      await queryInTransaction(sql, this.insertOne, outboxInsertOneValues(rows[0]!));
+      await sql.query(this.insertOne.text, outboxInsertOneValues(rows[0]!), this.insertOne.name);
     } else if (rows.length > 1) {
-      await queryInTransaction(sql, this.insert, insertValues(rows));
+      await sql.query(this.insert.text, insertValues(rows), this.insert.name);
     }
     this.metrics?.flushed(rows.map((r) => r.eventType));
   }

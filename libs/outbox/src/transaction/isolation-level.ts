@@ -1,12 +1,9 @@
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { type SqlExecutor, type SqlIsolationLevel } from '@nest-outbox/core/internal';
-
-const LEVELS: readonly SqlIsolationLevel[] = [
-  'READ UNCOMMITTED',
-  'READ COMMITTED',
-  'REPEATABLE READ',
-  'SERIALIZABLE',
-];
+import {
+  SQL_ISOLATION_LEVELS,
+  type SqlExecutor,
+  type SqlIsolationLevel,
+} from '@nest-outbox/core/internal';
 
 /**
  * Sets the isolation level of the transaction just opened, as its first statement: the
@@ -14,11 +11,11 @@ const LEVELS: readonly SqlIsolationLevel[] = [
  * @internal
  */
 export async function setIsolationLevel(sql: SqlExecutor, level: SqlIsolationLevel): Promise<void> {
-  if (!LEVELS.includes(level)) {
+  if (!SQL_ISOLATION_LEVELS.includes(level)) {
     throw new InvalidOptionsError(
       'OutboxTransactional',
       'isolationLevel',
-      `must be one of ${LEVELS.join(', ')}`,
+      `must be one of ${SQL_ISOLATION_LEVELS.join(', ')}`,
     );
   }
   await sql.query(`SET TRANSACTION ISOLATION LEVEL ${level}`, []);

@@ -3,7 +3,6 @@ import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
-import { queryInTransaction } from '../store/transaction-query';
 import type { TransitionSpec } from './transition.interface';
 import { transitionRecordStatement } from './transition-record.sql';
 import { transitionStatement, type TransitionStatement } from './transition.sql';
@@ -47,7 +46,8 @@ export class TransitionRunner {
   /** The UPDATE alone; returns the new version. */
   async run(sql: SqlExecutor, spec: TransitionSpec): Promise<number> {
     const statement = this.statementFor(spec, false);
-    const rows = await queryInTransaction(sql, statement, transitionValues(spec, statement));
+    const values = transitionValues(spec, statement);
+    const rows = await sql.query(statement.text, values, statement.name);
     return this.versionOf(rows, spec);
   }
 
@@ -60,7 +60,7 @@ export class TransitionRunner {
     const values = transitionValues(spec, statement);
     values.push(String(row.lockKey));
     for (const [, , value] of EVENT_COLUMNS) values.push(value(row));
-    const rows = await queryInTransaction(sql, statement, values);
+    const rows = await sql.query(statement.text, values, statement.name);
     const version = this.versionOf(rows, spec);
     this.metrics?.flushed([row.eventType]);
     return version;
