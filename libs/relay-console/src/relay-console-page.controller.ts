@@ -10,9 +10,8 @@ const CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'";
 
 /**
- * Serves the console page and its script (`static/console.html`, `static/console.js`). They
- * hold no data (the page fetches it with the operator's token), so they are served without
- * credentials.
+ * Serves the console page and its script. They hold no data (the page fetches it with the
+ * operator's token), so they are served without credentials.
  * @internal
  */
 @Controller('operator')

@@ -28,13 +28,7 @@ function answer<T extends { outcome: string }>(result: T, done: string): T {
   throw new ConflictException(result);
 }
 
-/**
- * The operator actions over HTTP, each behind `OperatorAuthGuard` and recorded in the audit
- * table with who (the authenticated operator), what, when and why: list parked events (no
- * payloads), retry, skip or park with a reason, republish a range, pause and resume this relay, and
- * the backlog and pressure state.
- * @internal
- */
+/** The operator actions over HTTP, each behind `OperatorAuthGuard` and audited. @internal */
 @Controller('operator/api')
 @UseGuards(OperatorAuthGuard)
 export class RelayConsoleController {

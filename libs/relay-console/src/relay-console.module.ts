@@ -6,22 +6,9 @@ import { resolveConsoleAuth, type RelayConsoleOptions } from './relay-console.op
 import { CONSOLE_AUTH, CONSOLE_PRESSURE } from './relay-console.constants';
 
 /**
- * The relay's operator console over HTTP: the actions of `RelayOperatorService` plus pause
- * and resume of this relay and its backlog and pressure, under `/operator/api`, and a small
- * page at `/operator`. Every action runs behind bearer tokens or mTLS and is audited (who,
- * what, when, why) in `<table>_relay_audit`. Without an access control the application does
- * not start (`ConsoleAccessError`).
- * @example
- * ```ts
- * const relay = RelayModule.forRoot({ connection, kafka, routing });
- * @Module({
- *   imports: [
- *     relay,
- *     RelayConsoleModule.register({ relay, auth: { bearer: { tokens: { alice: process.env.ALICE_TOKEN! } } } }),
- *   ],
- * })
- * export class AppModule {}
- * ```
+ * The relay's operator console over HTTP: the operator actions, pause and resume, backlog and
+ * pressure under `/operator/api`, and a page at `/operator`. Every action runs behind bearer
+ * tokens or mTLS and is audited; without an access control the app does not start.
  * @publicApi
  */
 @Module({})

@@ -12,10 +12,7 @@ export type RelayConsoleAuth =
   | { readonly bearer: { readonly tokens: Readonly<Record<string, string>> } }
   | { readonly mtls: { readonly allowedSubjects?: readonly string[] } };
 
-/**
- * What the pressure sampler says (`ok`, `warn`, `critical`) and why, as the console shows it.
- * @publicApi
- */
+/** What the pressure sampler says (`ok`, `warn`, `critical`) and why. @publicApi */
 export type ConsolePressure = PressureView;
 
 /** Options of `RelayConsoleModule.register()`. @publicApi */
@@ -24,10 +21,7 @@ export interface RelayConsoleOptions {
   readonly relay: DynamicModule;
   /** Access control; required (the console refuses to start without it). */
   readonly auth: RelayConsoleAuth | undefined;
-  /**
-   * The process's pressure state; by default the relay's own sampler (`RelayOverviewService`,
-   * thresholds from `RelayModule`'s `pressure` option).
-   */
+  /** The process's pressure state; by default the relay's own (`RelayOverviewService`). */
   readonly pressure?: () => ConsolePressure | Promise<ConsolePressure>;
 }
 
@@ -40,8 +34,7 @@ const ACTOR = /^[A-Za-z0-9._@-]{1,64}$/;
 const MIN_TOKEN_LENGTH = 32;
 
 /**
- * Validates the access control; refuses none, an empty token list, short tokens and names
- * that cannot be recorded as actors.
+ * Validates the access control: refuses none, no tokens, short tokens and unusable names.
  * @throws ConsoleAccessError saying how to configure it
  * @internal
  */

@@ -69,19 +69,8 @@ const providers: Provider[] = [
 ];
 
 /**
- * The relay: a leased, ordered, at-least-once publisher from the outbox table to Kafka.
- * Runs inside any Nest app (next to the writer, woken in memory) or as a standalone process.
- * @example
- * ```ts
- * RelayModule.forRoot({
- *   connection: process.env.DATABASE_URL!,
- *   kafka: { brokers: ['127.0.0.1:9092'] },
- *   routing: { defaultTopic: 'events', routes: { order: 'orders' } },
- * })
- * ```
- * Neither `@nestjs/terminus` nor `prom-client` is needed: the health indicator lives in
- * `@nest-outbox/relay/health`, and prom-client is loaded only when metrics are on (without
- * it the metrics are no-ops, with one warning).
+ * The relay: a leased, ordered, at-least-once publisher from the outbox table to Kafka. Runs
+ * inside any Nest app (woken in memory by the writer) or as a standalone process.
  * @publicApi
  */
 @Module({

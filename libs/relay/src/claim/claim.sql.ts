@@ -5,10 +5,7 @@ import { FREE, HISTORY, PENDING } from '../schema/row-state.sql';
 /** Advisory lock class id (first key of the two-int form) of claims. */
 const CLAIM_LOCK = 1852796276;
 
-/**
- * The values of one lease statement, written into its text as SQL literals (see `claimSql`).
- * @internal
- */
+/** The values of one lease statement, written into its text as SQL literals. @internal */
 export interface LeaseArgs {
   /** Rows to lease at most. */
   readonly limit: number;
@@ -25,18 +22,7 @@ export interface LeaseArgs {
 }
 
 /** A lease statement's values as SQL literals. */
-interface Literals {
-  readonly limit: string;
-  readonly runLimit: string;
-  readonly size: string;
-  readonly token: string;
-  readonly leaseMs: string;
-  readonly threshold: string;
-  /** The crash-loop park's reason. */
-  readonly reason: string;
-  /** The skip scan's condition on its first aggregate (`TRUE` without a cursor). */
-  readonly afterCursor: string;
-}
+type Literals = ReturnType<typeof literals>;
 
 function integer(name: string, value: number): string {
   if (!Number.isSafeInteger(value) || value < 0)
@@ -44,7 +30,7 @@ function integer(name: string, value: number): string {
   return String(value);
 }
 
-function literals(args: LeaseArgs): Literals {
+function literals(args: LeaseArgs) {
   const threshold = integer('crashLoopThreshold', args.crashLoopThreshold);
   return {
     limit: integer('limit', args.limit),
@@ -78,8 +64,7 @@ const SUSPECTS = `ARRAY(SELECT k.id FROM k WHERE k.kept AND k.unfinished > 0)`;
 
 /**
  * What a lease returns per leased row `t`. `occurred_at` as epoch milliseconds, not as text:
- * `to_char` drops the era (4714 BC came out as 4714 AD) and has no form for infinity; the
- * record's encoding (`toRecord`) formats it or refuses the row.
+ * `to_char` drops the era and has no form for infinity; `toRecord` formats it or refuses the row.
  */
 const LEASED = `t.id::text AS id, t.event_id, t.event_type, t.schema_version, t.aggregate_type, t.aggregate_id,
        t.aggregate_version::text AS aggregate_version,
@@ -104,8 +89,7 @@ const NO_ROW = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
  *   back. It finds its rows by primary key. Its pending test is written
  *   `coalesce(published_at, skipped_at) IS NULL` so that it cannot use the partial indexes: a
  *   fresh table's statistics (zero rows, from its indexes built empty) made the planner walk
- *   the claim index and join `k` to every pending row, 20 s per claim over 20,000 rows before
- *   the first ANALYZE;
+ *   the claim index and join `k` to every pending row until the first ANALYZE;
  * - `c`: the park of the heads whose publishes kept killing the relay (checked again as `l`
  *   does; disjoint from `l`'s rows: such a head's run is not kept).
  * Then the leased rows, and a last row (id NULL) with what the caller needs: rows picked and
@@ -144,25 +128,18 @@ SELECT ${NO_ROW}, (SELECT count(*)::int FROM p), (SELECT count(*)::int FROM k WH
        ${summary}`;
 
 /**
- * The statements of the claim, in one place. Identifiers are validated (`relayObjectNames`)
- * before they are interpolated. A lease statement's values are written into its text as SQL
- * literals (integers checked, text escaped by `pg`'s `escapeLiteral`), because the whole claim
- * transaction goes to PostgreSQL as one simple query (`leaseWindow`, `leaseScan`), and a
- * simple query binds no values.
+ * The statements of the claim. Identifiers are validated before they are interpolated; values
+ * are written as checked or escaped literals, since a simple query binds no values.
  * @internal
  */
 export function claimSql(name: RelayTableName, commitMode: 'on' | 'off') {
   const T = relayObjectNames(name).outbox;
   const lockName = `'${name.schema}.${name.table}'`;
   /**
-   * One whole claim transaction, sent as one simple query: claims take turns, one claimer at a
-   * time per outbox table, on a transaction-scoped lock (its synchronous_commit set here); the
-   * lease statement runs after the lock is granted (with a snapshot taken then, so it sees the
-   * previous claim's leases); the COMMIT follows at once. PostgreSQL releases the lock when
-   * its own work is done, not after a round trip to the relay and back (while the relay reads
-   * the leased rows and its event loop gets round to sending COMMIT, every other relay's
-   * claim would wait). If the
-   * lease statement fails, the COMMIT is not run and the caller rolls back.
+   * One whole claim transaction, sent as one simple query: claims take turns per outbox table on
+   * a transaction-scoped lock; the lease statement runs after the lock is granted (its snapshot
+   * sees the previous claim's leases); the COMMIT follows at once, so the lock is released
+   * without a round trip to the relay. If the lease statement fails, the caller rolls back.
    */
   const transaction = (lease: string) => `BEGIN;
 SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName})),
@@ -171,13 +148,9 @@ ${lease};
 COMMIT`;
   return {
     /**
-     * Leases runs of whole aggregates (`LEASE_RUNS`) from heads found in a window: the first
-     * `size` pending rows in id order (the claim index). The window is a prefix of the id
-     * order, so an aggregate's first row in it is its head (its first pending row): no probe
-     * per row. Free heads in id order, and for each the next `runLimit` pending rows of its
-     * aggregate (one forward probe of the (aggregate_type, aggregate_id, id) index), until
-     * `limit` rows. The summary says how many rows the window held: a full window with too few
-     * rows picked sends the claim on to `leaseScan`. The whole claim transaction.
+     * Leases runs from the heads found in a window: the first `size` pending rows in id order (a
+     * prefix of the id order, so an aggregate's first row in it is its head). The summary says
+     * how many rows the window held: a full window with too few picked sends on to `leaseScan`.
      */
     leaseWindow: (args: LeaseArgs) => {
       const v = literals(args);
@@ -196,15 +169,10 @@ h AS (
 ${LEASE_RUNS(T, v, '(SELECT count(*)::int FROM w), NULL, NULL')}`);
     },
     /**
-     * The fallback when the window's oldest rows are mostly one long blocked backlog (a hot
-     * aggregate whose head is leased, backing off or parked): a skip scan of the
-     * (aggregate_type, aggregate_id, id) index that reads the first pending row of each of at
-     * most `size` aggregates after the `cursor`, one index descent each, so its cost does not
-     * grow with any backlog. Free heads in id order (those the window leased just before are
-     * no longer free), their runs leased as in `leaseWindow`, until `limit` rows. The summary
-     * gives how many aggregates were scanned and the last one (the next cursor; fewer than
-     * `size` means the scan wrapped). The whole claim transaction, a second one after the
-     * window's.
+     * The fallback when the window is mostly one blocked backlog: a skip scan of the aggregate
+     * index, one descent per aggregate for at most `size` aggregates after the `cursor`, so its
+     * cost does not grow with any backlog. The summary gives the aggregates scanned and the last
+     * one (the next cursor; fewer than `size` means the scan wrapped).
      */
     leaseScan: (args: LeaseArgs) => {
       const v = literals(args);

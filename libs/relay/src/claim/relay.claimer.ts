@@ -28,10 +28,8 @@ interface Claim {
 }
 
 /**
- * Claims batches: in one short transaction (claims take turns on an advisory lock, sent with
- * the lease and its COMMIT as one simple query), the runs of whole aggregates whose head is
- * free, leased to this relay with a fresh token that fences every later write of the batch.
- * Heads that keep killing the relay are parked in the same statement.
+ * Claims batches: runs of whole aggregates whose head is free, leased in one short transaction
+ * with a fresh token that fences every later write of the batch.
  * @internal
  */
 @Injectable()
@@ -40,10 +38,7 @@ export class RelayClaimer {
   /** The store's release: gives a raced claim's leases back. */
   private readonly giveBackSql: string;
   private sequence = 0;
-  /**
-   * Where the next skip scan starts (after this aggregate type, id; none: from the first):
-   * scans take turns over all aggregates.
-   */
+  /** Where the next skip scan starts (none: from the first aggregate). */
   private scanCursor: [string, string] | undefined;
 
   constructor(
@@ -55,11 +50,9 @@ export class RelayClaimer {
   }
 
   /**
-   * Claims a batch; an empty one when nothing is free or a concurrent change got in the way.
-   * Leases runs from the window of the oldest pending rows, and, when that window is full yet
-   * gave fewer rows than a batch (its rows are mostly a blocked backlog), from a skip scan of
-   * the next aggregates (a second claim transaction). Either way the cost is bounded by the
-   * settings, not by how long any aggregate's backlog is.
+   * Claims a batch (empty when nothing is free or a concurrent change got in the way): from the
+   * window of the oldest pending rows, then, when that window is full yet gave too few rows,
+   * from a skip scan. Either way the cost is bounded by the settings, not by any backlog.
    */
   async claim(settings: ClaimSettings): Promise<ClaimedBatch> {
     const claim: Claim = { leaseToken: `${this.options.relayId}:${++this.sequence}`, settings };
@@ -108,12 +101,9 @@ export class RelayClaimer {
   }
 
   /**
-   * Runs one claim transaction (`transaction`: BEGIN, lock, lease statement, COMMIT, one
-   * simple query) on a connection of its own; on an error, it is rolled back (the COMMIT was
-   * not run) and the error rethrown. A row that stopped being free between the pick and the
-   * lease would leave a gap in its run (later rows published before it): then the rows leased
-   * are given back at once (they are still leased to this claim, so nobody took them in
-   * between) and the lease counts as raced.
+   * Runs one claim transaction. A row that stopped being free between the pick and the lease
+   * would leave a gap in its run: then the rows leased are given back at once (still leased to
+   * this claim) and the lease counts as raced.
    */
   private async lease(
     { leaseToken }: Claim,

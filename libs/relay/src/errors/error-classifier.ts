@@ -41,12 +41,9 @@ function* chain(error: unknown, depth = 0): Generator<ErrorLike> {
 }
 
 /**
- * Built-in classification of a publish error from kafkajs: protocol error types that no
- * retry can fix are permanent; throttling is throttled; everything else (connection
- * refused, request timeout, leader election, our own publish timeout) is transient. A failed
- * SASL authentication or TLS handshake is transient too: it is the relay's own access that
- * fails, not the event, so it is an outage (backoff, health down, nothing parked) until the
- * credentials or the trust store are fixed.
+ * Built-in classification of a publish error from kafkajs: protocol errors no retry can fix are
+ * permanent; throttling is throttled; everything else is transient, failed SASL or TLS too
+ * (the relay's own access fails, not the event: an outage until the credentials are fixed).
  * @publicApi
  */
 export function classifyKafkaError(error: unknown): ErrorKind {

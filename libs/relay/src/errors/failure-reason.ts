@@ -75,10 +75,8 @@ function reasonOf(error: unknown, depth: number): PublishFailureReason | undefin
 }
 
 /**
- * The bounded reason of a failed publish for `nest_outbox_relay_publish_failures_total`:
- * our own publish timeout, a connection failure, a Kafka request timeout, leadership
- * changes, a missing topic, a row with no record form, an oversize record, refused authorization, a record the broker
- * found invalid, throttling, or `other`. Looks through causes and aggregated errors.
+ * The bounded reason of a failed publish for `nest_outbox_relay_publish_failures_total`, or
+ * `other`. Looks through causes and aggregated errors.
  * @internal
  */
 export function publishFailureReason(error: unknown): PublishFailureReason {

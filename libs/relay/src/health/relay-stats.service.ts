@@ -36,17 +36,11 @@ function sharedStats(value: unknown): RelayStats | undefined {
 }
 
 /**
- * The owner of the backlog figures. Every `statsIntervalMs` it reads the outbox's pressure row
- * (`<table>_pressure`, one row): while another relay's row is fresh, its figures stand in for
- * the stats statement; otherwise (no row, a stale one, or its own) this relay runs the
- * statement (pending count, oldest age, parked count, crash-loop suspects; then paused for at
- * least nine times its duration) and publishes the figures and the pressure state in the row,
- * fresh for two of its pauses. So N relays run the statement about once per interval between
- * them, another takes over within two pauses when the writer stops, and producers
- * (`OutboxModule`'s `pressure: true`) only read the row. Either way the figures feed the gauges
- * and the backlog trend (rate of change, drain, forecast, pressure state). Every
- * `tableStatsIntervalMs` it reads the outbox table's size and vacuum figures. Health checks and
- * the console read the latest snapshot (no query per request beyond `refresh()`).
+ * The owner of the backlog figures. Every `statsIntervalMs` it reads the pressure row: while
+ * another relay's row is fresh, its figures stand in; otherwise this relay runs the stats
+ * statement and publishes the figures and pressure state in the row. So N relays count about
+ * once per interval between them, and producers only read the row. The figures feed the gauges
+ * and the backlog trend; health checks and the console read the latest snapshot.
  * @publicApi
  */
 @Injectable()

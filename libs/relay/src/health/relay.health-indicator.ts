@@ -10,31 +10,10 @@ import { RelayStatsService } from './relay-stats.service';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
- * answer, or the oldest event the relay can publish is older than `tuning.unhealthyAfterMs` (parked
- * events and those held behind them are an operator's job, counted by the parked gauge and
- * its alert: they never make it down, as they never raise the pressure). Reports pending
- * count, oldest age, parked count, `statsFrom` (the relay whose stats statement gave them: relays
- * of one outbox share one, through the pressure row) and the pressure state (`ok`, `warn`,
- * `critical`, with the forecast) either way; pressure alone never makes it down. The figures
- * are read on this relay's own pool, so it is down when this relay cannot reach the database
- * even while the others can. Imported from `@nest-outbox/relay/health`
- * (the main entry point does not load `@nestjs/terminus`); list it in the providers of the
- * module that imports `RelayModule.forRoot()` and `TerminusModule`.
- * @example
- * ```ts
- * import { RelayHealthIndicator } from '@nest-outbox/relay/health';
- *
- * @Module({
- *   imports: [TerminusModule, RelayModule.forRoot({ ... })],
- *   controllers: [HealthController],
- *   providers: [RelayHealthIndicator],
- * })
- * export class AppModule {}
- *
- * // in HealthController:
- * @Get('health') @HealthCheck()
- * check() { return this.health.check([() => this.relay.isHealthy('relay')]); }
- * ```
+ * answer, the database cannot be reached on this relay's pool, or the oldest event the relay
+ * can publish is older than `tuning.unhealthyAfterMs`. Parked events and pressure never make it
+ * down. Reports the backlog figures, `statsFrom` and the pressure state either way. Imported
+ * from `@nest-outbox/relay/health` (the main entry point does not load `@nestjs/terminus`).
  * @publicApi
  */
 @Injectable()

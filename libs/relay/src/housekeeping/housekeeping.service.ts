@@ -13,8 +13,7 @@ import { housekeepingSql } from './housekeeping.sql';
 
 /**
  * Deletes (or archives) published rows older than the retention, in small batches, each its
- * own short transaction guarded by a transaction-scoped try-lock so that one instance at a
- * time does it. Never one big transaction (WAL spikes, long locks, autovacuum debt).
+ * own short transaction under a try-lock (one instance at a time), never one big transaction.
  * @publicApi
  */
 @Injectable()

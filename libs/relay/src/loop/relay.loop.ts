@@ -128,11 +128,7 @@ export class RelayLoop
     this.waker.wake();
   }
 
-  /**
-   * Claims ahead: up to PIPELINE_DEPTH batches in flight, so the next batch is claimed (and a
-   * wake-up is served) while the current one is sent, and a batch's marks run while the next
-   * one is sent. Claims stay short transactions of their own; sends take turns.
-   */
+  /** Claims ahead: up to PIPELINE_DEPTH batches in flight, so claims and marks overlap sends. */
   private async run(): Promise<void> {
     const inflight = new Map<Promise<void>, ClaimedBatch>();
     try {
@@ -205,9 +201,8 @@ export class RelayLoop
   }
 
   /**
-   * Stops claiming; waits for the in-flight batch until shortly before the shutdown deadline,
-   * then cancels it (its unsent rows are handed back), so that the whole shutdown, disconnect
-   * included, fits in `shutdownTimeoutMs`.
+   * Stops claiming; waits for the in-flight batch until shortly before the deadline, then
+   * cancels it (unsent rows are handed back): the whole shutdown fits in `shutdownTimeoutMs`.
    */
   async stop(): Promise<void> {
     if (!this.running) return;

@@ -76,11 +76,9 @@ function requireActor(action: string, who: OperatorActor, needsReason: boolean):
 }
 
 /**
- * Operator actions on the outbox, each recorded in `<table>_relay_audit`: list parked
- * events (no payloads), retry one in place, skip or park one with a reason, republish a range.
- * An event a running relay holds is left alone: the outcome `leased` says until when, and what
- * to do.
- * Nothing is ever skipped automatically.
+ * Operator actions on the outbox, each recorded in `<table>_relay_audit`: list parked events
+ * (no payloads), retry, skip or park one with a reason, republish a range. An event a running
+ * relay holds is left alone (outcome `leased`). Nothing is ever skipped automatically.
  * @publicApi
  */
 @Injectable()

@@ -23,16 +23,15 @@ export interface OperatorActor {
   readonly reason?: string;
 }
 
+/** What an action did to one event. */
+type EventOutcome<O extends string> = { readonly outcome: O; readonly eventId: string };
+
 /** @publicApi */
-export type RetryOutcome =
-  | { readonly outcome: 'retried'; readonly eventId: string }
-  | { readonly outcome: 'not-found'; readonly eventId: string }
-  | { readonly outcome: 'not-parked'; readonly eventId: string };
+export type RetryOutcome = EventOutcome<'retried' | 'not-found' | 'not-parked'>;
 
 /**
- * A running relay holds the event: it is being published and ends, within the lease, as
- * published, backing off or parked. `hint` says what to do (run the action again once the lease
- * ended, or pause that relay first); nothing was changed.
+ * A running relay holds the event (nothing was changed); `hint` says what to do: act again once
+ * the lease ended, or pause that relay first.
  * @publicApi
  */
 export interface LeasedOutcome {
@@ -45,18 +44,11 @@ export interface LeasedOutcome {
 }
 
 /** @publicApi */
-export type SkipOutcome =
-  | { readonly outcome: 'skipped'; readonly eventId: string }
-  | { readonly outcome: 'not-found'; readonly eventId: string }
-  | { readonly outcome: 'not-pending'; readonly eventId: string }
-  | LeasedOutcome;
+export type SkipOutcome = EventOutcome<'skipped' | 'not-found' | 'not-pending'> | LeasedOutcome;
 
 /** @publicApi */
 export type ParkOutcome =
-  | { readonly outcome: 'parked'; readonly eventId: string }
-  | { readonly outcome: 'not-found'; readonly eventId: string }
-  | { readonly outcome: 'not-pending'; readonly eventId: string }
-  | { readonly outcome: 'already-parked'; readonly eventId: string }
+  | EventOutcome<'parked' | 'not-found' | 'not-pending' | 'already-parked'>
   | LeasedOutcome;
 
 /**

@@ -15,10 +15,7 @@ export interface RelayOverview {
   readonly pressure: PressureView;
 }
 
-/**
- * This relay's identity, backlog and pressure, for operator tools (the relay console).
- * @publicApi
- */
+/** This relay's identity, backlog and pressure, for operator tools. @publicApi */
 @Injectable()
 export class RelayOverviewService {
   /** This relay's instance name (the `relayId` option). */

@@ -6,10 +6,9 @@ const MAX_TRACKED = 10_000;
 const MAX_PLACES = 10_000;
 
 /**
- * Where a failed send failed: `{ topic, partition }` when the publisher pins the failure on
- * the event's partition (the request held no other partition), `'unplaced'` when it cannot
- * (a request over several partitions fails as a whole; no partition chosen: no metadata), and
- * then the event is not blamed; `'unknown'` when the publisher does not say.
+ * Where a failed send failed: the event's partition when the request held no other,
+ * `'unplaced'` when it cannot be pinned (the event is not blamed), `'unknown'` when the
+ * publisher does not say.
  * @internal
  */
 export type SendPlace =
@@ -30,18 +29,12 @@ export function sendPlace(
 const placeKey = (topic: string, partition: number) => `${partition}\u0000${topic}`;
 
 /**
- * Whether the broker takes other records where one event keeps failing. An event whose
- * transient failures are its own (its partition takes other records) is parked once its
- * attempts are exhausted; when its partition takes nothing (an outage, too few in-sync
- * replicas, a partition whose leader is not back yet while others are) nothing is parked:
- * events back off at the cap. Evidence is per partition: during a recovery some partitions
- * take records while others still fail, and a broker-wide "something was acknowledged" would
- * park the events of the partitions still down; and a failure is pinned on a partition only
- * when its request held that partition alone (kafkajs fails a request over several brokers
- * as a whole when one of them is refused). A publisher that does not pin failures falls back
- * to broker-wide evidence.
- * Per relay process, in memory: a restarted relay needs one acknowledgement after an event's
- * next failure before it parks it (it errs on the side of retrying).
+ * Whether the broker takes other records where one event keeps failing: an event whose
+ * failures are its own (its partition takes other records) is parked once its attempts are
+ * exhausted; while its partition takes nothing, events back off at the cap instead. Evidence
+ * is per partition, since during a recovery some partitions take records while others still
+ * fail (broker-wide for a publisher that does not pin failures). In memory, per process: a
+ * restarted relay errs on the side of retrying.
  * @internal
  */
 export class BrokerAckWatch {
@@ -54,9 +47,7 @@ export class BrokerAckWatch {
 
   /**
    * A send was acknowledged (`acks[n]` is where `sent[n]` landed): its events are forgotten,
-   * their partitions took records now. The relay calls it for every event it publishes, so
-   * in the common case (no failed event remembered, a send's events in runs of one
-   * partition) it allocates nothing per event and writes once per run.
+   * their partitions took records now. Hot path: no allocation per event, one write per run.
    */
   acked(
     sent: readonly {

@@ -27,11 +27,9 @@ export type FailureDecision =
     };
 
 /**
- * Park or back off, decided once for every failed head: a permanent error parks at once; a
- * transient one backs off (core's `backoffDelayMs`) until `maxAttempts` attempts failed, then
- * parks as exhausted, but only while the broker acknowledges other sends: during an outage
- * (nothing acknowledged since the event's previous failure) it backs off at the cap without
- * counting, so an outage parks nothing; throttling backs off without counting an attempt.
+ * Park or back off, for every failed head: a permanent error parks at once; a transient one
+ * backs off until `maxAttempts`, then parks as exhausted, but only while the broker acknowledges
+ * other sends (an outage parks nothing); throttling backs off without counting an attempt.
  * @param attemptsSoFar the head's failed attempts before this one
  * @param brokerAcksOthers whether other sends were acknowledged since the event's previous failure
  * @internal

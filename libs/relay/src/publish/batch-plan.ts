@@ -57,9 +57,8 @@ function recordOf(row: ClaimedRow, topic: string | undefined): PublishRecord | N
 }
 
 /**
- * Routes and encodes each row (`toRecord`) and splits the batch by aggregate: once a row of
- * a run has no record (no topic, or a column the record cannot carry), it and everything
- * after it in its run wait (the first one is parked with the reason). Never throws.
+ * Routes and encodes each row and splits the batch by aggregate: once a row of a run has no
+ * record, it is parked with the reason and the rest of its run waits. Never throws.
  * @internal
  */
 export function planBatch(rows: readonly ClaimedRow[], router: TopicRouter): BatchPlan {

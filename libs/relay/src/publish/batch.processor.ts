@@ -41,13 +41,10 @@ export class BatchProcessor {
   }
 
   /**
-   * Publishes one batch and records its outcome. Sends of concurrent batches take turns on
-   * the send gate (one producer request at a time, in claim order); the marks of one batch
-   * run while the next batch is sent. Batches in flight together never share an aggregate:
-   * a claim only takes aggregates whose head is free, and every row of a batch stays leased
-   * until its outcome is recorded.
-   * @param stopping true once the relay stops claiming: a batch that has not started sending
-   *   by then is released, not sent
+   * Publishes one batch and records its outcome. Sends take turns on the send gate, in claim
+   * order; one batch's marks run while the next is sent. Batches in flight together never share
+   * an aggregate, since a claim only takes aggregates whose head is free.
+   * @param stopping true once the relay stops claiming: a batch not yet sending is released
    */
   async process(
     batch: ClaimedBatch,
@@ -95,11 +92,9 @@ export class BatchProcessor {
   }
 
   /**
-   * A failed request. A transient error fails every aggregate's head. A permanent one, or a
-   * TypeError or RangeError thrown while the request was built (what a record's content can
-   * cause), is one event's fault: each aggregate is retried alone, and a run that still fails
-   * is retried one row at a time, in order, so that the rows before the culprit are published,
-   * the culprit carries the failure alone and the rest of its run goes back, waiting behind it.
+   * A failed request. A transient error fails every aggregate's head. A permanent one (or a
+   * TypeError or RangeError from building the request) is one event's fault: each aggregate is
+   * retried alone, then a failing run row by row, so the culprit alone carries the failure.
    */
   private async isolate(
     batch: ClaimedBatch,

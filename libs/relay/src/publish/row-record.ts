@@ -18,11 +18,9 @@ function jsonKind(value: unknown): string {
 }
 
 /**
- * `occurred_at` as the header carries it: ISO-8601 in UTC with milliseconds, as JavaScript's
- * `Date#toISOString` writes it, which keeps the era (years outside 0000-9999 in the expanded
- * form, `-004713-11-24T00:00:00.000Z` for 4714-11-24 BC) and which `new Date()` reads back
- * exactly. Infinite instants and those a JavaScript date cannot hold (after
- * +275760-09-13) have no such form: refused.
+ * `occurred_at` as the header carries it: `Date#toISOString`, which keeps the era (expanded
+ * years) and which `new Date()` reads back exactly. Instants a JavaScript date cannot hold
+ * (infinite, or after +275760-09-13) are refused.
  */
 function occurredAt(ms: number): string {
   if (ms === Infinity || ms === -Infinity)

@@ -1,8 +1,4 @@
-/**
- * Sends take turns: `run()` starts its work once every earlier caller's work is over, in call
- * order (one producer request at a time, in claim order).
- * @internal
- */
+/** Sends take turns: `run()` starts its work once every earlier caller's work is over. @internal */
 export class SendGate {
   private tail: Promise<void> = Promise.resolve();
 

@@ -11,11 +11,7 @@ export type RelayCompression = 'none' | 'gzip' | 'snappy';
 
 /** How a `KafkaPublisher` encodes its Produce requests. @publicApi */
 export interface PublisherEncoding {
-  /**
-   * `relay` (default): the relay's own encoder (same bytes as kafkajs', about ten times less
-   * CPU per record, failing safe to kafkajs'; compressed batches with kafkajs' codec);
-   * `kafkajs`: kafkajs' encoder.
-   */
+  /** `relay` (default): the relay's own encoder (kafkajs' bytes, less CPU, safe fallback). */
   readonly recordEncoder?: KafkaRecordEncoder;
   /** @default 'none' */
   readonly compression?: RelayCompression;
@@ -39,9 +35,8 @@ function hasCodec(type: CompressionTypes): boolean {
 }
 
 /**
- * kafkajs' compression type of `compression`, with its codec registered. kafkajs' codec table
- * is process-wide: a snappy codec registered already (by the inbox, or by the application) is
- * kept, and the one registered here serves every kafkajs client of the process.
+ * kafkajs' compression type of `compression`, with its codec registered in kafkajs'
+ * process-wide table (a snappy codec registered already is kept).
  * @internal
  */
 export function kafkaCompression(compression: RelayCompression): CompressionTypes {

@@ -45,11 +45,9 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /**
- * Broker answers that say the idempotent producer's sequence state is out of step with the
- * broker's (typically after a cluster outage, when a request was appended but its answer was
- * lost: NOT_ENOUGH_REPLICAS_AFTER_APPEND, a lost connection). kafkajs keeps the producer id and
- * its sequence numbers, so every later send of that partition is refused the same way; only a
- * new producer (a new producer id, sequences from 0) gets out of it.
+ * Broker answers that the idempotent producer's sequence state is out of step (typically after
+ * an outage lost an append's answer). kafkajs keeps its sequence numbers, so every later send is
+ * refused the same way; only a new producer gets out of it.
  */
 const PRODUCER_STATE_ERRORS = new Set([
   'OUT_OF_ORDER_SEQUENCE_NUMBER',

@@ -29,11 +29,9 @@ import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publishe
 export type { KafkaRecordEncoder } from './encoding';
 
 /**
- * kafkajs adapter: an idempotent producer (`acks: -1`, `maxInFlightRequests: 1`), record
- * key = aggregate id, publish time as the record timestamp. On abort the producer is
- * abandoned: its sockets are destroyed (kafkajs' own `disconnect()` would wait for the
- * in-flight request up to `requestTimeout`), which fails its in-flight requests and stops its
- * retries; a new producer (on a new kafkajs client) is created for the next publish.
+ * kafkajs adapter: an idempotent producer (`acks: -1`, `maxInFlightRequests: 1`), record key =
+ * aggregate id, publish time as timestamp. On abort the producer is abandoned: its sockets are
+ * destroyed (`disconnect()` would wait up to `requestTimeout`); the next publish makes a new one.
  * @publicApi
  */
 export class KafkaPublisher implements RelayPublisher {
@@ -117,6 +115,15 @@ export class KafkaPublisher implements RelayPublisher {
     return this.connecting;
   }
 
+  /** Cancels the producer being connected, if any. */
+  private abandonConnect(): void {
+    const connecting = this.pending;
+    if (!connecting) return;
+    this.pending = undefined;
+    this.connecting = undefined;
+    this.abandon(connecting);
+  }
+
   /** Drops the producer (its in-flight requests fail); the next publish makes a new one. */
   private reset(producer: Producer): void {
     if (this.producer === producer) this.producer = undefined;
@@ -172,12 +179,7 @@ export class KafkaPublisher implements RelayPublisher {
       }
       return publishAcks(records, (i) => partitionOf(messages[i]!), metadata);
     } catch (error) {
-      if (signal.aborted && this.pending) {
-        const connecting = this.pending;
-        this.pending = undefined;
-        this.connecting = undefined;
-        this.abandon(connecting);
-      }
+      if (signal.aborted) this.abandonConnect();
       if (signal.aborted && !(error instanceof PublishTimeoutError)) {
         const reason: unknown = signal.reason;
         throw reason instanceof Error ? reason : new Error('publish aborted');
@@ -231,12 +233,7 @@ export class KafkaPublisher implements RelayPublisher {
    * `graceMs` is abandoned (its sockets destroyed), so shutdown never waits `requestTimeout`.
    */
   async disconnect(graceMs = 1000): Promise<void> {
-    const connecting = this.pending;
-    if (connecting) {
-      this.pending = undefined;
-      this.connecting = undefined;
-      this.abandon(connecting);
-    }
+    this.abandonConnect();
     const clients = [this.producer, this.admin].filter((c): c is Producer | Admin => !!c);
     this.producer = undefined;
     this.admin = undefined;

@@ -29,10 +29,8 @@ function isAscii(text: string): boolean {
 }
 
 /**
- * Kafka's murmur2 of a key's UTF-8 bytes, as a signed 32-bit integer: the hash of kafkajs'
- * default partitioner (and Java's), computed with 32-bit integer math. kafkajs computes it
- * with a BigInt-backed `Long` and a Buffer per key, which cost the relay more CPU per record
- * than encoding the record; a spec compares both on random keys.
+ * Kafka's murmur2 of a key's UTF-8 bytes, as a signed 32-bit integer (kafkajs' and Java's
+ * partitioner hash), in 32-bit integer math rather than kafkajs' `Long` and a Buffer per key.
  * @internal
  */
 export function murmur2(key: string | Buffer): number {
@@ -53,9 +51,8 @@ const PARTITION = Symbol('nest-outbox:relay:partition');
 type Placed = Message & { [PARTITION]?: number };
 
 /**
- * A kafkajs partitioner that chooses what `fallback` (kafkajs' default partitioner) would,
- * computing keyed records itself (see `murmur2`), and records each message's partition for
- * `partitionOf`.
+ * A kafkajs partitioner that chooses what `fallback` would (keyed records by `murmur2`) and
+ * records each message's partition for `partitionOf`.
  * @internal
  */
 export function recordingPartitioner(

@@ -24,14 +24,9 @@ export interface RelayPublisher {
   /** True when the broker answers within `timeoutMs`. */
   ping(timeoutMs: number): Promise<boolean>;
   /**
-   * Optional: the partition the latest failed publish of `record` can be pinned on: its
-   * partition when that request held records of no other partition; undefined when the
-   * failure cannot be pinned on one partition (a request over several partitions fails as a
-   * whole, or it failed before a partition was chosen). With it, an event whose attempts are
-   * exhausted parks only when it failed on its own partition while that partition took other
-   * records (without it, when the broker took any other record): an outage, a partition still
-   * without a leader, or a failure of another partition's broker in the same request parks
-   * nothing.
+   * Optional: the partition the latest failed publish of `record` is pinned on (when that
+   * request held no other partition). With it, an exhausted event parks only when its own
+   * partition took other records meanwhile; without it, when the broker took any.
    */
   failedPartition?(record: PublishRecord): number | undefined;
   /** Disconnects; after `graceMs` (when given) whatever is still open is dropped. */

@@ -14,11 +14,9 @@ const defaultSocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) =>
 };
 
 /**
- * Tracks the sockets of one kafkajs client, so that a cancelled publish can really be
- * abandoned: kafkajs' `disconnect()` waits for in-flight requests (up to `requestTimeout`),
- * so the only way to drop a request to a stalled broker at once is to destroy its socket.
- * Once closed, the tracker destroys every socket the abandoned client still tries to open
- * (its retries can never send the abandoned request again).
+ * Tracks the sockets of one kafkajs client, so that a cancelled publish can be abandoned at
+ * once (`disconnect()` waits up to `requestTimeout`). Once closed, it destroys every socket
+ * the client still opens, so its retries never send the abandoned request again.
  * @internal
  */
 export class SocketTracker {

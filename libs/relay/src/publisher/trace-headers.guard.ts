@@ -2,13 +2,10 @@ import { EVENT_HEADERS } from '@nest-outbox/core';
 import { otelApi } from '@nest-outbox/core/internal';
 
 /**
- * The headers handed to kafkajs for one record. When the event carries a `traceparent`
- * (the context it was recorded in) and OpenTelemetry is installed, a copy whose
- * `traceparent` and `tracestate` ignore writes: `@opentelemetry/instrumentation-kafkajs`
- * injects its own send span into every message's headers, which would replace the
- * producing trace the consumer must continue. Other headers stay writable. Only while a
- * global propagator writes `traceparent` or `tracestate` (with none, nothing can replace
- * them): the guarded copy costs a few microseconds per record, more than encoding it.
+ * The headers handed to kafkajs for one record. While a global propagator writes trace
+ * headers and the event carries a `traceparent`, a copy whose `traceparent` and `tracestate`
+ * ignore writes: `@opentelemetry/instrumentation-kafkajs` would otherwise replace the
+ * producing trace the consumer must continue with its own send span.
  * @internal
  */
 export function guardTraceHeaders(

@@ -23,13 +23,8 @@ export function relayObjectNames(name: RelayTableName) {
 }
 
 /**
- * The relay's own idempotent DDL (safe to run at every deploy), on top of the outbox table
- * (`outboxSchemaSql`):
- * - `<table>_relay_claim_idx`: unpublished rows in id order, so a claim walks only pending
- *   rows and stops at its batch size (the base index is by aggregate, for the head check);
- * - `<table>_relay_audit`: who retried, skipped or republished what, and why;
- * - `<table>_archive`: same columns as the outbox, for `retention.mode: 'archive'`;
- * - `<table>_pressure`: one row, the backlog figures and pressure state a relay publishes.
+ * The relay's own idempotent DDL on top of the outbox table: the claim index (pending rows in
+ * id order), the audit, archive and one-row pressure tables.
  * @publicApi
  */
 export function relaySchemaSql(name: RelayTableName): string[] {
@@ -52,11 +47,7 @@ export function relaySchemaSql(name: RelayTableName): string[] {
   ];
 }
 
-/**
- * Drops what `relaySchemaSql` creates (the pressure, archive and audit tables with their rows,
- * and the claim index); the outbox table stays.
- * @publicApi
- */
+/** Drops what `relaySchemaSql` creates, rows included; the outbox table stays. @publicApi */
 export function dropRelaySchemaSql(name: RelayTableName): string[] {
   const n = relayObjectNames(name);
   const schema = sqlIdentifier(RELAY_MODULE, 'schema', name.schema);

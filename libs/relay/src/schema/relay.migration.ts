@@ -11,18 +11,9 @@ import { dropRelaySchemaSql, relaySchemaSql } from './relay-schema.sql';
 export type RelayMigrationOptions = MigrationOptions;
 
 /**
- * A TypeORM migration class creating the relay's own objects next to an outbox table (claim
- * index, audit and archive tables), so that no relay process needs DDL rights at start-up.
- * Add it after the outbox's migration; `down` drops those objects (not the outbox table).
- * Its name carries the schema and the table (`NestOutboxRelay<Schema><Table><timestamp>`), so
- * two outboxes of one database get two migrations.
- * @example
- * ```ts
- * migrations: [
- *   createOutboxMigration({ schema: 'app', table: 'outbox' }),
- *   createRelayMigration({ schema: 'app', table: 'outbox' }),
- * ]
- * ```
+ * A TypeORM migration class creating the relay's own objects next to an outbox table, so that
+ * no relay process needs DDL rights at start-up. Add it after the outbox's migration; `down`
+ * drops those objects (not the outbox table). Its name carries the schema and the table.
  * @publicApi
  */
 export function createRelayMigration(

@@ -3,17 +3,15 @@ import { heldBehindParkedSql } from '@nest-outbox/core/internal';
 import { HISTORY, PENDING } from '../schema/row-state.sql';
 
 /**
- * Milliseconds since `created_at` of row `alias`; NULL (counted as 0) when created_at is
- * infinite: `now() - created_at` would fail the whole statement ("cannot subtract infinite
- * timestamps"), and such a row has no age to report.
+ * Milliseconds since `created_at` of row `alias`; NULL (counted as 0) when it is infinite, where
+ * `now() - created_at` would fail the whole statement.
  */
 const AGE_MS = (alias: string) =>
   `CASE WHEN isfinite(${alias}.created_at) THEN extract(epoch FROM now() - ${alias}.created_at) * 1000 END`;
 
 /**
- * The statements that record a batch's outcome (every one fenced by the lease token) and
- * read the relay's figures. Identifiers are validated before they are interpolated; values
- * are always bound.
+ * The statements that record a batch's outcome (fenced by the lease token) and read the
+ * relay's figures. Identifiers are validated before they are interpolated; values are bound.
  * @internal
  */
 export function relayStoreSql(name: RelayTableName) {
@@ -24,13 +22,9 @@ export function relayStoreSql(name: RelayTableName) {
  WHERE id = $2 AND lease_owner = $1 AND lease_expires_at > now() RETURNING id`,
     /**
      * One statement per batch, fenced by the lease token: a lease another claim took cannot
-     * mark. A lease that only ran out (nobody claimed the row since: the token is still
-     * there) still records the outcome, so a slow broker or database is never mistaken for
-     * a relay that died mid-publish (which the crash-loop check would park). The ids'
-     * index condition comes from the join with the arrays; partition and offset are joined
-     * from the same arrays (a hash of the batch), not looked up per row. It commits on its
-     * own, with the synchronous_commit `$5` that it sets for its own (implicit) transaction:
-     * one round trip. Returns the ids it did not mark (their lease was lost), usually none.
+     * mark, but one that only ran out (the token is still there) still does, so a slow broker
+     * is never mistaken for a relay that died mid-publish. It sets its own synchronous_commit
+     * (`$5`): one round trip. Returns the ids it did not mark (their lease was lost).
      */
     mark: `WITH m AS (
   UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,

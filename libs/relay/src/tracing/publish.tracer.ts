@@ -7,10 +7,8 @@ import type { PublishRecord } from '../publisher/relay-publisher.interface';
 const TRACER_NAME = '@nest-outbox/relay';
 
 /**
- * The relay's publish span: one per Produce request, a PRODUCER span linked to the span
- * context each of its events was recorded in (their `traceparent` header), active while
- * kafkajs sends (so instrumentation spans nest under it). A no-op without
- * `@opentelemetry/api`; links are parsed only when the span is recorded.
+ * The relay's publish span: one PRODUCER span per Produce request, linked to each event's
+ * `traceparent` and active while kafkajs sends. A no-op without `@opentelemetry/api`.
  * @internal
  */
 export async function tracePublish<T>(

@@ -3,10 +3,8 @@ import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { Client, type ClientConfig, type PoolConfig } from 'pg';
 
 /**
- * One dedicated connection that LISTENs for the producers' coalesced notifications and
- * calls `onNotify` when the payload names this outbox (or is empty). Reconnects with
- * backoff (200 ms to 10 s). Notifications are hints: a lost one costs at most one poll
- * interval.
+ * One dedicated connection that LISTENs for the producers' notifications naming this outbox
+ * (or empty), reconnecting with backoff. A lost notification costs at most one poll interval.
  * @internal
  */
 export class NotificationListener {

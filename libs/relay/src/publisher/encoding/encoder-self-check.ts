@@ -71,8 +71,8 @@ function timestamped(args: ProduceRequestArgs): ProduceRequestArgs {
 }
 
 /**
- * The start-up check of the relay's encoder: encodes one synthetic request with it and with
- * kafkajs' own encoder, for every Produce version from 3 to 7; true when the bytes are equal.
+ * The start-up check of the relay's encoder: true when it and kafkajs' encode one synthetic
+ * request to equal bytes, for every Produce version from 3 to 7.
  * @param encode the relay's encoder (a seam for tests)
  * @internal
  */

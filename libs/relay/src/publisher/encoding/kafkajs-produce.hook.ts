@@ -2,12 +2,7 @@
 import type { ProduceRequestArgs, RecordsCompressor } from './produce-request.encoder';
 import { encodersAgree, type KafkajsProduceDefinition } from './encoder-self-check';
 
-/**
- * The kafkajs version whose Produce request bytes the relay's encoder reproduces: its unit
- * specs compare both encoders byte for byte on this version, and the hook is installed for
- * no other.
- * @internal
- */
+/** The only kafkajs version whose Produce bytes the relay's encoder reproduces. @internal */
 export const ENCODED_KAFKAJS_VERSION = '2.2.4';
 
 /** Marks a message object built by the relay with the encoder of its publisher. */
@@ -25,11 +20,8 @@ interface KafkajsEncoder {
 type EncoderClass = new (initialSize?: number) => KafkajsEncoder;
 
 /**
- * A kafkajs Encoder holding `body` itself: kafkajs 2.2.4's Encoder keeps its bytes in `buf`
- * up to `offset`, and the request builder copies them into the request once it has written
- * the header. Writing `body` into a fresh Encoder instead would allocate (zero-filled, to the
- * next power of two) and copy every Produce request once more. `install` checks the shape
- * before it relies on it.
+ * A kafkajs Encoder holding `body` itself (2.2.4 keeps its bytes in `buf` up to `offset`), which
+ * spares a copy of every Produce request. `install` checks the shape before it relies on it.
  */
 function holding(Encoder: EncoderClass, body: Buffer): KafkajsEncoder {
   const encoder = new Encoder(1) as KafkajsEncoder & { buf: Buffer; offset: number };
@@ -99,10 +91,7 @@ export function fastEncodingBlocker(version = installedKafkajsVersion()): string
   return undefined;
 }
 
-/**
- * kafkajs' codec of compression `type` (the one its own encoder would use), as a compressor.
- * @internal
- */
+/** kafkajs' own codec of compression `type`, as a compressor. @internal */
 export function kafkajsCompressor(type: number): RecordsCompressor {
   const { lookupCodec } = require('kafkajs/src/protocol/message/compression') as {
     lookupCodec: (type: number) => { compress: (encoder: { buffer: Buffer }) => Promise<Buffer> };
@@ -162,12 +151,10 @@ function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void
 
 /**
  * Makes kafkajs encode the relay's Produce requests with the relay's encoder (one buffer per
- * request) instead of its own, which allocates a buffer per record, per header and per varint
- * and cost more Node CPU than the rest of the relay. Only messages marked by `markFastRecord`
- * take this path; every other kafkajs producer in the process keeps kafkajs' encoder.
- * Fails safe, once per process (kafkajs' protocol table is shared by its clients): nothing is
- * installed unless kafkajs is exactly `ENCODED_KAFKAJS_VERSION` and both encoders give the
- * same bytes for a synthetic request (every Produce version from 3 to 7).
+ * request; kafkajs allocates one per record, header and varint). Only messages marked by
+ * `markFastRecord` take this path; other kafkajs producers in the process keep kafkajs' encoder.
+ * Once per process and fail-safe: nothing is installed unless kafkajs is exactly
+ * `ENCODED_KAFKAJS_VERSION` and both encoders agree on a synthetic request (Produce v3 to v7).
  * @internal
  */
 export function installFastProduceEncoding(): Promise<FastEncodingStatus> {

@@ -46,12 +46,10 @@ function toBigInt(id: ProduceRequestArgs['producerId']): bigint {
 export type RecordsCompressor = (records: Buffer) => Promise<Buffer>;
 
 /**
- * Encodes the body of a Produce request (versions 3 to 7) with non-transactional record
- * batches (magic 2) in one buffer, byte for byte what kafkajs 2.2.4 encodes for the same
- * arguments, timestamp included (`now`; messages must carry none). kafkajs builds a buffer per
- * record, per header and per varint; this sizes everything first and writes once. With
- * `compressed` (per topic, per partition: its records compressed), the batches hold those
- * bytes and carry the request's compression in their attributes.
+ * Encodes the body of a Produce request (v3 to v7, record batches of magic 2) in one buffer,
+ * byte for byte what kafkajs 2.2.4 encodes, timestamp `now` included (messages carry none): it
+ * sizes everything first and writes once. With `compressed` (per topic and partition), the
+ * batches hold those bytes and carry the request's compression in their attributes.
  * @internal
  */
 export function encodeProduceRequest(

@@ -24,10 +24,9 @@ export type KafkaRecordEncoder = 'relay' | 'kafkajs';
 const REFUSED_BYTES = new Set(['CORRUPT_MESSAGE', 'INVALID_RECORD']);
 
 /**
- * The encoder of one publisher's requests. Starts on the relay's encoder when it was asked
- * for and the process-wide checks passed (exact kafkajs version, same bytes as kafkajs for a
- * synthetic request); falls back to kafkajs' encoder for good, with a warning, when a check
- * fails or when the broker refuses the bytes of a request the relay's encoder built.
+ * The encoder of one publisher's requests: the relay's when asked for and the process-wide
+ * checks passed; kafkajs' for good, with a warning, when a check fails or the broker refuses
+ * the bytes of a request the relay's encoder built.
  * @internal
  */
 export class RecordEncoderChoice {
