@@ -13,8 +13,7 @@ import { inboxModuleMetrics } from './inbox-metrics.factory';
 /**
  * The inbox's Prometheus metrics, registered on `metrics.registry` or the module's own
  * `Registry` (token `INBOX_METRICS_REGISTRY`), never on prom-client's global one. prom-client
- * is loaded only when metrics are on; without it every metric is a no-op (one warning).
- * @publicApi
+ * is loaded only when metrics are on; without it every metric is a no-op (one warning). @publicApi
  */
 export class InboxMetrics {
   /** Events whose effect committed. */
