@@ -62,47 +62,41 @@ export class InboxMetrics {
   ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
       make.counter<L>(name, help, labelNames);
-    this.applied = counter('events_applied_total', 'Events whose effect committed', [
-      'consumer',
-      'topic',
-    ]);
+    const ct = (): ('consumer' | 'topic')[] => ['consumer', 'topic'];
+    const ctr = (): ('consumer' | 'topic' | 'reason')[] => ['consumer', 'topic', 'reason'];
+    const gtp = (): ('group' | 'topic' | 'partition')[] => ['group', 'topic', 'partition'];
+    this.applied = counter('events_applied_total', 'Events whose effect committed', ct());
     this.duplicates = counter(
       'events_duplicate_total',
       'Duplicate deliveries absorbed by the inbox',
-      ['consumer', 'topic'],
+      ct(),
     );
-    this.rejected = counter('events_rejected_total', 'Records refused by the guard', [
-      'consumer',
-      'topic',
-      'reason',
-    ]);
-    this.failed = counter('handler_failures_total', 'Failed handler attempts (rolled back)', [
-      'consumer',
-      'topic',
-    ]);
+    this.rejected = counter('events_rejected_total', 'Records refused by the guard', ctr());
+    this.failed = counter('handler_failures_total', 'Failed handler attempts (rolled back)', ct());
     this.deadLettered = counter(
       'events_dead_lettered_total',
       'Events dead-lettered after their attempts',
-      ['consumer', 'topic'],
+      ct(),
     );
-    this.versionGaps = counter('version_gaps_total', 'Events whose aggregate_version skipped one', [
-      'consumer',
-      'topic',
-    ]);
+    this.versionGaps = counter(
+      'version_gaps_total',
+      'Events whose aggregate_version skipped one',
+      ct(),
+    );
     this.stale = counter(
       'events_stale_total',
       'Events whose aggregate_version was already applied',
-      ['consumer', 'topic'],
+      ct(),
     );
     this.unrecorded = counter(
       'records_unrecorded_total',
       'Records committed past without a rejected row (last resort, see the log line)',
-      ['consumer', 'topic', 'reason'],
+      ctr(),
     );
     this.lag = make.gauge(
       'consumer_lag',
       'Offset lag of the group per partition (end - committed)',
-      ['group', 'topic', 'partition'],
+      gtp(),
     );
     this.paused = make.gauge(
       'partition_paused',
@@ -112,13 +106,9 @@ export class InboxMetrics {
     this.received = counter(
       'events_received_total',
       'Deliveries settled as applied, duplicate or stale',
-      ['consumer', 'topic'],
+      ct(),
     );
-    this.applyErrors = counter('apply_errors_total', 'Failed apply attempts by reason', [
-      'consumer',
-      'topic',
-      'reason',
-    ]);
+    this.applyErrors = counter('apply_errors_total', 'Failed apply attempts by reason', ctr());
     this.handlerSeconds = make.histogram(
       'handler_duration_seconds',
       'Handler attempt duration (dedup, version check, handler)',
@@ -128,7 +118,7 @@ export class InboxMetrics {
     this.appliedUncommitted = make.gauge(
       'applied_uncommitted_offsets',
       'Records finished whose offset is not committed yet, per partition',
-      ['group', 'topic', 'partition'],
+      gtp(),
     );
   }
 
