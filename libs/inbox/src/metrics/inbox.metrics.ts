@@ -48,11 +48,7 @@ export class InboxMetrics {
   /** Records finished (effect committed, rejected or dead-lettered) whose offset is not committed. */
   readonly appliedUncommitted: GaugeMetric<'group' | 'topic' | 'partition'>;
 
-  /**
-   * @param registry where the metrics live; undefined when they are no-ops
-   * @param prefix put before every metric name (`metrics.prefix`)
-   * @param make creates each metric (default: prom-client metrics in `registry`, or no-ops)
-   */
+  /** @param registry undefined when the metrics are no-ops */
   constructor(
     readonly registry: Registry | undefined,
     readonly prefix = INBOX_METRIC_PREFIX,

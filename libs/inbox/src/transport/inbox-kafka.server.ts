@@ -97,7 +97,6 @@ export class InboxKafkaServer extends ServerKafka {
       const each = (message: KafkaMessage) =>
         this.handleMessage({ ...at, message, heartbeat, pause });
       if (!(await this.runChunk(at, chunk, each))) {
-        // Replay record by record: per-record retries, dead-letter or pause apply.
         for (const message of chunk) {
           if (!isRunning() || isStale()) return;
           await each(message);

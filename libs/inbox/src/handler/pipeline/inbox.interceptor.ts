@@ -56,7 +56,6 @@ export class InboxInterceptor implements NestInterceptor {
     event: EventEnvelope,
     untraced: () => Promise<unknown>,
   ): Promise<void> {
-    // Each attempt runs in a span continuing the producing trace (a no-op without OpenTelemetry).
     const handle = () => traceInboxHandler(delivery, event, untraced);
     const { session, position, offset } = delivery;
     const batch = currentInboxBatch();
