@@ -7,8 +7,7 @@ export const INBOX_TRANSACTION_HOST = Symbol('nest-outbox:inbox-transaction-host
 /**
  * DI token of the prom-client `Registry` the inbox's metrics are on: `metrics.registry`, or
  * by default a registry of the module's own (never the global one, so two apps in one
- * process do not collide). Expose it from your `/metrics` endpoint.
- * @publicApi
+ * process do not collide). Expose it from your `/metrics` endpoint. @publicApi
  */
 export const INBOX_METRICS_REGISTRY = Symbol('nest-outbox:inbox-metrics-registry');
 

@@ -66,7 +66,6 @@ export const {
   ASYNC_OPTIONS_TYPE: INBOX_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<InboxModuleOptions>({ moduleName: 'Inbox' })
   .setClassMethodName('forRoot')
-  // useClass / useExisting factories implement createInboxOptions(): InboxModuleOptions.
   .setFactoryMethodName('createInboxOptions')
   .setExtras<InboxModuleExtras>(
     { isGlobal: true, connectionName: undefined },

@@ -19,21 +19,12 @@ interface AheadRegistration {
 }
 
 /**
- * What the registration ahead of one `InboxKafkaServer` chunk computed: each parsed record's
- * header strings and decode results (the guard reuses that very result), and the inbox row
- * registered for each accepted record, which the handler's attempt claims instead of
- * inserting its row. A fresh registration nobody claimed (its handler never ran) must not
- * commit: see `unclaimed()`.
- * @internal
+ * What registration ahead computed for one `InboxKafkaServer` chunk: decode results per parsed
+ * record (reused by the guard) and the inbox rows the handlers' attempts claim. @internal
  */
 export class AheadRegistrations {
   private readonly rows = new Map<string, Map<string, AheadRegistration>>();
-  /**
-   * A Map, not a WeakMap: a young WeakMap full of young keys is an ephemeron table every
-   * scavenge must process. Its records are alive until the chunk settles anyway, and
-   * `forgetDecoded()` drops them then (an async resource created during the chunk may keep
-   * the chunk's batch reachable for longer).
-   */
+  /** A Map, not a WeakMap (an ephemeron table costs every scavenge); cleared on settle. */
   private readonly decoded = new Map<object, DecodedAhead>();
 
   /** Keeps a parsed record's header strings and decode result for its guard (same rules). */
@@ -48,17 +39,14 @@ export class AheadRegistrations {
     else if (kept.rules !== rules) (kept.others ??= new Map()).set(rules, result);
   }
 
-  /** Drops what was kept per parsed record (the chunk is settled: nobody reads it again). */
   forgetDecoded(): void {
     this.decoded.clear();
   }
 
-  /** The header strings kept for this parsed record, if any. */
   headersOf(record: object): Record<string, string> | undefined {
     return this.decoded.get(record)?.headers;
   }
 
-  /** The decode result kept for this parsed record under `rules`, if any. */
   resultOf(record: object, rules: DecodeRules): DecodeResult | undefined {
     const kept = this.decoded.get(record);
     if (!kept) return undefined;
@@ -73,10 +61,8 @@ export class AheadRegistrations {
   }
 
   /**
-   * Claims the registration made ahead for this record: true when its row is new (run the
-   * handler), false for a duplicate (also when claimed already), undefined when none was
-   * made (register it now). Throws when the record decodes to another event id than the
-   * one registered (never expected: the chunk is rolled back and replayed).
+   * True: new row, run the handler; false: a duplicate or claimed already; undefined: none
+   * made, register now. Throws on another event id (the chunk then rolls back and replays).
    */
   claim(consumer: string, offset: string, eventId: string): boolean | undefined {
     const registration = this.rows.get(consumer)?.get(offset);

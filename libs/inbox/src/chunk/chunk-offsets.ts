@@ -5,8 +5,7 @@ import type { PartitionOffsetTracker } from '../consumer/partition-offset.tracke
 /**
  * The offsets of accepted records begun inside one `InboxKafkaServer` chunk: they become
  * committable together when the chunk's transaction commits (one tracker update per
- * partition, one commit scheduled), and are released for redelivery when it rolls back.
- * @internal
+ * partition, one commit scheduled), and are released for redelivery when it rolls back. @internal
  */
 export class ChunkOffsets {
   /** By tracker: one, unless the assignment changed in the middle of the chunk. */

@@ -8,8 +8,7 @@ import type { ChunkHandler, ChunkRecord, InboxBatch } from './inbox-batch.contex
  * (same decoder, same rules, same parsed record), in the chunk's transaction. The executor
  * then claims each record's registration instead of inserting its row. A record repeated
  * inside the chunk is new at its first offset only and a duplicate at the later ones, as it
- * would be record by record.
- * @internal
+ * would be record by record. @internal
  */
 export async function registerAhead(
   batch: InboxBatch,

@@ -10,11 +10,7 @@ export interface ChunkRecord {
   readonly record: ParsedRecord & object;
 }
 
-/**
- * An `@InboxHandler` seen on a topic inside a batch: what `InboxKafkaServer` needs to
- * register the inbox rows of its next chunks ahead, in one statement.
- * @internal
- */
+/** An `@InboxHandler` seen on a topic in a chunk: what registering ahead needs. @internal */
 export interface ChunkHandler {
   readonly consumer: string;
   readonly policy: ResolvedHandlerPolicy;
@@ -24,12 +20,8 @@ export interface ChunkHandler {
 }
 
 /**
- * A chunk of records of one partition handled in one PostgreSQL transaction by
- * `InboxKafkaServer`. Records register what to do once the chunk commits (count, make the
- * offset committable) or rolls back (release the offset for redelivery); the first handler
- * error aborts the chunk, which is then replayed record by record on the normal path. The
- * inbox rows of the chunk's accepted records may be registered ahead (`ahead`).
- * @internal
+ * One partition's records handled in one transaction by `InboxKafkaServer`, with what to do
+ * on commit and on rollback; the first handler error aborts it. @internal
  */
 export class InboxBatch {
   private readonly committed: (() => void)[] = [];
@@ -46,7 +38,6 @@ export class InboxBatch {
    */
   chunkCall: readonly ChunkRecord[] | undefined = undefined;
 
-  /** @param transactionHost the host whose transaction the chunk runs in */
   constructor(readonly transactionHost?: unknown) {}
 
   /**
@@ -77,7 +68,6 @@ export class InboxBatch {
     for (const fn of committed ? this.committed : this.rolledBack) fn();
   }
 
-  /** Notes a handler that ran here (see `handlers`). */
   noteHandler(handler: ChunkHandler): void {
     const seen = this.handlers.some(
       (h) =>

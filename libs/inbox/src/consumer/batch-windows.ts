@@ -2,11 +2,8 @@ import type { ConsumerEndBatchProcessEvent } from 'kafkajs';
 import { partitionKey } from './consumer-snapshot';
 
 /**
- * The offsets that got their final result while kafkajs handed each partition's batch over,
- * to settle what the batch holds but never hands over: aborted records and transaction
- * markers (kafkajs filters them out; a batch of only those is handed over empty). Without
- * this, a partition whose last records are such stays committed before them until a live
- * record arrives. @internal
+ * Offsets finished while kafkajs handed each partition's batch over, to settle the aborted
+ * records and transaction markers it filters out (else the committed offset lags). @internal
  */
 export class BatchWindows {
   private readonly open = new Map<string, Set<bigint>>();

@@ -25,18 +25,10 @@ type CrashPayload = { error?: Error; restart?: boolean; groupId?: string };
 type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
 
 /**
- * Everything the inbox knows about one kafkajs consumer (one per ServerKafka): its status and
- * assignment (from kafkajs' instrumentation events), an offset tracker per assigned partition,
- * the offset committer, poison pauses, crash recovery, lag (GroupLag) and the batch tails
- * kafkajs never hands over (BatchWindows). Created the first time the consumer is seen.
- *
- * Between a REBALANCING event and the next GROUP_JOIN nothing is committed; partitions
- * revoked by the join get their tracker retired, so late results of records still running
- * there are never committed. When kafkajs stops the consumer (a crash it restarts from, or a
- * stop), every tracker is retired and the poison pauses are forgotten (they lived in the
- * stopped consumer group): the consumer starts again from the group's committed offsets,
- * and what it re-reads is absorbed by the inbox.
- * @internal
+ * Everything the inbox knows about one kafkajs consumer: status, assignment, offset trackers,
+ * committer, poison pauses, crash recovery, lag and batch windows. Nothing is committed between
+ * REBALANCING and GROUP_JOIN; revoked partitions and a stopped consumer retire their trackers,
+ * so late results are never committed and re-reads are absorbed by the inbox. @internal
  */
 export class ConsumerSession {
   private readonly trackers = new Map<string, PartitionOffsetTracker>();
@@ -55,9 +47,8 @@ export class ConsumerSession {
   private readonly unsubscribe: (() => void)[] = [];
 
   /**
-   * @param recover runs the consumer again when kafkajs crashed it for good (it restarts
-   *   only after retriable errors); without it such a consumer stays down until a restart
-   * @param random the recovery backoff's jitter draw (a seam for tests)
+   * @param recover runs the consumer again when kafkajs crashed it for good
+   * @param random the recovery backoff's jitter draw
    */
   constructor(
     readonly consumer: Consumer,

@@ -4,10 +4,8 @@ import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import type { ConsumerRecovery } from './consumer-snapshot';
 
 /**
- * Runs a consumer again after a crash kafkajs does not restart (it restarts only after
- * retriable errors): connect, then the recovery the application gave (subscribe + run),
- * backing off from 1 s to 30 s (core `Backoff`) until it works or the session closes.
- * @internal
+ * Runs a consumer again after a crash kafkajs does not restart: connect, then the given
+ * recovery, backing off from 1 s to 30 s until it works or the session closes. @internal
  */
 export class CrashRecovery {
   private running = false;

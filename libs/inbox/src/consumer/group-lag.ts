@@ -6,13 +6,9 @@ import type { PartitionOffsetTracker } from './partition-offset.tracker';
 export type LagAdmin = Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
 
 /**
- * The group's lag per partition from the broker's own figures, as its group tool counts it:
- * the partition's end offset (control records such as a transaction's marker included) minus
- * the group's committed offset, for every partition the group has committed on. Read on a
- * timer whatever the consumer's state, so a stopped or crash-looping consumer shows its lag
- * growing, labelled with its group. Also the distance between what this consumer finished and
- * what it committed.
- * @internal
+ * The group's lag per partition as the broker's group tool counts it (end offset minus committed
+ * offset), read on a timer whatever the consumer's state, so a stopped consumer shows its lag
+ * growing. @internal
  */
 export class GroupLag {
   constructor(
@@ -51,9 +47,7 @@ export class GroupLag {
 }
 
 /**
- * Refreshes each of `lags()` every `intervalMs` with one admin client of `kafka` (connected on
- * first use); a broker that does not answer leaves the last figures. Returns the stop function.
- * @internal
+ * Refreshes each of `lags()` every `intervalMs` with one admin client; returns the stop function. @internal
  */
 export function pollGroupLag(
   kafka: KafkaConfig,

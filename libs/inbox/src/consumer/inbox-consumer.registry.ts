@@ -10,10 +10,8 @@ import { pollGroupLag } from './group-lag';
 import { watchKafkaMicroservices } from './kafka-microservices.hook';
 
 /**
- * The Kafka consumers this application's inbox handlers run on, one session each. Each Kafka
- * microservice of the application (`connectMicroservice`, `Transport.KAFKA` or a `ServerKafka`
- * strategy) is attached when it starts, with its `bindEvents` as the crash recovery; a consumer
- * started another way is attached on its first record, or by `attach(consumer, recover)`.
+ * The Kafka consumers the inbox handlers run on, one session each: every Kafka microservice is
+ * attached when it starts; a consumer started another way on its first record, or by `attach`.
  * @publicApi
  */
 @Injectable()
@@ -37,10 +35,9 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   }
 
   /**
-   * The session of `consumer`, created (and its events subscribed) on first use.
-   * @param recover how to run the consumer again when kafkajs crashes it for good (kafkajs
-   *   restarts a consumer only after retriable errors), e.g. `() => server.bindEvents(consumer)`
-   *   of the `ServerKafka` given as the microservice's `strategy`
+   * The session of `consumer`, created on first use.
+   * @param recover runs the consumer again when kafkajs crashes it for good, e.g.
+   *   `() => server.bindEvents(consumer)`
    */
   attach(consumer: Consumer, recover?: ConsumerRecovery): ConsumerSession {
     let session = this.sessions.get(consumer);
@@ -58,8 +55,7 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   }
 
   /**
-   * Resumes a partition paused by a poison event (after the operator fixed the cause): the
-   * event is redelivered and retried. Returns false when no consumer had it paused.
+   * Resumes a partition paused by a poison event (the event is redelivered); false when none was.
    */
   resume(topic: string, partition: number): boolean {
     let resumed = false;

@@ -52,10 +52,8 @@ function install(): void {
 }
 
 /**
- * Calls `notify` for each Kafka microservice of the application whose modules are `modules`,
- * once it runs (`app.startAllMicroservices()`), including those already running. Returns the
- * function that stops watching.
- * @internal
+ * Calls `notify` for each running Kafka microservice of `modules`, now and as they start;
+ * returns the function that stops watching. @internal
  */
 export function watchKafkaMicroservices(
   modules: object,

@@ -10,16 +10,10 @@ const MAX_COMMIT_FAILURES = 5;
 const IDLE_RETRY_MS = 10_000;
 
 /**
- * Commits the committable offsets of one consumer's partitions: asynchronously (the record's
- * handler does not wait), coalesced (results arriving while a request is in flight go into
- * the next one; at most one request in flight), retried with backoff a few times. A commit
- * that keeps failing is tried again with the next result, the next join, or after
- * `IDLE_RETRY_MS` when nothing else comes (an idle partition's offset is not left behind).
- *
- * A commit counts only when kafkajs reports it sent (its COMMIT_OFFSETS event, emitted after
- * the broker's answer, fed in through `confirm`): while its consumer stops or restarts,
- * kafkajs resolves `commitOffsets` without sending anything.
- * @internal
+ * Commits one consumer's committable offsets asynchronously, coalesced (one request in flight)
+ * and retried with backoff; a failing commit is retried with the next result or join, or after
+ * `IDLE_RETRY_MS`. A commit counts only when kafkajs' COMMIT_OFFSETS event confirms it: while
+ * its consumer stops or restarts, kafkajs resolves `commitOffsets` without sending. @internal
  */
 export class OffsetCommitter {
   private committing: Promise<void> | undefined;

@@ -1,13 +1,6 @@
 /**
- * The offsets of one partition, as seen by one assignment of it to this consumer.
- *
- * `begin(offset)` when a record starts, `finish(offset)` when it has a final result (its
- * effect committed, or it was recorded as rejected / dead-lettered), `abandon(offset)` when
- * it will be redelivered. `committable()` is the offset to commit (next to read): never past
- * an offset still in flight, so a later record finishing first can not carry the committed
- * offset past an earlier one. Counts per offset, because kafkajs may redeliver a record
- * while an earlier delivery of it is still running.
- * @internal
+ * The offsets of one partition in one assignment. `committable()` never passes an offset still
+ * in flight; counts per offset, as kafkajs may redeliver a record still running. @internal
  */
 export class PartitionOffsetTracker {
   private readonly inFlight = new Map<bigint, number>();

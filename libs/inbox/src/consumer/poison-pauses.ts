@@ -3,10 +3,8 @@ import type { InboxMetrics } from '../metrics/inbox.metrics';
 import { partitionKey, type PoisonPause } from './consumer-snapshot';
 
 /**
- * The partitions of one consumer paused by a poison event (`onExhausted: 'pause'`): paused
- * and rewound to the event's offset in kafkajs, reported by health and by the
- * `nest_outbox_inbox_partition_paused` gauge until an operator resumes them or the group takes them away.
- * @internal
+ * One consumer's partitions paused by a poison event (`onExhausted: 'pause'`), until an operator
+ * resumes them or the group takes them away. @internal
  */
 export class PoisonPauses {
   private readonly pauses = new Map<string, PoisonPause>();

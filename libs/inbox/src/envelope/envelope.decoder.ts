@@ -223,13 +223,9 @@ function decode(
 }
 
 /**
- * Validates a record against the event contract (core's `EVENT_HEADERS`) and the handler's
- * rules, in a fixed order: header nesting, headers, event id, text fields, type, schema
- * version, payload nesting (before any parse), size, JSON. Never throws (an unexpected error
- * is an `undecodable` rejection), never walks untrusted data recursively, and its reasons
- * name fields and limits, never the values refused. `headers` defaults to
- * `headerStrings(record.headers)` (pass them when already computed).
- * @internal
+ * Validates a record against the event contract and the handler's rules, in a fixed order.
+ * Never throws (an unexpected error is `undecodable`), never recurses over untrusted data, and
+ * its reasons name fields and limits, never values. @internal
  */
 export function decodeEnvelope(
   record: ParsedRecord,

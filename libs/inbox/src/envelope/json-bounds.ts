@@ -2,11 +2,8 @@
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 /**
- * True when JSON text nests deeper than `limit` (arrays and objects), found in one linear
- * scan without recursion and without parsing: what to check BEFORE `JSON.parse` so that no
- * later recursive walk (a handler, `JSON.stringify`, a driver) can run out of stack.
- * Brackets inside strings do not count.
- * @internal
+ * True when JSON text nests deeper than `limit`, in one linear scan without parsing: checked
+ * BEFORE `JSON.parse` so no later recursive walk can run out of stack. @internal
  */
 export function jsonTextTooDeep(text: string, limit: number): boolean {
   let depth = 0;
@@ -29,10 +26,8 @@ export function jsonTextTooDeep(text: string, limit: number): boolean {
 export type JsonExcess = 'depth' | 'nodes';
 
 /**
- * Which bound an already parsed value (Nest's KafkaParser JSON-parses values and headers that
- * start with `{` or `[`) exceeds, if any: nesting deeper than `limit` or more than `maxNodes`
- * values. An iterative walk with an explicit stack that stops at the first excess.
- * @internal
+ * Which bound a parsed value exceeds, if any (depth over `limit`, more than `maxNodes` values),
+ * by an iterative walk. @internal
  */
 export function jsonExcess(
   value: unknown,
@@ -71,11 +66,7 @@ export function jsonExcess(
 const isContainer = (v: unknown): v is object =>
   typeof v === 'object' && v !== null && !Buffer.isBuffer(v);
 
-/**
- * `jsonExcess` of an array or object whose children are all scalars (most event payloads),
- * found without allocating the walk's stacks; 'walk' as soon as a child is itself an array
- * or object (the walk decides).
- */
+/** `jsonExcess` of a container of scalars without the walk's stacks; 'walk' when a child nests. */
 function flatExcess(
   value: object,
   limit: number,

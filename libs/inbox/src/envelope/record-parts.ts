@@ -26,10 +26,8 @@ function jsonText(value: unknown): string | undefined {
 }
 
 /**
- * Headers as strings whatever Nest's parser made of them (it JSON-parses header values
- * that start with `{` or `[`; those come back as JSON text, or `TOO_DEEP_HEADER` when they
- * nest deeper than the JSON depth limit). Never throws.
- * @internal
+ * Headers as strings whatever Nest's parser made of them (parsed JSON back to text, or
+ * `TOO_DEEP_HEADER` when too deep). Never throws. @internal
  */
 export function headerStrings(raw: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -46,10 +44,8 @@ export function headerStrings(raw: Record<string, unknown> | undefined): Record<
 }
 
 /**
- * The record value as bytes: exact when the parser keeps it binary, its UTF-8 text when it
- * is a string, JSON text again when Nest's parser parsed it (check its depth first:
- * `jsonExcess`), undefined when absent or when it cannot be serialised.
- * @internal
+ * The record value as bytes (exact when binary, else UTF-8 or re-serialised JSON: check its
+ * depth first), undefined when absent or not serialisable. @internal
  */
 export function valueBytes(value: unknown): Buffer | undefined {
   if (value === undefined || value === null) return undefined;
@@ -64,10 +60,8 @@ export function valueBytes(value: unknown): Buffer | undefined {
 }
 
 /**
- * The length in bytes `valueBytes` would give, without building the buffer (a parsed value
- * is serialised again to measure it). `depthChecked`: the parsed value is known to nest at
- * most that deep (so it is walked again only when that bound exceeds what is serialised).
- * @internal
+ * The length `valueBytes` would give, without the buffer; `depthChecked` bounds the parsed
+ * value's known depth. @internal
  */
 export function valueByteLength(value: unknown, depthChecked?: number): number | undefined {
   if (value === undefined || value === null) return undefined;

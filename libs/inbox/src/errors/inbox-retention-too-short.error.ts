@@ -3,8 +3,7 @@ import { NestOutboxError } from '@nest-outbox/core';
 /**
  * The inbox retention is shorter than the topic's retention plus the replay window: a
  * redelivered event could find its inbox row already pruned and be applied twice.
- * Thrown at start-up (unless `retention.onTooShort` is `'warn'`).
- * @publicApi
+ * Thrown at start-up (unless `retention.onTooShort` is `'warn'`). @publicApi
  */
 export class InboxRetentionTooShortError extends NestOutboxError {
   constructor(

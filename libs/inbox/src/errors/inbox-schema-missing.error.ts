@@ -2,8 +2,7 @@ import { NestOutboxError } from '@nest-outbox/core';
 
 /**
  * The inbox tables are not there at start-up (`verifySchema`). Thrown before any record is
- * consumed, so none is acknowledged without its inbox row.
- * @publicApi
+ * consumed, so none is acknowledged without its inbox row. @publicApi
  */
 export class InboxSchemaMissingError extends NestOutboxError {
   constructor(readonly tables: readonly string[]) {

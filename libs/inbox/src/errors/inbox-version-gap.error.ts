@@ -2,8 +2,7 @@ import { NestOutboxError } from '@nest-outbox/core';
 
 /**
  * An event's `aggregate_version` is not the last applied version + 1 and the handler holds
- * newer versions until the missing one arrives (`versionCheck: 'hold'`).
- * @publicApi
+ * newer versions until the missing one arrives (`versionCheck: 'hold'`). @publicApi
  */
 export class InboxVersionGapError extends NestOutboxError {
   constructor(

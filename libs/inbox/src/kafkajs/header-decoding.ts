@@ -1,24 +1,12 @@
-/**
- * Linear decoding of a Kafka record's headers, with a cap on their count, as a drop-in for
- * the `readVarIntArray(HeaderDecoder).reduce(...)` step of kafkajs 2.2.x' record decoder.
- * @internal
- */
+/** Linear, capped decoding of a record's headers for kafkajs 2.2.x' record decoder. @internal */
 
 /**
- * The one header a record with more than the cap of headers is given instead of its own
- * (value: the record's header count, in decimal). The inbox rejects such a record with
- * reason code `too_many_headers`; a record carrying this header name itself is rejected
- * the same way.
- * @internal
+ * The one header a record with too many headers gets instead (value: its header count); such
+ * records, and records carrying it, are rejected as `too_many_headers`. @internal
  */
 export const TOO_MANY_HEADERS_HEADER = 'x-nest-outbox-too-many-headers';
 
-/**
- * Headers decoded per record at most: a record with more gets only
- * `TOO_MANY_HEADERS_HEADER`, without decoding any of its own. The event contract uses about
- * ten; 1,000 linear-decoded headers cost about a millisecond.
- * @internal
- */
+/** Headers decoded per record at most; the event contract uses about ten. @internal */
 export const MAX_RECORD_HEADERS = 1000;
 
 /** What kafkajs' `Decoder` offers the header step. @internal */
@@ -35,11 +23,8 @@ export type HeaderReader = (decoder: HeaderBytesDecoder) => {
 };
 
 /**
- * Folds one header into `headers` exactly as kafkajs' reducer does (first value as is, a
- * repeated name as an array of its values in order), in place: `{...obj, [key]: v}` per
- * header made kafkajs quadratic. The read goes through the prototype chain like kafkajs'
- * (`obj[key] === undefined`) and the write makes an own property like its computed key,
- * so names such as `__proto__` or `constructor` come out the same.
+ * Folds one header in place as kafkajs' reducer does (kafkajs' spread per header is quadratic);
+ * read through the prototype chain, write an own property, so `__proto__` comes out the same.
  */
 function fold(headers: Record<string, unknown>, key: string | null, value: Buffer | null) {
   const name = String(key);
@@ -64,11 +49,8 @@ function fold(headers: Record<string, unknown>, key: string | null, value: Buffe
 }
 
 /**
- * Reads the header array at the decoder's position (the last field of a record). Returns
- * the header entries like kafkajs' `readVarIntArray`, with a `reduce` of their own that
- * returns the already folded headers object (kafkajs only ever calls `reduce` on it), so the
- * record decoder's own reducer never runs. Past `max` headers nothing is decoded: the
- * decoder skips to the record's end and the result is the single `TOO_MANY_HEADERS_HEADER`.
+ * Reads a record's header array like kafkajs' `readVarIntArray`, whose `reduce` returns the
+ * folded headers; past `max` it skips to the record's end and gives `TOO_MANY_HEADERS_HEADER`.
  */
 export function readRecordHeaders(
   decoder: HeaderBytesDecoder,

@@ -3,17 +3,14 @@ import { errorLabel } from '@nest-outbox/core/internal';
 import { snappyBlock, unlz4, unsnappy, unzstd } from './kafka-codecs';
 
 /**
- * The one header each record of a batch the inbox's own kafkajs could not decompress is given
- * instead of its own (value: the codec and the error class, e.g. `lz4 Error`). The inbox
- * rejects such a record with reason code `undecodable_batch`.
- * @internal
+ * The one header each record of a batch that could not be decompressed gets instead (value:
+ * codec and error class); rejected as `undecodable_batch`. @internal
  */
 export const UNDECODABLE_BATCH_HEADER = 'x-nest-outbox-undecodable-batch';
 
 /**
- * The rejection reason of a record carrying `UNDECODABLE_BATCH_HEADER`, if it does. Its value
- * is named only in the transport's own form: a producer could send that header too.
- * @internal
+ * The rejection reason of a record carrying `UNDECODABLE_BATCH_HEADER` in the transport's own
+ * form (a producer could send that header too). @internal
  */
 export function undecodableBatch(headers: Record<string, string>): string | undefined {
   const failure = headers[UNDECODABLE_BATCH_HEADER];
@@ -60,14 +57,9 @@ const pureJs = (name: string, decompress: Transform, compress?: Transform): Code
 };
 
 /**
- * Fills the codec table of the inbox's own kafkajs (see `inboxKafka`), never the
- * application's: each codec is the one the application registered in kafkajs'
- * `CompressionCodecs` (read at each batch), or else the inbox's pure-JS snappy, lz4 or zstd
- * decompressor (nothing to build at install time). A batch that cannot be decompressed
- * becomes a marker that the inbox's decoder reads as records carrying
- * `UNDECODABLE_BATCH_HEADER`, settled as rejected, instead of failing the fetch (kafkajs would
- * crash the consumer on every fetch, all its partitions stopped).
- * @internal
+ * Fills the codec table of the inbox's own kafkajs: the application's registered codec, else a
+ * pure-JS snappy, lz4 or zstd. An undecompressable batch becomes records carrying
+ * `UNDECODABLE_BATCH_HEADER` instead of crashing the consumer on every fetch. @internal
  */
 export function installInboxCodecs<T extends { Codecs: Registry }>(own: T): T {
   const app = CompressionCodecs as unknown as Registry;

@@ -26,9 +26,8 @@ interface StockDecoder extends HeaderBytesDecoder {
 type DecoderClass = new (buffer: Buffer) => StockDecoder;
 
 /**
- * Loads kafkajs' files (it has no dependencies) into a module table of the inbox's own, so
- * that what the inbox changes in it reaches no other kafkajs client of the process. `replace`
- * gives a file other exports, made from its own.
+ * Loads kafkajs' files into a module table of the inbox's own, so its changes reach no other
+ * client; `replace` gives a file other exports.
  */
 function privateLoader(root: string, replace: ReadonlyMap<string, Replacement>): Loader {
   const table = new Map<string, Module>();
@@ -76,11 +75,8 @@ function privateLoader(root: string, replace: ReadonlyMap<string, Replacement>):
 }
 
 /**
- * The inbox's `Decoder`: kafkajs' own, except that a record's headers are read in linear time
- * and none are decoded past `MAX_RECORD_HEADERS` (kafkajs 2.2.4 folds them with an object
- * spread per header: tens of thousands in one record block the event loop for minutes), and
- * that a batch its codecs could not decompress reads as records carrying only the
- * undecodable-batch header (see `installInboxCodecs`).
+ * kafkajs' `Decoder` with linear, capped header reading (`MAX_RECORD_HEADERS`) and undecodable
+ * batches read as marked records (see `installInboxCodecs`).
  */
 function inboxDecoder(Stock: DecoderClass, load: Loader): DecoderClass {
   // Loaded on first use, once kafkajs' modules are all loaded (they require the decoder first).
@@ -118,12 +114,9 @@ type KafkaClass = new (config: KafkaConfig) => Kafka;
 let kafkajs: KafkaClass | undefined;
 
 /**
- * kafkajs' `Kafka` as the inbox's own consumer runs it: the installed kafkajs' files in a
- * module table of their own, with the inbox's `Decoder` (capped linear header decoding,
- * undecodable batches settled) and codec table (`installInboxCodecs`). Every other kafkajs
- * client of the process decodes as stock kafkajs does. Throws unless kafkajs is exactly the
- * version this was checked against.
- * @internal
+ * kafkajs' `Kafka` for the inbox's own consumer, on a private module table with the inbox's
+ * `Decoder` and codecs; other clients decode as stock. Throws unless kafkajs is exactly the
+ * version this was checked against. @internal
  */
 export function inboxKafka(): KafkaClass {
   if (kafkajs) return kafkajs;

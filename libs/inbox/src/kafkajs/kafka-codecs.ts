@@ -2,11 +2,8 @@
 import { decompress as zstdDecompress } from 'fzstd';
 
 /**
- * Pure-JS decompressors of Kafka's record batch codecs that kafkajs lacks (it decodes gzip
- * itself): no native build at install time. Snappy compresses too, as the raw block
- * kafkajs-snappy writes, so that a relay publishing snappy in the same process finds a whole
- * codec whichever of the two registered first.
- * @internal
+ * Pure-JS decompressors of the codecs kafkajs lacks (no native build). Snappy compresses too,
+ * as kafkajs-snappy's raw block, for a relay in the same process. @internal
  */
 
 const lz4 = require('lz4js') as { decompress(src: Uint8Array): Uint8Array };

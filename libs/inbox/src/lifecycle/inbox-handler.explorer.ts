@@ -13,9 +13,7 @@ export interface DiscoveredInboxHandler {
 }
 
 /**
- * Finds every `@InboxHandler` method of the application's controllers, validates its
- * options (over the module defaults) and checks that it is an `@EventPattern` on topic names.
- * @internal
+ * Finds every `@InboxHandler` method, validates its options and checks its `@EventPattern`. @internal
  */
 @Injectable()
 export class InboxHandlerExplorer {

@@ -14,12 +14,7 @@ import { checkTopicRetention } from '../retention/topic-retention.checker';
 import { InboxStore } from '../store/inbox.store';
 import { InboxHandlerExplorer, type DiscoveredInboxHandler } from './inbox-handler.explorer';
 
-/**
- * Owns the inbox's start-up and shutdown: installs and checks the tables (as asked), finds every
- * `@InboxHandler` (see `InboxHandlerExplorer`), checks the topics' retention against the
- * inbox retention, and runs the pruner.
- * @internal
- */
+/** The inbox's start-up and shutdown: tables, handlers, topic retention check, pruner. @internal */
 @Injectable()
 export class InboxLifecycle
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown

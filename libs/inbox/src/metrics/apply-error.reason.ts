@@ -12,11 +12,7 @@ function isDatabaseError(error: unknown, depth = 0): boolean {
   return isDatabaseError(e.driverError, depth + 1) || isDatabaseError(e.cause, depth + 1);
 }
 
-/**
- * Why an apply attempt failed, as a bounded label: an out-of-order version held back, a
- * permanent error, a PostgreSQL error (the effect or the dedup row), or the handler's own.
- * @internal
- */
+/** Why an apply attempt failed, as a bounded label. @internal */
 export function applyErrorReason(error: unknown, permanent: boolean): ApplyErrorReason {
   if (error instanceof InboxVersionGapError) return 'version_gap';
   if (permanent) return 'permanent';

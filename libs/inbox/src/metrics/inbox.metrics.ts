@@ -13,8 +13,7 @@ import { inboxModuleMetrics } from './inbox-metrics.factory';
 /**
  * The inbox's Prometheus metrics, registered on `metrics.registry` or the module's own
  * `Registry` (token `INBOX_METRICS_REGISTRY`), never on prom-client's global one. prom-client
- * is loaded only when metrics are on; without it every metric is a no-op (one warning).
- * @publicApi
+ * is loaded only when metrics are on; without it every metric is a no-op (one warning). @publicApi
  */
 export class InboxMetrics {
   /** Events whose effect committed. */
@@ -49,11 +48,7 @@ export class InboxMetrics {
   /** Records finished (effect committed, rejected or dead-lettered) whose offset is not committed. */
   readonly appliedUncommitted: GaugeMetric<'group' | 'topic' | 'partition'>;
 
-  /**
-   * @param registry where the metrics live; undefined when they are no-ops
-   * @param prefix put before every metric name (`metrics.prefix`)
-   * @param make creates each metric (default: prom-client metrics in `registry`, or no-ops)
-   */
+  /** @param registry undefined when the metrics are no-ops */
   constructor(
     readonly registry: Registry | undefined,
     readonly prefix = INBOX_METRIC_PREFIX,
@@ -63,47 +58,41 @@ export class InboxMetrics {
   ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
       make.counter<L>(name, help, labelNames);
-    this.applied = counter('events_applied_total', 'Events whose effect committed', [
-      'consumer',
-      'topic',
-    ]);
+    const ct = (): ('consumer' | 'topic')[] => ['consumer', 'topic'];
+    const ctr = (): ('consumer' | 'topic' | 'reason')[] => ['consumer', 'topic', 'reason'];
+    const gtp = (): ('group' | 'topic' | 'partition')[] => ['group', 'topic', 'partition'];
+    this.applied = counter('events_applied_total', 'Events whose effect committed', ct());
     this.duplicates = counter(
       'events_duplicate_total',
       'Duplicate deliveries absorbed by the inbox',
-      ['consumer', 'topic'],
+      ct(),
     );
-    this.rejected = counter('events_rejected_total', 'Records refused by the guard', [
-      'consumer',
-      'topic',
-      'reason',
-    ]);
-    this.failed = counter('handler_failures_total', 'Failed handler attempts (rolled back)', [
-      'consumer',
-      'topic',
-    ]);
+    this.rejected = counter('events_rejected_total', 'Records refused by the guard', ctr());
+    this.failed = counter('handler_failures_total', 'Failed handler attempts (rolled back)', ct());
     this.deadLettered = counter(
       'events_dead_lettered_total',
       'Events dead-lettered after their attempts',
-      ['consumer', 'topic'],
+      ct(),
     );
-    this.versionGaps = counter('version_gaps_total', 'Events whose aggregate_version skipped one', [
-      'consumer',
-      'topic',
-    ]);
+    this.versionGaps = counter(
+      'version_gaps_total',
+      'Events whose aggregate_version skipped one',
+      ct(),
+    );
     this.stale = counter(
       'events_stale_total',
       'Events whose aggregate_version was already applied',
-      ['consumer', 'topic'],
+      ct(),
     );
     this.unrecorded = counter(
       'records_unrecorded_total',
       'Records committed past without a rejected row (last resort, see the log line)',
-      ['consumer', 'topic', 'reason'],
+      ctr(),
     );
     this.lag = make.gauge(
       'consumer_lag',
       'Offset lag of the group per partition (end - committed)',
-      ['group', 'topic', 'partition'],
+      gtp(),
     );
     this.paused = make.gauge(
       'partition_paused',
@@ -113,13 +102,9 @@ export class InboxMetrics {
     this.received = counter(
       'events_received_total',
       'Deliveries settled as applied, duplicate or stale',
-      ['consumer', 'topic'],
+      ct(),
     );
-    this.applyErrors = counter('apply_errors_total', 'Failed apply attempts by reason', [
-      'consumer',
-      'topic',
-      'reason',
-    ]);
+    this.applyErrors = counter('apply_errors_total', 'Failed apply attempts by reason', ctr());
     this.handlerSeconds = make.histogram(
       'handler_duration_seconds',
       'Handler attempt duration (dedup, version check, handler)',
@@ -129,7 +114,7 @@ export class InboxMetrics {
     this.appliedUncommitted = make.gauge(
       'applied_uncommitted_offsets',
       'Records finished whose offset is not committed yet, per partition',
-      ['group', 'topic', 'partition'],
+      gtp(),
     );
   }
 

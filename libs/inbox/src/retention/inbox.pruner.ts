@@ -13,10 +13,8 @@ export interface InboxPrunerOptions {
 }
 
 /**
- * Deletes processed inbox rows older than the retention in small batches (one short
- * statement each, never one big transaction), at most `maxBatches` per run, every
- * `intervalMs` (core `PeriodicTask`: runs never overlap).
- * @internal
+ * Deletes processed inbox rows older than the retention in small batches, at most `maxBatches`
+ * per run, every `intervalMs`. @internal
  */
 export class InboxPruner {
   private readonly task: PeriodicTask<number>;

@@ -5,12 +5,9 @@ import { InboxRetentionTooShortError } from '../errors/inbox-retention-too-short
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 
 /**
- * Reads each topic's `retention.ms` (Kafka admin) and compares it with the inbox
- * retention: the inbox must remember an event id for as long as the event can be
- * redelivered (topic retention plus the replay window). Too short: refuse to start, or
- * warn loudly with `onTooShort: 'warn'`. A topic whose config can not be read is warned
- * about (the Kafka transport fails on it anyway), and so is a broker that does not answer.
- * @internal
+ * Checks each topic's `retention.ms` against the inbox retention (which must outlive topic
+ * retention plus the replay window): too short refuses to start, or warns with
+ * `onTooShort: 'warn'`; an unreadable topic or broker is warned about. @internal
  */
 export async function checkTopicRetention(
   options: ResolvedInboxOptions,

@@ -3,8 +3,7 @@ import { INBOX_MODULE } from '../inbox.constants';
 
 /**
  * Where the inbox's three tables live: the names `inboxSchemaSql`, `createInboxMigration`
- * and `InboxModule.forRoot()` take. Each one a lower-case SQL identifier.
- * @publicApi
+ * and `InboxModule.forRoot()` take. Each one a lower-case SQL identifier. @publicApi
  */
 export interface InboxTableNames {
   /** @default 'public' */
@@ -36,10 +35,8 @@ export function inboxTableNames(names: InboxTableNames = {}): InboxTableNamesRes
 }
 
 /**
- * Exact evidence of a rejected record, next to its escaped text columns: the raw key (at most
- * 1 KiB), the headers as received (JSON of the strings the transport decoded, at most 64 KiB),
- * and the value's length and SHA-256 (never the payload itself).
- * @internal
+ * Exact evidence of a rejected record: raw key (1 KiB max), headers as received (64 KiB max),
+ * value length and SHA-256 (never the payload). @internal
  */
 export const REJECTED_EVIDENCE = [
   ['key_bytes', 'bytea'],
@@ -49,16 +46,9 @@ export const REJECTED_EVIDENCE = [
 ] as const;
 
 /**
- * DDL of the inbox tables, version 1, as idempotent statements (safe to run at every
- * start-up or from a migration):
- * - the inbox: one row per (consumer, event_id) whose effect committed;
- * - rejected messages: bad input and dead-lettered events, with their reason and headers,
- *   never the payload (its length and SHA-256 only), with the raw key and headers as `bytea`
- *   evidence (text and `jsonb` columns hold escaped copies); unique per (consumer, topic, partition, offset) so a redelivered
- *   rejection is recorded once;
- * - aggregate versions: the last applied `aggregate_version` per consumer and aggregate
- *   (used only when `versionCheck` is not `'off'`).
- * @publicApi
+ * DDL of the inbox tables, version 1, as idempotent statements: the inbox (one row per
+ * (consumer, event_id)), rejected records (reason and headers, never the payload; one per
+ * (consumer, topic, partition, offset)), and aggregate versions (for `versionCheck`). @publicApi
  */
 export function inboxSchemaSql(tables: InboxTableNames = {}): string[] {
   const n = inboxTableNames(tables);

@@ -17,8 +17,7 @@ const INBOX_DDL_V1 = 1767225600000;
 /**
  * Where the inbox tables go, and when their migration sorts among yours: the shape of every
  * nest-outbox migration factory (`schema`, `table`, `timestamp`), plus the inbox's two other
- * tables. `timestamp` defaults to 1767225600000 (version 1 of the inbox DDL).
- * @publicApi
+ * tables. `timestamp` defaults to 1767225600000 (version 1 of the inbox DDL). @publicApi
  */
 export interface InboxMigrationOptions extends InboxTableNames {
   /** 13-digit millisecond timestamp TypeORM orders migrations by. @default 1767225600000 */

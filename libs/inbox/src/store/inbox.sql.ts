@@ -1,9 +1,6 @@
 import type { ResolvedTables } from '../options/inbox-options.resolver';
 
-/**
- * Every statement of the inbox store, built once for the configured (quoted) tables.
- * @internal
- */
+/** Every statement of the inbox store, built once for the configured (quoted) tables. @internal */
 export function inboxStatements(tables: ResolvedTables) {
   return {
     register: `INSERT INTO ${tables.inbox} (consumer, event_id, event_type, schema_version, aggregate_type,

@@ -49,12 +49,7 @@ export type VersionCheck =
   | { readonly kind: 'next' | 'first' }
   | { readonly kind: 'gap' | 'stale'; readonly last: number };
 
-/**
- * The inbox's SQL, in one place. Every statement runs on `TransactionHost.tx`, whatever the
- * data stack (`sqlExecutorOf`): inside the interceptor's transaction when there is one, on
- * the adapter's non-transactional instance otherwise.
- * @internal
- */
+/** The inbox's SQL, every statement on `TransactionHost.tx` (`sqlExecutorOf`). @internal */
 @Injectable()
 export class InboxStore {
   private readonly sql: ReturnType<typeof inboxStatements>;
@@ -111,10 +106,8 @@ export class InboxStore {
   }
 
   /**
-   * Registers the (consumer, event_id) of many accepted records of one partition in ONE
-   * statement; returns the event ids whose row was new. The caller passes each event id
-   * once (its first offset); rows are inserted in event-id order so that concurrent chunks
-   * take the unique-index locks in the same order.
+   * Registers many records' (consumer, event_id) in ONE statement; returns the new event ids.
+   * Each event id once; inserted in event-id order so concurrent chunks lock in the same order.
    */
   async registerMany(
     consumer: string,
@@ -157,9 +150,8 @@ export class InboxStore {
   }
 
   /**
-   * Records a rejected or dead-lettered record once per (consumer, topic, partition, offset).
-   * Every text and `jsonb` value goes through `pgText` / `pgHeaders` (PostgreSQL refuses NUL
-   * and unpaired surrogates there); the exact bytes go to the `bytea` evidence columns.
+   * Records a rejected record once per (consumer, topic, partition, offset); text and `jsonb` via
+   * `pgText` / `pgHeaders`, exact bytes in the `bytea` evidence columns.
    */
   async recordRejection(row: RejectionRow): Promise<void> {
     const text = (value: string | undefined, max: number) =>

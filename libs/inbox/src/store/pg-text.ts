@@ -2,11 +2,8 @@
 const REFUSED = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * Text PostgreSQL accepts in a `text` column and inside `jsonb`: NUL (refused by both) and
- * unpaired UTF-16 surrogates (refused by `jsonb`, silently replaced in `text`) become the
- * six characters of their JSON escape (`\u0000`, `\ud800`), and at most `max` characters
- * are kept. The exact bytes, where they matter, go to the `bytea` evidence columns.
- * @internal
+ * Text PostgreSQL accepts in `text` and `jsonb`: NUL and unpaired surrogates become their JSON
+ * escape (`\u0000`), at most `max` characters. @internal
  */
 export function pgText(value: string, max: number): string {
   const cut = value.length > max ? value.slice(0, max) : value;
@@ -18,11 +15,7 @@ const MAX_HEADERS = 100;
 const MAX_NAME = 200;
 const MAX_VALUE = 1000;
 
-/**
- * Headers as `jsonb` accepts them: names and values through `pgText`, at most 100 headers
- * (an `x-inbox-omitted-headers` entry says how many more there were).
- * @internal
- */
+/** Headers through `pgText`, at most 100 (`x-inbox-omitted-headers` counts the rest). @internal */
 export function pgHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = Object.entries(headers);

@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /**
- * A stable idempotency key for a call to another service made by an inbox handler. The
- * inbox can not make a remote call atomic with its transaction: when the handler is retried
- * or the event redelivered, the call is made again, so the receiver must deduplicate.
- * The key depends only on `event_id`, the consumer and the call's purpose, so every retry
- * of one call sends the same key and two different calls of one event send different keys.
- * The result has the UUID format (version-8, RFC 9562), accepted by most APIs.
+ * A stable idempotency key for a remote call made by an inbox handler: a retry or redelivery
+ * makes the call again, so the receiver must deduplicate. Depends only on `event_id`, the
+ * consumer and the purpose; UUID format (version 8, RFC 9562).
  * @example
  * await http.post(url, body, { headers: { 'Idempotency-Key': idempotencyKey(event.eventId, 'shipping', 'create-label') } });
  * @publicApi

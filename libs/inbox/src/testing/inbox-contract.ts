@@ -21,8 +21,7 @@ interface TestApi {
  * The inbox's conformance tests for one data stack, on real PostgreSQL (no Kafka): the
  * inbox row and the handler's effect, written through the stack's own transaction object,
  * commit and roll back together, and a duplicate is absorbed. Call it at the top level of a
- * test file (jest's or vitest's globals, or `test`).
- * @publicApi
+ * test file (jest's or vitest's globals, or `test`). @publicApi
  */
 export function inboxContract(
   stack: DataStackFixture,

@@ -16,12 +16,8 @@ export interface TracedRecord {
 }
 
 /**
- * Runs one attempt of an inbox handler in a CONSUMER span that continues the producing
- * trace: its parent is the span context the event was recorded in (the `traceparent` /
- * `tracestate` headers the relay carried), so a request's trace reaches the consumer's
- * effect. Without those headers the span continues whatever is active (for example a
- * kafkajs instrumentation span). A no-op without `@opentelemetry/api`.
- * @internal
+ * Runs a handler attempt in a CONSUMER span whose parent is the event's `traceparent` (else
+ * what is active). A no-op without `@opentelemetry/api`. @internal
  */
 export async function traceInboxHandler<T>(
   record: TracedRecord,
@@ -55,10 +51,8 @@ export async function traceInboxHandler<T>(
 }
 
 /**
- * Runs an `@InboxBatchHandler` call for a chunk in one CONSUMER span of the current context,
- * linked to each event's producing span context (OpenTelemetry's batch-processing shape: one
- * span, a link per message). A no-op without `@opentelemetry/api`.
- * @internal
+ * Runs a chunk call in one CONSUMER span linked to each event's producing span. A no-op
+ * without `@opentelemetry/api`. @internal
  */
 export async function traceInboxChunk<T>(
   record: TracedRecord,

@@ -11,32 +11,19 @@ import { inboxKafka } from '../kafkajs/inbox-kafkajs';
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
   /** Records of one partition handled in one PostgreSQL transaction. @default 100 */
   readonly inboxBatchSize?: number;
-  /**
-   * The `ClsPluginTransactional` connection of the chunks' transactions: the same as
-   * `InboxModule`'s `connectionName` (default: the unnamed one).
-   */
+  /** The transactional connection of the chunks: `InboxModule`'s `connectionName`. */
   readonly connectionName?: string;
 };
 
 type Position = { readonly topic: string; readonly partition: number };
 
 /**
- * Optional Kafka transport strategy for throughput: a `ServerKafka` that consumes with
- * `eachBatch` and handles up to `inboxBatchSize` records of one partition in ONE PostgreSQL
- * transaction (each record still goes through Nest's guard / interceptor / handler
- * pipeline, in order). The chunk's offsets become committable only after its commit. The
- * first failing record rolls the chunk back (inbox rows included); the chunk is then
- * replayed record by record on the normal path, with per-record retries, dead-lettering
- * or pausing. Same guarantees as plain ServerKafka, far fewer round trips and commits.
- *
- * Once a topic's `@InboxHandler`s are known (from its first record), the inbox rows of each
- * chunk's accepted records are registered in ONE statement at the start of the chunk's
- * transaction (same decoder, rules and parsed record as the guard), and handlers run only
- * for the new ones. A row registered that way whose handler did not run rolls the chunk back (and
- * turns registration ahead off for that topic): nothing is marked processed unapplied.
- * When every inbox handler of the topic is an `@InboxBatchHandler`, the chunk then goes through
- * Nest's pipeline ONCE: the handlers receive its new events together (`@InboxEvents()`).
- * Handlers must only write through `TransactionHost.tx` (an error aborts the whole chunk).
+ * Optional Kafka transport strategy for throughput: a `ServerKafka` that handles up to
+ * `inboxBatchSize` records of one partition in ONE PostgreSQL transaction, each through Nest's
+ * pipeline, in order, with the inbox rows registered ahead in one statement. Offsets become
+ * committable after the commit; a failing record rolls the chunk back and it is replayed record
+ * by record (retries, dead-letter, pause). Topics with only `@InboxBatchHandler`s go through
+ * the pipeline once per chunk. Handlers write only through `TransactionHost.tx`.
  * @example
  * app.connectMicroservice({ strategy: new InboxKafkaServer({ client, consumer, run: { autoCommit: false } }) });
  * @publicApi
@@ -71,10 +58,7 @@ export class InboxKafkaServer extends ServerKafka {
     this.parser = this.aheadParser;
   }
 
-  /**
-   * The client runs on the inbox's own kafkajs (`inboxKafka`): capped header decoding, its
-   * codecs, undecodable batches settled as rejected records; no other client is changed.
-   */
+  /** The client runs on the inbox's own kafkajs (`inboxKafka`); no other client is changed. */
   override createClient<T = unknown>(): T {
     const Kafka = inboxKafka();
     const logCreator = KafkaLogger.bind(null, this.logger) as never;
@@ -112,7 +96,6 @@ export class InboxKafkaServer extends ServerKafka {
       const each = (message: KafkaMessage) =>
         this.handleMessage({ ...at, message, heartbeat, pause });
       if (!(await this.runChunk(at, chunk, each))) {
-        // Replay record by record: per-record retries, dead-letter or pause apply.
         for (const message of chunk) {
           if (!isRunning() || isStale()) return;
           await each(message);

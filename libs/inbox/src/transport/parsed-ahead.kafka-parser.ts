@@ -1,10 +1,8 @@
 import { KafkaParser } from '@nestjs/microservices';
 
 /**
- * Nest's `KafkaParser` that can parse a record ahead of `ServerKafka.handleMessage` (to
- * register a chunk's inbox rows from exactly what the guards will see) and hands that same
- * result to `handleMessage`'s own parse once, instead of parsing the record twice.
- * @internal
+ * Nest's `KafkaParser` that parses a record ahead (to register a chunk's rows from what the
+ * guards will see) and hands that result to `handleMessage` instead of parsing twice. @internal
  */
 export class ParsedAheadKafkaParser extends KafkaParser {
   private readonly ahead = new WeakMap<object, unknown>();

@@ -7,12 +7,10 @@ import { InboxGuard } from '../pipeline/inbox.guard';
 import { InboxInterceptor } from '../pipeline/inbox.interceptor';
 
 /**
- * Makes an `@EventPattern` Kafka handler idempotent: the envelope is validated first (bad
- * records are recorded and skipped), then the handler runs at most once per
- * (`consumer`, `event_id`), in one PostgreSQL transaction with the inbox row; the offset is
- * committed after that transaction. Write through `TransactionHost.tx` in the handler.
- * Needs `InboxModule.forRoot()` and `run: { autoCommit: false }` on the Kafka transport.
- *
+ * Makes an `@EventPattern` Kafka handler idempotent: bad records are recorded and skipped, and
+ * the handler runs at most once per (`consumer`, `event_id`), in one transaction with the inbox
+ * row, before the offset is committed. Write through `TransactionHost.tx`. Needs
+ * `InboxModule.forRoot()` and `run: { autoCommit: false }`.
  * @param consumer the name of this projection / effect; the dedup key is (consumer, event_id)
  * @example
  * ```ts

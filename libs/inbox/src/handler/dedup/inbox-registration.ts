@@ -4,12 +4,8 @@ import type { InboxBatch } from '../../chunk/inbox-batch.context';
 import type { InboxDelivery } from '../delivery/inbox-delivery';
 
 /**
- * The one dedup decision of the inbox, inside the attempt's transaction: registers
- * (consumer, event_id) and says whether the row is new (run the handler) or was there
- * already (a duplicate: skip the effect). Inside an `InboxKafkaServer` chunk the row may have
- * been registered ahead, with the chunk's other rows, by `registerAhead`: the record then
- * claims that registration instead of inserting its row.
- * @internal
+ * The inbox's one dedup decision, in the attempt's transaction: true when (consumer, event_id)
+ * is new (run the handler), false for a duplicate; claims a row registered ahead if any. @internal
  */
 export async function registerOnce(
   store: InboxStore,

@@ -21,7 +21,9 @@ export interface ChunkEntry {
   readonly position: RecordPosition;
   readonly offset: bigint;
   readonly headers: Record<string, string>;
+  /** Set when the guard accepted the record. */
   readonly envelope: EventEnvelope | undefined;
+  /** Set when the guard refused it: the interceptor records it and moves on. */
   readonly rejection: Rejection | undefined;
 }
 
@@ -38,12 +40,8 @@ export interface ChunkDelivery {
   readonly fresh: EventEnvelope[];
 }
 
-/**
- * One record on its way through the guard and the interceptor, attached to its
- * KafkaContext (a per-record object, so nothing is shared between records or apps).
- * @internal
- */
-export interface InboxDelivery {
+/** One record on its way through the guard and the interceptor, on its KafkaContext. @internal */
+export interface InboxDelivery extends ChunkEntry {
   readonly consumer: string;
   readonly policy: ResolvedHandlerPolicy;
   /** `@InboxBatchHandler`: the handler reads `@InboxEvents()`. */
@@ -51,29 +49,13 @@ export interface InboxDelivery {
   /** Set when `InboxKafkaServer` hands a whole chunk to a batch handler in one call. */
   readonly chunk?: ChunkDelivery;
   readonly session: ConsumerSession;
-  /** The Kafka context the pipeline ran in: for a chunk's record, the chunk's LAST record's. */
+  /** For a chunk's record, the LAST record's context: read key and value from `message`. */
   readonly context: KafkaContext;
-  /**
-   * This record as Nest's parser handed it over: read its key and value here, never from
-   * `context.getMessage()` (a chunk's records share the last record's context).
-   */
-  readonly message: ParsedRecord;
-  readonly position: RecordPosition;
-  readonly offset: bigint;
-  readonly headers: Record<string, string>;
-  /** Set when the guard accepted the record. */
-  readonly envelope: EventEnvelope | undefined;
-  /** Set when the guard refused the record: the interceptor records it and moves on. */
-  readonly rejection: Rejection | undefined;
   /** The partition tracker the record was begun on (set by the interceptor). */
   readonly tracker?: PartitionOffsetTracker;
 }
 
-/**
- * The delivery of one record of a chunk call: the chunk's delivery (handler, session, the
- * last record's context) with the record's own message, place and verdict.
- * @internal
- */
+/** One record of a chunk call: the chunk's delivery with the record's own verdict. @internal */
 export function entryDelivery(chunkDelivery: InboxDelivery, entry: ChunkEntry): InboxDelivery {
   return { ...chunkDelivery, ...entry, chunk: undefined };
 }

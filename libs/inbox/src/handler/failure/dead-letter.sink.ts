@@ -11,14 +11,9 @@ import { rejectionEvidence } from './rejection-evidence';
 import { writeRejection, type RecordedAs } from './rejection-write';
 
 /**
- * Records a record the inbox gives up on: first the dead-letter topic (when configured:
- * the value and headers as received, plus `x-inbox-*` headers with the reason), then the
- * rejected-messages table. Both are idempotent per record, so a crash in between only
- * repeats them. Whatever the record holds, this ends: a dead-letter send the broker refuses
- * is noted in the row; a row PostgreSQL refuses becomes a minimal row; if even that is
- * refused, the last resort is a metric and a log line with the record's position and reason
- * code only. Only infrastructure errors (PostgreSQL unreachable) are thrown.
- * @internal
+ * Records a record the inbox gives up on: dead-letter topic (if configured), then the rejected
+ * table, both idempotent per record. Always ends (a refused row becomes a minimal row, then a
+ * metric and a log line); only infrastructure errors are thrown. @internal
  */
 @Injectable()
 export class DeadLetterSink {

@@ -7,9 +7,7 @@ import type { InboxDelivery } from '../delivery/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
 
 /**
- * Applies the exhausted policy to an event whose handler failed for good (its attempts
- * used up, or a permanent error): dead-letter it and move on, or pause its partition at it.
- * @internal
+ * Applies the exhausted policy to an event that failed for good: dead-letter it or pause its partition. @internal
  */
 @Injectable()
 export class ExhaustedEventSettler {

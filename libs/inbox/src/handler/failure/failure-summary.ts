@@ -3,10 +3,8 @@ import { errorLabel } from '@nest-outbox/core/internal';
 import { InboxPermanentError } from '../../errors/inbox-permanent.error';
 
 /**
- * A handler error for log lines and stored reasons: its class and code only
- * (`QueryFailedError 22P02`), since driver, validator and handler messages echo the values
- * they refused, payload included; the inbox's own errors keep their (value-free) message.
- * @internal
+ * A handler error as its class and code only (`QueryFailedError 22P02`): messages echo the
+ * values refused; the inbox's own errors keep their (value-free) message. @internal
  */
 export function describeFailure(error: unknown): string {
   if (error instanceof NestOutboxError && !(error instanceof InboxPermanentError))

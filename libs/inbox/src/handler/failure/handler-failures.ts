@@ -14,13 +14,9 @@ import { describeFailure } from './failure-summary';
 import { waitWithHeartbeat } from './heartbeat-wait';
 
 /**
- * What follows a failed attempt (rolled back, inbox row included): count and log it; retry
- * after a backoff (core `backoffDelayMs` from `retry.baseDelayMs` to `retry.maxDelayMs`),
- * heartbeating while waiting and giving up when the partition is revoked; or, once the
- * attempts are used up or the error is permanent, apply the exhausted policy. A failure
- * because PostgreSQL is unavailable (`isDatabaseUnavailable`: a restart, a crash) is not the
- * event's fault: it is retried uncounted, never dead-lettered or paused for.
- * @internal
+ * After a failed attempt: count and log, then retry after a backoff (heartbeating, giving up on
+ * revoke) or apply the exhausted policy. PostgreSQL being unavailable is not the event's fault:
+ * retried uncounted, never dead-lettered or paused for. @internal
  */
 @Injectable()
 export class HandlerFailures {

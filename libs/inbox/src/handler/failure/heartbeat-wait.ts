@@ -1,7 +1,5 @@
 /**
- * Waits `ms` in slices of at most `sliceMs`, calling `between()` after each slice (the
- * Kafka heartbeat and the "still assigned?" check, which throw to stop waiting).
- * @internal
+ * Waits `ms` in slices of `sliceMs`, calling `between()` (which throws to stop) after each. @internal
  */
 export async function waitWithHeartbeat(
   ms: number,

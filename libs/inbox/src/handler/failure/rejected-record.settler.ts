@@ -6,13 +6,9 @@ import type { InboxDelivery, Rejection } from '../delivery/inbox-delivery';
 import { DeadLetterSink } from './dead-letter.sink';
 
 /**
- * Settles a record the guard refused: records it with its reason (rejected-messages table,
- * dead-letter topic if configured; see `DeadLetterSink` for what happens when even that is
- * refused), logs it without payload or header values (once, when settled), and makes its offset
- * committable (at the chunk's commit inside an `InboxKafkaServer` batch). Inside a batch a
- * failed write aborts the chunk, which is replayed record by record (where the fallbacks
- * apply); outside, only an infrastructure error is thrown (the record is redelivered).
- * @internal
+ * Settles a record the guard refused: records it (see `DeadLetterSink`), logs it without
+ * values, and makes its offset committable. Inside a batch a failed write aborts the chunk
+ * (replayed record by record); outside, only infrastructure errors are thrown. @internal
  */
 @Injectable()
 export class RejectedRecordSettler {

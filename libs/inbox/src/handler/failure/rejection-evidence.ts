@@ -13,11 +13,8 @@ function keyBytes(key: unknown): Buffer | undefined {
 }
 
 /**
- * What a rejected row keeps of a record's bytes: its key (at most 1 KiB), its headers as the
- * inbox decoded them (JSON text, lossless for NUL and unpaired surrogates, at most 64 KiB),
- * and the value's length and SHA-256 (never the value). Exact where the transport kept the
- * bytes (binary values); after Nest's UTF-8 decoding otherwise. Never throws.
- * @internal
+ * What a rejected row keeps of a record's bytes: key (1 KiB max), headers as decoded (JSON,
+ * 64 KiB max), and the value's length and SHA-256, never the value. Never throws. @internal
  */
 export function rejectionEvidence(delivery: InboxDelivery): RejectionEvidence {
   try {

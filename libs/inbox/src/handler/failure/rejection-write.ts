@@ -9,11 +9,8 @@ const WRITE_ATTEMPTS = 3;
 const WRITE_DELAYS_MS = [200, 1000];
 
 /**
- * True when PostgreSQL refused the row for what it holds (data exception, integrity, a
- * missing column, a size limit: SQLSTATE classes 22, 23, 42, 54) or our own code choked on
- * it: retrying the same row can never work. Anything else (connection lost, pool exhausted,
- * server shutting down) is infrastructure, not input.
- * @internal
+ * True when PostgreSQL refused the row for its content (SQLSTATE classes 22, 23, 42, 54) or our
+ * code choked on it; anything else is infrastructure. @internal
  */
 export function refusedForContent(error: unknown): boolean {
   if (error instanceof RangeError || error instanceof TypeError || error instanceof SyntaxError)
@@ -23,12 +20,8 @@ export function refusedForContent(error: unknown): boolean {
 }
 
 /**
- * Writes a rejected row, settling whatever its content: the full row; if PostgreSQL refuses
- * it for its content, a minimal row (position, reason code, attempts, and the class and code
- * of the refusal); if even that is refused, nothing (`unrecorded`: the caller counts it and
- * logs its position). Infrastructure errors are retried a few times with `pause` between,
- * then thrown (the record is redelivered: the input is not the cause).
- * @internal
+ * Writes a rejected row whatever its content: the full row, else a minimal row, else nothing
+ * (`unrecorded`). Infrastructure errors are retried a few times, then thrown. @internal
  */
 export async function writeRejection(
   store: InboxStore,

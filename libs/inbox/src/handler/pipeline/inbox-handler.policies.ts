@@ -22,11 +22,7 @@ export interface InboxHandlerEntry {
   readonly batch: boolean;
 }
 
-/**
- * Resolves each handler's options over the module defaults once, and caches them by
- * handler function.
- * @internal
- */
+/** Each handler's options resolved over the module defaults, cached by handler. @internal */
 @Injectable()
 export class InboxHandlerPolicies {
   private readonly cache = new WeakMap<object, InboxHandlerEntry>();

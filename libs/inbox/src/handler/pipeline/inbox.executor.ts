@@ -19,11 +19,8 @@ type Labels = { consumer: string; topic: string };
 type OutcomeTally = { applied: number; duplicate: number; stale: number };
 
 /**
- * Runs one accepted record: in one transaction, registers (consumer, event_id) and, when
- * the row is new, checks the aggregate version and runs the handler; any error rolls back
- * everything, the inbox row included. A failed attempt goes to `HandlerFailures` (retry
- * with backoff, or the exhausted policy).
- * @internal
+ * Runs one accepted record in one transaction: registration, version check, handler; any error
+ * rolls it all back and goes to `HandlerFailures`. @internal
  */
 @Injectable()
 export class InboxExecutor {
@@ -82,10 +79,8 @@ export class InboxExecutor {
   }
 
   /**
-   * A whole chunk for an `@InboxBatchHandler`, in the batch's transaction: admits each
-   * accepted event (registration, version check), then runs the handler ONCE with the new
-   * ones (`fresh`, filled in offset order). Each event's outcome counts when the batch
-   * commits; an error aborts the batch (replayed record by record).
+   * A chunk for an `@InboxBatchHandler`, in the batch's transaction: admits each event, then runs
+   * the handler ONCE with the new ones; an error aborts the batch.
    */
   async runChunk(
     batch: InboxBatch,

@@ -9,14 +9,9 @@ import { InboxHandlerPolicies } from './inbox-handler.policies';
 import { kafkaContextOf } from './kafka-context';
 
 /**
- * Validates the envelope before anything else runs (required headers, event_id a UUID,
- * known type, supported schema_version, size, JSON) and attaches the verdict to the
- * record's context: accepted with its envelope, or refused with a reason. It records
- * nothing and never denies: a guard returning `false` makes Nest throw, and kafkajs would
- * redeliver the bad record forever. The interceptor settles both verdicts. When
- * `InboxKafkaServer` hands a whole chunk to an `@InboxBatchHandler` in one call, every record
- * of the chunk gets its verdict (`chunk`).
- * @internal
+ * Validates the envelope and attaches the verdict to the record's context. Never denies: a
+ * `false` guard makes Nest throw and kafkajs redeliver forever; the interceptor settles both
+ * verdicts (every record's, for a chunk call). @internal
  */
 @Injectable()
 export class InboxGuard implements CanActivate {

@@ -23,12 +23,8 @@ import { kafkaContextOf } from './kafka-context';
 import { traceInboxChunk, traceInboxHandler } from '../../tracing/inbox-trace';
 
 /**
- * Settles every record the guard classified, and tracks its offset: a refused record is
- * recorded and skipped; an accepted one runs its handler through the inbox (see
- * `InboxExecutor`). The record's final result makes `offset + 1` committable, after the
- * PostgreSQL commit and never past an earlier offset without a final result. The handler's
- * return value is ignored.
- * @internal
+ * Settles every record the guard classified and tracks its offset: `offset + 1` becomes
+ * committable after the commit, never past an earlier unfinished offset. @internal
  */
 @Injectable()
 export class InboxInterceptor implements NestInterceptor {
@@ -60,7 +56,6 @@ export class InboxInterceptor implements NestInterceptor {
     event: EventEnvelope,
     untraced: () => Promise<unknown>,
   ): Promise<void> {
-    // Each attempt runs in a span continuing the producing trace (a no-op without OpenTelemetry).
     const handle = () => traceInboxHandler(delivery, event, untraced);
     const { session, position, offset } = delivery;
     const batch = currentInboxBatch();
@@ -83,9 +78,8 @@ export class InboxInterceptor implements NestInterceptor {
   }
 
   /**
-   * InboxKafkaServer handed a whole chunk to an `@InboxBatchHandler`: refused records are
-   * settled one by one, accepted ones begin their offsets in order, and the handler runs once
-   * with the new events; every offset becomes committable when the batch's transaction commits.
+   * A chunk call: refused records settle one by one, the handler runs once with the new events,
+   * and every offset becomes committable when the batch commits.
    */
   private async settleChunk(
     batch: InboxBatch,
