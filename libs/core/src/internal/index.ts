@@ -56,7 +56,11 @@ export { otelApi } from '../tracing/otel-api';
 export { runInSpan } from '../tracing/run-in-span';
 export { activeTraceHeaders, parseTraceHeaders } from '../tracing/w3c-trace-context';
 export {} from '../pressure/backlog-forecast';
-export { resolvePressureOptions, type PressureOptions } from '../pressure/pressure-options';
+export {
+  resolvePressureOptions,
+  type PressureOptions,
+  type ResolvedPressureOptions,
+} from '../pressure/pressure-options';
 export { PRESSURE_LEVEL_VALUE, type PressureLevel } from '../pressure/pressure-state';
 export { BacklogPressure, type BacklogAssessment } from '../pressure/backlog-pressure';
 export { heldBehindParkedSql } from '../pressure/held-back.sql';
