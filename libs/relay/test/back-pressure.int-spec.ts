@@ -44,11 +44,6 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
   it('Given no relay, the producer reads unknown and refuses nothing; given a relay, events held behind a parked event do not make it critical, an old free event does and non-critical commands are refused before any write; once the relay stops the state reads unknown, not critical', async () => {
     const { schema, producer } = fixture.scene;
     const table = `"${schema.name}".outbox`;
-    const age = (aggregateId: string) =>
-      schema.pool.query(
-        `UPDATE ${table} SET created_at = now() - interval '10 minutes' WHERE aggregate_id = $1`,
-        [aggregateId],
-      );
     const events = async () =>
       (await schema.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!
         .n;
@@ -64,17 +59,7 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
         return view.state === wanted ? view : undefined;
       });
 
-    // A poisoned aggregate: three old events, the first parked, the others held behind it.
-    await producer.write([
-      { aggregateId: 'held' },
-      { aggregateId: 'held' },
-      { aggregateId: 'held' },
-    ]);
-    await age('held');
-    await schema.pool.query(
-      `UPDATE ${table} SET parked_at = now(), parked_reason = 'permanent: test'
-        WHERE id = (SELECT min(id) FROM ${table} WHERE aggregate_id = 'held')`,
-    );
+    await producer.writePoisoned('held');
     await state('unknown');
     await commands.optional('fresh'); // after the held events: they are the oldest
     const relay = await fixture.scene.start({
@@ -91,7 +76,7 @@ describe('Back-pressure: the relay publishes the state, the producer reads it (r
     await state('ok');
     await commands.optional('admitted');
 
-    await age('fresh');
+    await producer.age('fresh');
     const critical = await state('critical');
     expect(critical.reasons?.join(' ')).toMatch(/^oldest age \d+ ms >= \d+ ms/);
     const before = await events();

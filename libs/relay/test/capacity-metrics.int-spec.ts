@@ -92,23 +92,8 @@ describe('Relay capacity metrics move with real PostgreSQL + Kafka', () => {
 
   it("Given old events held back behind a parked event of their aggregate, then they do not age the relay's backlog pressure; an old event that is not held back does", async () => {
     const scene = await fixture.newScene('relay_capacity_held');
-    const { schema, producer } = scene;
-    const table = `"${schema.name}".outbox`;
-    const age = (aggregateId: string) =>
-      schema.pool.query(
-        `UPDATE ${table} SET created_at = now() - interval '10 minutes' WHERE aggregate_id = $1`,
-        [aggregateId],
-      );
-    await producer.write([
-      { aggregateId: 'held' },
-      { aggregateId: 'held' },
-      { aggregateId: 'held' },
-    ]);
-    await age('held');
-    await schema.pool.query(
-      `UPDATE ${table} SET parked_at = now(), parked_reason = 'permanent: test'
-        WHERE id = (SELECT min(id) FROM ${table} WHERE aggregate_id = 'held')`,
-    );
+    const { producer } = scene;
+    await producer.writePoisoned('held');
     await producer.write([{ aggregateId: 'fresh' }]);
     const app = await scene.start({
       routing: { defaultTopic: topic },
@@ -125,7 +110,7 @@ describe('Relay capacity metrics move with real PostgreSQL + Kafka', () => {
     expect(stats.pressure).toMatchObject({ state: 'ok' });
     expect(stats.pressure?.oldestAgeMs).toBeLessThan(60_000);
 
-    await age('fresh');
+    await producer.age('fresh');
     await stats.refresh();
     expect(stats.pressure).toMatchObject({ state: 'critical' });
   });

@@ -75,6 +75,27 @@ export class TestProducer {
     return rows.map((r) => r.eventId);
   }
 
+  /** Makes `aggregateId`'s events ten minutes old. */
+  async age(aggregateId: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE "${this.schema}"."${this.table}" SET created_at = now() - interval '10 minutes'
+        WHERE aggregate_id = $1`,
+      [aggregateId],
+    );
+  }
+
+  /** A poisoned aggregate: three old events, the first parked, the others held behind it. */
+  async writePoisoned(aggregateId: string): Promise<void> {
+    await this.write([{ aggregateId }, { aggregateId }, { aggregateId }]);
+    await this.age(aggregateId);
+    const table = `"${this.schema}"."${this.table}"`;
+    await this.pool.query(
+      `UPDATE ${table} SET parked_at = now(), parked_reason = 'permanent: test'
+        WHERE id = (SELECT min(id) FROM ${table} WHERE aggregate_id = $1)`,
+      [aggregateId],
+    );
+  }
+
   /** `count` events spread over `keys` aggregates, in transactions of `perTx`. */
   async writeMany(count: number, keys: number, perTx = 100, prefix = 'k'): Promise<void> {
     for (let i = 0; i < count; i += perTx) {
