@@ -1,21 +1,20 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
-import { HandlerFailures } from './handler/failure/handler-failures';
-import { DeadLetterSink } from './handler/failure/dead-letter.sink';
-import { ExhaustedEventSettler } from './handler/failure/exhausted-event.settler';
-import { RejectedRecordSettler } from './handler/failure/rejected-record.settler';
-import { InboxHandlerPolicies } from './handler/pipeline/inbox-handler.policies';
-import { InboxExecutor } from './handler/pipeline/inbox.executor';
-import { InboxGuard } from './handler/pipeline/inbox.guard';
-import { InboxInterceptor } from './handler/pipeline/inbox.interceptor';
+import { HandlerFailures } from './settle/handler-failures';
+import { DeadLetterSink } from './settle/dead-letter.sink';
+import { ExhaustedEventSettler } from './settle/exhausted-event.settler';
+import { RejectedRecordSettler } from './settle/rejected-record.settler';
+import { InboxHandlerPolicies } from './options/inbox-handler.policies';
 import { InboxConfigurableModule, INBOX_OPTIONS_TYPE } from './inbox.module-definition';
-import { InboxHandlerExplorer } from './lifecycle/inbox-handler.explorer';
+import { InboxRoutes } from './invoke/inbox-routes';
 import { InboxLifecycle } from './lifecycle/inbox.lifecycle';
+import { InboxPipeline } from './pipeline/inbox.pipeline';
+import { InboxInterceptor } from './transport/inbox.interceptor';
 import { resolveInboxOptions } from './options/inbox-options.resolver';
 import { InboxStore } from './store/inbox.store';
 
-/** Everything the `@InboxHandler` pipeline injects (the decorator names guard and interceptor). */
+/** Everything the inbox's pipeline injects (`@InboxHandler` names the interceptor). */
 const PIPELINE = [
   InboxStore,
   InboxConsumerRegistry,
@@ -24,8 +23,7 @@ const PIPELINE = [
   RejectedRecordSettler,
   ExhaustedEventSettler,
   HandlerFailures,
-  InboxExecutor,
-  InboxGuard,
+  InboxPipeline,
   InboxInterceptor,
 ];
 
@@ -44,7 +42,7 @@ const PIPELINE = [
  */
 @Module({
   imports: [DiscoveryModule],
-  providers: [...PIPELINE, InboxHandlerExplorer, InboxLifecycle],
+  providers: [...PIPELINE, InboxRoutes, InboxLifecycle],
   exports: [...PIPELINE],
 })
 export class InboxModule extends InboxConfigurableModule {

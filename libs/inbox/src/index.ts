@@ -12,11 +12,11 @@ export type {
   VersionCheckMode,
 } from './options/inbox-options.interface';
 export { INBOX_METRICS_REGISTRY } from './inbox.constants';
-export { InboxHandler } from './handler/decorators/inbox-handler.decorator';
-export { InboxEvent } from './handler/decorators/inbox-event.decorator';
-export { InboxBatchHandler } from './handler/decorators/inbox-batch-handler.decorator';
-export { InboxEvents } from './handler/decorators/inbox-events.decorator';
-export type { InboxOutcome } from './handler/delivery/inbox-outcome';
+export { InboxHandler } from './decorators/inbox-handler.decorator';
+export { InboxEvent } from './decorators/inbox-event.decorator';
+export { InboxBatchHandler } from './decorators/inbox-batch-handler.decorator';
+export { InboxEvents } from './decorators/inbox-events.decorator';
+export type { InboxOutcome } from './chunk/inbox-outcome';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 export type {

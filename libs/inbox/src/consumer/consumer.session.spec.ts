@@ -3,8 +3,6 @@ import { EventEmitter } from 'node:events';
 import type { Consumer } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { InboxBatch } from '../chunk/inbox-batch.context';
-import { ChunkOffsets } from '../chunk/chunk-offsets';
 import { ConsumerSession } from './consumer.session';
 
 const EVENTS = {
@@ -108,28 +106,24 @@ describe('ConsumerSession', () => {
     ]);
   });
 
-  it('makes the offsets of a chunk committable only when its transaction commits, in one commit', async () => {
+  it('makes the offsets of a chunk committable only when they finish together, in one commit', async () => {
     const { session, commits } = newSession();
-    const batch = new InboxBatch();
-    const offsets = ChunkOffsets.of(batch, session);
-    expect(ChunkOffsets.of(batch, session)).toBe(offsets);
-    const tracker = offsets.begin('t', 0, 20n);
-    offsets.begin('t', 0, 21n);
-    offsets.begin('t', 0, 22n);
+    const tracker = session.begin('t', 0, 20n);
+    session.begin('t', 0, 21n);
+    session.begin('t', 0, 22n);
     await session.flush();
     expect(tracker.committable()).toBeUndefined();
-    batch.settle(true);
+    session.finishAll(tracker, [20n, 21n, 22n]);
     await session.flush();
     expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '23' }]]);
   });
 
   it('releases the offsets of a rolled-back chunk for redelivery: a later record commits nothing past them', async () => {
     const { session, commits } = newSession();
-    const rolledBack = new InboxBatch();
-    const offsets = ChunkOffsets.of(rolledBack, session);
-    const tracker = offsets.begin('t', 0, 30n);
-    offsets.begin('t', 0, 31n);
-    rolledBack.settle(false);
+    const tracker = session.begin('t', 0, 30n);
+    session.begin('t', 0, 31n);
+    tracker.abandon(30n);
+    tracker.abandon(31n);
     expect(tracker.committable()).toBeUndefined();
     // Replayed record by record: 30 finishes, 31 is still running, so only 31 is committable.
     const replay = session.begin('t', 0, 30n);

@@ -26,9 +26,9 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
     @Inject(ModulesContainer) modules: ModulesContainer,
     @Inject(INBOX_OPTIONS) options: ResolvedInboxOptions,
   ) {
-    this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) =>
-      this.attach(consumer, () => server.bindEvents(consumer)),
-    );
+    this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) => {
+      if (consumer) this.attach(consumer, () => server.bindEvents(consumer));
+    });
     this.stopLag = pollGroupLag(options.raw.kafka, () =>
       [...this.sessions.values()].map((s) => s.lag),
     );

@@ -1,11 +1,12 @@
 import { NestMicroservice, ServerKafka } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 
-/** A Kafka microservice that started, and the application (its modules) it belongs to. */
-export interface StartedKafkaServer {
+/** A Kafka microservice of an application: starting (no consumer yet) or started. */
+export interface KafkaMicroservice {
   readonly modules: object;
   readonly server: ServerKafka;
-  readonly consumer: Consumer;
+  /** Set once it started. */
+  readonly consumer?: Consumer;
 }
 
 /** What `NestMicroservice` holds at run time (TypeScript keeps both fields out of its API). */
@@ -14,29 +15,33 @@ interface MicroserviceInternals {
   readonly serverInstance: unknown;
 }
 
-type Watcher = { readonly modules: object; readonly notify: (s: StartedKafkaServer) => void };
+type Watcher = { readonly modules: object; readonly notify: (s: KafkaMicroservice) => void };
 
 // Process-wide, as Nest's prototype is; each application sees only its own microservices,
 // matched by its ModulesContainer (the one `NestMicroservice` shares with its application).
-const started = new Set<StartedKafkaServer>();
+const started = new Set<KafkaMicroservice>();
 const watchers = new Set<Watcher>();
 let installed = false;
 
-function announce(microservice: MicroserviceInternals): void {
+function announce(microservice: MicroserviceInternals, phase: 'starting' | 'started'): void {
   const server = microservice.serverInstance;
   if (!(server instanceof ServerKafka)) return;
-  const consumer = server.unwrap<[unknown, Consumer | null]>()[1];
-  if (!consumer) return;
-  const entry = { modules: microservice.container.getModules(), server, consumer };
-  started.add(entry);
-  const forget = consumer.on(consumer.events.DISCONNECT, () => {
-    started.delete(entry);
-    forget();
-  });
-  for (const w of watchers) if (w.modules === entry.modules) w.notify(entry);
+  const modules = microservice.container.getModules();
+  let entry: KafkaMicroservice = { modules, server };
+  if (phase === 'started') {
+    const consumer = server.unwrap<[unknown, Consumer | null]>()[1];
+    if (!consumer) return;
+    entry = { modules, server, consumer };
+    started.add(entry);
+    const forget = consumer.on(consumer.events.DISCONNECT, () => {
+      started.delete(entry);
+      forget();
+    });
+  }
+  for (const w of watchers) if (w.modules === modules) w.notify(entry);
 }
 
-/** Wraps `NestMicroservice.listen()` once per process to announce each started Kafka server. */
+/** Wraps `NestMicroservice.listen()` once per process to announce each Kafka server. */
 function install(): void {
   if (installed) return;
   installed = true;
@@ -45,19 +50,21 @@ function install(): void {
   };
   const listen = prototype.listen;
   prototype.listen = async function (this: MicroserviceInternals) {
+    announce(this, 'starting');
     const info = await listen.call(this);
-    announce(this);
+    announce(this, 'started');
     return info;
   };
 }
 
 /**
- * Calls `notify` for each running Kafka microservice of `modules`, now and as they start;
- * returns the function that stops watching. @internal
+ * Calls `notify` for each Kafka microservice of `modules` as it starts (before its consumer
+ * runs) and once it started (with its consumer), and now for those already started; returns
+ * the function that stops watching. @internal
  */
 export function watchKafkaMicroservices(
   modules: object,
-  notify: (started: StartedKafkaServer) => void,
+  notify: (microservice: KafkaMicroservice) => void,
 ): () => void {
   install();
   const watcher = { modules, notify };

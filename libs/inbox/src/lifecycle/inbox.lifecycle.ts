@@ -6,28 +6,50 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
+import { watchKafkaMicroservices } from '../consumer/kafka-microservices.hook';
 import { InboxSchemaMissingError } from '../errors/inbox-schema-missing.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { InboxPruner } from '../retention/inbox.pruner';
 import { checkTopicRetention } from '../retention/topic-retention.checker';
 import { InboxStore } from '../store/inbox.store';
-import { InboxHandlerExplorer, type DiscoveredInboxHandler } from './inbox-handler.explorer';
+import { InboxRoutes, type DiscoveredInboxHandler } from '../invoke/inbox-routes';
+import { InboxPipeline } from '../pipeline/inbox.pipeline';
+import { InboxKafkaServer } from '../transport/inbox-kafka.server';
 
-/** The inbox's start-up and shutdown: tables, handlers, topic retention check, pruner. @internal */
+/**
+ * The inbox's start-up and shutdown: tables, handlers, the link to the application's
+ * `InboxKafkaServer`, topic retention check, pruner. @internal
+ */
 @Injectable()
 export class InboxLifecycle
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('InboxModule');
   private pruner: InboxPruner | undefined;
+  private readonly unwatch: () => void;
   handlers: DiscoveredInboxHandler[] = [];
 
   constructor(
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
     @Inject(InboxStore) private readonly store: InboxStore,
-    @Inject(InboxHandlerExplorer) private readonly explorer: InboxHandlerExplorer,
-  ) {}
+    @Inject(InboxRoutes) private readonly routes: InboxRoutes,
+    @Inject(InboxPipeline) pipeline: InboxPipeline,
+    @Inject(InboxConsumerRegistry) registry: InboxConsumerRegistry,
+    @Inject(ModulesContainer) modules: ModulesContainer,
+  ) {
+    this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) => {
+      if (consumer || !(server instanceof InboxKafkaServer)) return;
+      server.useInbox({
+        pipeline,
+        routes: (topic) => routes.forTopic(topic),
+        session: (c) => registry.attach(c),
+        connectionName: options.connectionName,
+      });
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     if (this.options.installSchema) await this.store.installSchema();
@@ -37,7 +59,7 @@ export class InboxLifecycle
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.handlers = this.explorer.explore();
+    this.handlers = this.routes.explore();
     const topics = [...new Set(this.handlers.flatMap((h) => h.topics))];
     await checkTopicRetention(this.options, topics, this.logger);
     const { keepMs, batchSize, intervalMs } = this.options.retention;
@@ -57,6 +79,7 @@ export class InboxLifecycle
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.unwatch();
     await this.pruner?.stop();
   }
 }

@@ -118,18 +118,7 @@ export class InboxMetrics {
     );
   }
 
-  /** Counts a settled delivery under its outcome and as received. */
-  settled(
-    outcome: 'applied' | 'duplicate' | 'stale',
-    labels: { consumer: string; topic: string },
-  ): void {
-    this.received.inc(labels);
-    if (outcome === 'applied') this.applied.inc(labels);
-    else if (outcome === 'duplicate') this.duplicates.inc(labels);
-    else this.stale.inc(labels);
-  }
-
-  /** Counts the settled deliveries of one chunk (one consumer and topic) in one go. */
+  /** Counts settled records (one consumer and topic) under their outcomes and as received. */
   settledMany(
     tally: { readonly applied: number; readonly duplicate: number; readonly stale: number },
     labels: { consumer: string; topic: string },

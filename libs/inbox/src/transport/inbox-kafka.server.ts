@@ -1,29 +1,32 @@
-import { KafkaLogger, ServerKafka, type KafkaOptions } from '@nestjs/microservices';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import {
+  KafkaContext,
+  KafkaLogger,
+  ServerKafka,
+  type KafkaOptions,
+  type MessageHandler,
+} from '@nestjs/microservices';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { registerAhead } from '../chunk/chunk-registration';
-import { InboxBatch, runInBatch, type ChunkHandler } from '../chunk/inbox-batch.context';
-import { ParsedAheadKafkaParser } from './parsed-ahead.kafka-parser';
+import { recordOf, type ChunkRecord, type InboxRoute } from '../chunk/chunk';
+import type { ConsumerSession } from '../consumer/consumer.session';
+import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { inboxKafka } from '../kafkajs/inbox-kafkajs';
+import type { InboxLink } from './inbox-link';
 
 /** Options of `InboxKafkaServer`: ServerKafka's, plus the chunk size. @publicApi */
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
   /** Records of one partition handled in one PostgreSQL transaction. @default 100 */
   readonly inboxBatchSize?: number;
-  /** The transactional connection of the chunks: `InboxModule`'s `connectionName`. */
+  /** `InboxModule`'s `connectionName`, when it has one (checked at start-up). */
   readonly connectionName?: string;
 };
 
-type Position = { readonly topic: string; readonly partition: number };
-
 /**
- * Optional Kafka transport strategy for throughput: a `ServerKafka` that handles up to
- * `inboxBatchSize` records of one partition in ONE PostgreSQL transaction, each through Nest's
- * pipeline, in order, with the inbox rows registered ahead in one statement. Offsets become
- * committable after the commit; a failing record rolls the chunk back and it is replayed record
- * by record (retries, dead-letter, pause). Topics with only `@InboxBatchHandler`s go through
- * the pipeline once per chunk. Handlers write only through `TransactionHost.tx`.
+ * The inbox's Kafka transport: a `ServerKafka` that consumes with `eachBatch` and handles up to
+ * `inboxBatchSize` records of one partition in ONE PostgreSQL transaction (decode, register,
+ * invoke), then settles them and commits their offsets. A chunk that fails is rolled back and
+ * replayed record by record (retries, dead-letter, pause). Handlers write only through
+ * `TransactionHost.tx`; every topic it serves must have only inbox handlers.
  * @example
  * app.connectMicroservice({ strategy: new InboxKafkaServer({ client, consumer, run: { autoCommit: false } }) });
  * @publicApi
@@ -31,9 +34,7 @@ type Position = { readonly topic: string; readonly partition: number };
 export class InboxKafkaServer extends ServerKafka {
   private readonly batchSize: number;
   private readonly connectionName: string | undefined;
-  private readonly aheadParser: ParsedAheadKafkaParser;
-  /** Per topic, its inbox handlers seen so far; 'off': registered record by record. */
-  private readonly topicHandlers = new Map<string, readonly ChunkHandler[] | 'off'>();
+  private inbox: InboxLink | undefined;
 
   constructor(options: InboxKafkaServerOptions) {
     super(options);
@@ -54,8 +55,17 @@ export class InboxKafkaServer extends ServerKafka {
     }
     this.batchSize = size;
     this.connectionName = options.connectionName;
-    this.aheadParser = new ParsedAheadKafkaParser(options.parser);
-    this.parser = this.aheadParser;
+  }
+
+  /** Called by `InboxModule` before the server starts. @internal */
+  useInbox(link: InboxLink): void {
+    if (link.connectionName !== this.connectionName) {
+      throw new InboxMisuseError(
+        `InboxKafkaServer has connectionName ${JSON.stringify(this.connectionName ?? null)} but InboxModule ` +
+          `${JSON.stringify(link.connectionName ?? null)}: give both the same connectionName.`,
+      );
+    }
+    this.inbox = link;
   }
 
   /** The client runs on the inbox's own kafkajs (`inboxKafka`); no other client is changed. */
@@ -66,144 +76,89 @@ export class InboxKafkaServer extends ServerKafka {
     return new Kafka({ logCreator, ...this.options.client, clientId, brokers }) as T;
   }
 
-  /** Kafka patterns are topic names: look them up directly (Nest tries JSON.parse per record). */
-  override getHandlerByPattern(pattern: string) {
-    return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
-  }
-
   override async bindEvents(consumer: Consumer): Promise<void> {
-    const patterns = [...this.messageHandlers.keys()];
-    if (patterns.length > 0)
-      await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: patterns });
+    const inbox = this.inbox;
+    if (!inbox)
+      throw new InboxMisuseError(
+        'InboxKafkaServer started without InboxModule: import InboxModule.forRoot() in the application that connects it.',
+      );
+    const routes = new Map<string, readonly InboxRoute[]>();
+    for (const [topic, handler] of this.messageHandlers)
+      routes.set(topic, this.routesOf(topic, handler, inbox));
+    if (routes.size > 0)
+      await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: [...routes.keys()] });
+    const session = inbox.session(consumer);
     await consumer.run({
       ...(this.options.run ?? {}),
       eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.handleInboxBatch(payload),
+      eachBatch: (payload) =>
+        this.consume(payload, inbox, session, routes.get(payload.batch.topic) ?? []),
     });
   }
 
-  private async handleInboxBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch } = payload;
-    const at: Position = { topic: batch.topic, partition: batch.partition };
-    const isRunning = () => payload.isRunning();
-    const isStale = () => payload.isStale();
-    const resolveOffset = (offset: string) => payload.resolveOffset(offset);
-    const heartbeat = () => payload.heartbeat();
-    const pause = () => payload.pause();
-    for (let i = 0; i < batch.messages.length; i += this.batchSize) {
-      if (!isRunning() || isStale()) return;
-      const chunk = batch.messages.slice(i, i + this.batchSize);
-      const each = (message: KafkaMessage) =>
-        this.handleMessage({ ...at, message, heartbeat, pause });
-      if (!(await this.runChunk(at, chunk, each))) {
-        for (const message of chunk) {
-          if (!isRunning() || isStale()) return;
-          await each(message);
-          if (this.isPaused(batch)) return;
-          resolveOffset(message.offset);
-        }
-      } else resolveOffset(chunk[chunk.length - 1]!.offset); // the chunk's last: all of it
-      await heartbeat();
-    }
-  }
-
-  private async runChunk(
-    at: Position,
-    chunk: KafkaMessage[],
-    each: (m: KafkaMessage) => Promise<unknown>,
-  ): Promise<boolean> {
-    const txHost = TransactionHost.getInstance(this.connectionName);
-    const inboxBatch = new InboxBatch(txHost);
-    try {
-      await txHost.withTransaction(() =>
-        runInBatch(inboxBatch, () => this.handleChunk(at, chunk, each, inboxBatch)),
+  /** The topic's inbox routes; a topic with another kind of handler is refused at start-up. */
+  private routesOf(
+    topic: string,
+    handler: MessageHandler,
+    inbox: InboxLink,
+  ): readonly InboxRoute[] {
+    const routes = inbox.routes(topic);
+    let handlers = 0;
+    for (let h: MessageHandler | undefined = handler; h; h = h.next) handlers += 1;
+    if (routes.length === 0 || routes.length !== handlers) {
+      throw new InboxMisuseError(
+        `InboxKafkaServer: topic '${topic}' has ${handlers - routes.length} @EventPattern handler(s) without ` +
+          '@InboxHandler or @InboxBatchHandler. Serve that topic with a separate Nest Kafka microservice ' +
+          '(Transport.KAFKA), or make its handlers inbox handlers.',
       );
-    } catch {
-      inboxBatch.settle(false);
-      return false;
-    } finally {
-      this.learn(at.topic, inboxBatch);
     }
-    inboxBatch.settle(true);
-    return true;
+    return routes;
   }
 
-  /** Runs inside the chunk's transaction; throws to roll the whole chunk back. */
-  private async handleChunk(
-    at: Position,
-    chunk: KafkaMessage[],
-    each: (m: KafkaMessage) => Promise<unknown>,
-    batch: InboxBatch,
+  /** eachBatch: chunk by chunk; a failed chunk is replayed record by record. */
+  private async consume(
+    payload: EachBatchPayload,
+    { pipeline }: InboxLink,
+    session: ConsumerSession,
+    routes: readonly InboxRoute[],
   ): Promise<void> {
-    const inOrder = async (messages: KafkaMessage[]) => {
-      for (const message of messages) {
-        await each(message);
-        if (batch.aborted !== undefined)
-          throw new Error('inbox batch aborted', { cause: batch.aborted });
+    const { batch } = payload;
+    const live = () => payload.isRunning() && !payload.isStale();
+    for (let i = 0; i < batch.messages.length; i += this.batchSize) {
+      if (!live()) return;
+      const chunk = batch.messages
+        .slice(i, i + this.batchSize)
+        .map((m) => this.toRecord(m, payload));
+      try {
+        await pipeline.runChunk(session, routes, chunk);
+        payload.resolveOffset(chunk[chunk.length - 1]!.position.offset);
+      } catch {
+        for (const record of chunk) {
+          if (!live()) return;
+          for (const route of routes)
+            if ((await pipeline.runRecord(session, route, record)) === 'paused') return;
+          payload.resolveOffset(record.position.offset);
+        }
       }
-    };
-    let rest = chunk;
-    if (!this.topicHandlers.has(at.topic)) {
-      // The topic's first record, handled on its own, tells which inbox handlers run here.
-      await inOrder(chunk.slice(0, 1));
-      this.learn(at.topic, batch);
-      rest = chunk.slice(1);
+      await payload.heartbeat();
     }
-    const handlers = this.topicHandlers.get(at.topic);
-    if (handlers !== undefined && handlers !== 'off' && rest.length > 0) {
-      // Only @InboxBatchHandlers: just the last record goes through handleMessage (and its
-      // parse); the others are read from batch.chunkCall, so their parse is not kept for it.
-      const chunkCall = handlers.every((h) => h.batch);
-      const last = rest.length - 1;
-      const records = rest.map((message, i) => ({
-        offset: message.offset,
-        record: this.aheadParser.parseAhead<object>(
-          Object.assign(message, at),
-          !chunkCall || i === last,
-        ),
-      }));
-      for (const handler of handlers) await registerAhead(batch, handler, at, records);
-      if (chunkCall) {
-        // Only @InboxBatchHandlers: ONE call, on the last record, whose guards read them all.
-        batch.chunkCall = records;
-        await inOrder(rest.slice(-1));
-        batch.chunkCall = undefined;
-        return this.checkClaimed(at, batch);
-      }
-    }
-    await inOrder(rest);
-    this.checkClaimed(at, batch);
   }
 
-  /** A new inbox row registered ahead whose handler did not run must not commit. */
-  private checkClaimed(at: Position, batch: InboxBatch): void {
-    const missed = batch.ahead.unclaimed();
-    if (!missed) return;
-    this.topicHandlers.set(at.topic, 'off');
-    this.logger.warn(
-      `inbox row of event_id=${missed.eventId} consumer=${missed.consumer} registered ahead but its handler did not run ` +
-        `(topic=${at.topic} partition=${at.partition} offset=${missed.offset} stage=chunk): chunk rolled back and replayed ` +
-        'record by record; rows of this topic are registered record by record from now on',
-    );
-    throw new Error('inbox row registered ahead but not claimed');
-  }
-
-  /** Remembers the topic's inbox handlers; two policies for one consumer name: 'off'. */
-  private learn(topic: string, batch: InboxBatch): void {
-    const known = this.topicHandlers.get(topic) ?? [];
-    if (known === 'off' || batch.handlers.length === 0) return;
-    const next = [...known];
-    for (const handler of batch.handlers) {
-      const same = next.find((h) => h.consumer === handler.consumer);
-      if (same === undefined) next.push(handler);
-      else if (same.policy !== handler.policy) return void this.topicHandlers.set(topic, 'off');
-    }
-    this.topicHandlers.set(topic, next);
-  }
-
-  private isPaused(batch: Batch): boolean {
-    return (this.consumer?.paused() ?? []).some(
-      (p) => p.topic === batch.topic && p.partitions.includes(batch.partition),
-    );
+  /** A record as Nest's `ServerKafka` hands it to handlers: parsed, with its `KafkaContext`. */
+  private toRecord(message: KafkaMessage, payload: EachBatchPayload): ChunkRecord {
+    const { topic, partition } = payload.batch;
+    const parsed = this.parser!.parse<KafkaMessage>(Object.assign(message, { topic, partition }));
+    const context = new KafkaContext([
+      parsed,
+      partition,
+      topic,
+      this.consumer!,
+      () => payload.heartbeat(),
+      this.producer!,
+    ]);
+    return recordOf(context, async () => {
+      const packet = await this.deserializer.deserialize(parsed, { channel: topic });
+      return (packet as { data?: unknown }).data;
+    });
   }
 }

@@ -1,0 +1,8 @@
+/**
+ * The final result of one record. `paused` is the only one that is not final: its offset
+ * is not committed and the partition waits at it. @publicApi
+ */
+export type InboxOutcome = 'applied' | 'duplicate' | 'stale' | 'dead-lettered' | 'paused';
+
+/** The outcome of one attempt that committed. @internal */
+export type AttemptOutcome = 'applied' | 'duplicate' | 'stale';
