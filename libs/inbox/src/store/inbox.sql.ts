@@ -3,11 +3,6 @@ import type { ResolvedTables } from '../options/inbox-options.resolver';
 /** Every statement of the inbox store, built once for the configured (quoted) tables. @internal */
 export function inboxStatements(tables: ResolvedTables) {
   return {
-    register: `INSERT INTO ${tables.inbox} (consumer, event_id, event_type, schema_version, aggregate_type,
-  aggregate_id, aggregate_version, topic, kafka_partition, kafka_offset)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-ON CONFLICT (consumer, event_id) DO NOTHING
-RETURNING 1 AS inserted`,
     registerMany: `INSERT INTO ${tables.inbox} (consumer, event_id, event_type, schema_version, aggregate_type,
   aggregate_id, aggregate_version, topic, kafka_partition, kafka_offset)
 SELECT $1, r.event_id, r.event_type, r.schema_version, r.aggregate_type, r.aggregate_id,

@@ -88,23 +88,6 @@ export class InboxStore {
     ];
   }
 
-  /** Registers (consumer, event_id); false when it was already there (a duplicate). */
-  async register(consumer: string, event: EventEnvelope, at: RecordPosition): Promise<boolean> {
-    const rows = await this.db.query(this.sql.register, [
-      consumer,
-      event.eventId,
-      event.eventType,
-      event.schemaVersion,
-      event.aggregateType,
-      event.aggregateId,
-      event.aggregateVersion,
-      at.topic,
-      at.partition,
-      at.offset,
-    ]);
-    return rows.length === 1;
-  }
-
   /**
    * Registers many records' (consumer, event_id) in ONE statement; returns the new event ids.
    * Each event id once; inserted in event-id order so concurrent chunks lock in the same order.

@@ -46,7 +46,10 @@ export function inboxContract(
   /** What the inbox does per record: register, and apply the effect only when new. */
   const handle = (event: EventEnvelope, offset: string, fail?: Error) =>
     host.withTransaction(async () => {
-      const fresh = await store.register('contract', event, { topic: 't', partition: 0, offset });
+      const registered = await store.registerMany('contract', { topic: 't', partition: 0 }, [
+        { event, offset },
+      ]);
+      const fresh = registered.has(event.eventId);
       if (fresh) {
         await stack.execute(
           host.tx,
