@@ -4,7 +4,7 @@ import { KafkaContext } from '@nestjs/microservices';
 /**
  * The `KafkaContext` an inbox handler is called with: the record's own context, plus the events
  * the inbox admitted for it (`@InboxEvent()` reads the one, `@InboxBatchHandler`'s
- * `@InboxEvents()` all of a chunk's, where `@Ctx()` is the chunk's last record's). @publicApi
+ * `@InboxEvents()` all of a chunk's, where `@Ctx()` is the chunk's last record's). @internal
  */
 export class InboxKafkaContext extends KafkaContext {
   constructor(
