@@ -156,7 +156,7 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
   it("Given the application's interceptor that skips the handler of one event in a chunk, when the chunk is consumed, then that event is recorded as handled without its effect (the application's choice), the others are applied once, and every offset is committed from one registration statement", async () => {
     const skipped = eventRecord();
     const { topic, groupId, bulkIds } = await warmStart({
-      globalInterceptors: [new SkipOneInterceptor(skipped.eventId)],
+      methodInterceptors: [new SkipOneInterceptor(skipped.eventId)],
     });
     const applied = [eventRecord(), eventRecord()];
     await send(fx.tools.producer, topic, [applied[0]!, skipped, applied[1]!], 0);

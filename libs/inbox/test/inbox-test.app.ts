@@ -73,8 +73,6 @@ export interface InboxTestAppOptions {
   readonly transport?: 'plain' | 'batched';
   /** Records per chunk of the batched transport. @default 10 */
   readonly inboxBatchSize?: number;
-  /** Global interceptors (they run before the inbox's own interceptor). */
-  readonly globalInterceptors?: NestInterceptor[];
   /** Extra kafkajs consumer config. */
   readonly consumerConfig?: Record<string, unknown>;
   /**
@@ -223,7 +221,6 @@ export async function createInboxApp(o: InboxTestAppOptions): Promise<INestAppli
       ).createNestApplication({ logger })
     : await NestFactory.create(buildAppModule(o), { logger });
   app.enableShutdownHooks();
-  if (o.globalInterceptors) app.useGlobalInterceptors(...o.globalInterceptors);
   const kafkaOptions = {
     client: {
       clientId: `inbox-test`,

@@ -63,9 +63,10 @@ export class InboxRoutes {
 
   private build(): Map<string, InboxRoute[]> {
     const byTopic = new Map<string, InboxRoute[]>();
+    const contexts = withoutGlobalInterceptors(this.contexts);
     for (const found of this.find()) {
       const { consumer, policy, batch } = this.policies.forHandler(found.fn)!;
-      const invoke = this.contexts.create(
+      const invoke = contexts.create(
         found.instance as never,
         found.fn as never,
         found.method,
@@ -75,8 +76,8 @@ export class InboxRoutes {
         undefined,
         {
           guards: true,
-          interceptors: this.hasInterceptors(found),
-          filters: declared(FILTERS, found),
+          interceptors: hasInterceptors(found),
+          filters: declared(FILTERS, found) > 0,
         },
         'rpc',
       ) as InboxRoute['invoke'];
@@ -84,20 +85,6 @@ export class InboxRoutes {
       for (const topic of found.topics) byTopic.set(topic, [...(byTopic.get(topic) ?? []), route]);
     }
     return byTopic;
-  }
-
-  /**
-   * False when the inbox's own interceptor (which steps aside on this path) would be the only
-   * one: the call then skips Nest's interceptor chain.
-   */
-  private hasInterceptors(found: Found): boolean {
-    const own = (Reflect.getMetadata(INTERCEPTORS, found.fn) ?? []) as unknown[];
-    const globals = (
-      this.contexts as unknown as {
-        interceptorsContextCreator?: { getGlobalMetadata?: () => unknown[] };
-      }
-    ).interceptorsContextCreator?.getGlobalMetadata?.();
-    return own.length > 1 || declared(INTERCEPTORS, found, true) || globals?.length !== 0;
   }
 
   private find(): Found[] {
@@ -131,11 +118,29 @@ export class InboxRoutes {
   }
 }
 
-/** True when the method, or with `classOnly` its controller, declares enhancers under `key`. */
-function declared(key: string, { instance, fn }: Found, classOnly = false): boolean {
-  const onClass = (Reflect.getMetadata(key, (instance as { constructor: Type }).constructor) ??
-    []) as unknown[];
-  if (classOnly) return onClass.length > 0;
-  const onMethod = (Reflect.getMetadata(key, fn) ?? []) as unknown[];
-  return onClass.length + onMethod.length > 0;
+/** How many enhancers under `key` the method and its controller declare. */
+function declared(key: string, { instance, fn }: Found): number {
+  const onClass = Reflect.getMetadata(key, (instance as { constructor: Type }).constructor) as
+    | unknown[]
+    | undefined;
+  const onMethod = Reflect.getMetadata(key, fn) as unknown[] | undefined;
+  return (onClass?.length ?? 0) + (onMethod?.length ?? 0);
+}
+
+/** False when the inbox's own interceptor (which steps aside on this path) is the only one. */
+function hasInterceptors(found: Found): boolean {
+  return declared(INTERCEPTORS, found) > 1;
+}
+
+/**
+ * The application's `ExternalContextCreator` without its global interceptors: they would wrap
+ * every record's call in Nest's interceptor chain (nestjs-cls registers one in every app). The
+ * method's and its controller's interceptors still run, and global guards and pipes.
+ */
+function withoutGlobalInterceptors(contexts: ExternalContextCreator): ExternalContextCreator {
+  const inner = (contexts as unknown as { interceptorsContextCreator?: object })
+    .interceptorsContextCreator;
+  if (!inner) return contexts;
+  const local = Object.create(inner, { getGlobalMetadata: { value: () => [] } }) as object;
+  return Object.create(contexts, { interceptorsContextCreator: { value: local } }) as never;
 }
