@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
+import type { ServerKafka } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import { InboxMetrics } from '../metrics/inbox.metrics';
@@ -7,11 +8,12 @@ import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
 import { pollGroupLag } from './group-lag';
-import { watchKafkaMicroservices } from './kafka-microservices.hook';
+import { watchKafkaServers } from './kafka-servers';
 
 /**
- * The Kafka consumers the inbox handlers run on, one session each: every Kafka microservice is
- * attached when it starts; a consumer started another way on its first record, or by `attach`.
+ * The Kafka consumers the inbox handlers run on, one session each: every Kafka microservice's
+ * consumer is attached when it connects; one started another way on its first record, or by
+ * `attach`.
  * @publicApi
  */
 @Injectable()
@@ -26,9 +28,20 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
     @Inject(ModulesContainer) modules: ModulesContainer,
     @Inject(INBOX_OPTIONS) options: ResolvedInboxOptions,
   ) {
-    this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) => {
-      if (consumer) this.attach(consumer, () => server.bindEvents(consumer));
+    const statuses: { unsubscribe(): void }[] = [];
+    const unwatch = watchKafkaServers(modules, (server) => {
+      // Its consumer connects before it runs: attached then, with how to run it again.
+      statuses.push(
+        server.status.subscribe((status) => {
+          const consumer = String(status) === 'connected' ? consumerOf(server) : undefined;
+          if (consumer) this.attach(consumer, () => server.bindEvents(consumer));
+        }),
+      );
     });
+    this.unwatch = () => {
+      unwatch();
+      for (const s of statuses.splice(0)) s.unsubscribe();
+    };
     this.stopLag = pollGroupLag(options.raw.kafka, () =>
       [...this.sessions.values()].map((s) => s.lag),
     );
@@ -75,5 +88,14 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
     await this.flush().catch(() => undefined);
     // Sessions stay registered (closed): records still finishing during shutdown commit nothing.
     for (const session of this.sessions.values()) session.close();
+  }
+}
+
+/** The server's kafkajs consumer, once it has one. */
+function consumerOf(server: ServerKafka): Consumer | undefined {
+  try {
+    return server.unwrap<[unknown, Consumer | null]>()[1] ?? undefined;
+  } catch {
+    return undefined; // not started
   }
 }

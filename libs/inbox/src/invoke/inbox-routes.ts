@@ -17,7 +17,10 @@ export interface DiscoveredInboxHandler {
 const INTERCEPTORS = '__interceptors__';
 const FILTERS = '__exceptionFilters__';
 
-/** What `@Payload()` and `@Ctx()` read from an inbox call's arguments `[payload, context]`. */
+/**
+ * What `@Payload()` (`RpcParamtype.PAYLOAD`, 3) and `@Ctx()` (`CONTEXT`, 6) read from an inbox
+ * call's arguments `[payload, context]`, as Nest's `RpcParamsFactory` (not in its barrel) does.
+ */
 const rpcParams = {
   exchangeKeyForValue(type: number, data: string | undefined, args: unknown[]): unknown {
     if (type === 3) return data ? (args[0] as Record<string, unknown> | null)?.[data] : args[0];

@@ -1,7 +1,7 @@
 import type { Admission, InboxRoute } from '../chunk/chunk';
 import { InboxKafkaContext } from '../chunk/inbox-kafka.context';
 import type { InboxMetrics } from '../metrics/inbox.metrics';
-import { traceInboxChunk, traceInboxHandler } from '../tracing/inbox-trace';
+import { traceInboxCall } from '../tracing/inbox-trace';
 
 /**
  * Stage 3, in the caller's transaction: calls the route's handler for its new events, in offset
@@ -31,8 +31,7 @@ async function call(
   const handle = async () => route.invoke(await record.payload(), context);
   const done = metrics.handlerSeconds.startTimer({ consumer: route.consumer });
   try {
-    if (route.batch) await traceInboxChunk(traced, events, handle);
-    else await traceInboxHandler(traced, events[0]!, handle);
+    await traceInboxCall(traced, events, route.batch, handle);
   } finally {
     done();
   }

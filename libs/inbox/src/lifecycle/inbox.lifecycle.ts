@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
-import { watchKafkaMicroservices } from '../consumer/kafka-microservices.hook';
+import { watchKafkaServers } from '../consumer/kafka-servers';
 import { InboxSchemaMissingError } from '../errors/inbox-schema-missing.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
@@ -40,8 +40,8 @@ export class InboxLifecycle
     @Inject(InboxConsumerRegistry) registry: InboxConsumerRegistry,
     @Inject(ModulesContainer) modules: ModulesContainer,
   ) {
-    this.unwatch = watchKafkaMicroservices(modules, ({ server, consumer }) => {
-      if (consumer || !(server instanceof InboxKafkaServer)) return;
+    this.unwatch = watchKafkaServers(modules, (server) => {
+      if (!(server instanceof InboxKafkaServer)) return;
       server.useInbox({
         pipeline,
         routes: (topic) => routes.forTopic(topic),

@@ -16,84 +16,50 @@ export interface TracedRecord {
 }
 
 /**
- * Runs a handler attempt in a CONSUMER span whose parent is the event's `traceparent` (else
- * what is active). A no-op without `@opentelemetry/api`. @internal
+ * Runs a handler call in a CONSUMER span `process <topic>`. For one event (`@InboxHandler`) its
+ * parent is the event's `traceparent` (else what is active); for a batch call the span is
+ * linked to each event's producing span. A no-op without `@opentelemetry/api`. @internal
  */
-export async function traceInboxHandler<T>(
-  record: TracedRecord,
-  event: EventEnvelope,
-  handle: () => Promise<T>,
-): Promise<T> {
-  const api = otelApi();
-  if (!api) return handle();
-  const producing = parseTraceHeaders(
-    event.headers[EVENT_HEADERS.traceparent],
-    event.headers[EVENT_HEADERS.tracestate],
-  );
-  const parent = producing
-    ? api.trace.setSpanContext(api.context.active(), producing)
-    : api.context.active();
-  const { topic, offset } = record.position;
-  const span = api.trace.getTracer(TRACER_NAME).startSpan(
-    `process ${topic}`,
-    {
-      kind: api.SpanKind.CONSUMER,
-      attributes: {
-        ...processAttributes(record),
-        'messaging.kafka.offset': Number(offset),
-        'messaging.message.id': event.eventId,
-        'nest_outbox.event_type': event.eventType,
-      },
-    },
-    parent,
-  );
-  return runInSpan(api, span, parent, handle);
-}
-
-/**
- * Runs a chunk call in one CONSUMER span linked to each event's producing span. A no-op
- * without `@opentelemetry/api`. @internal
- */
-export async function traceInboxChunk<T>(
+export async function traceInboxCall<T>(
   record: TracedRecord,
   events: readonly EventEnvelope[],
+  batch: boolean,
   handle: () => Promise<T>,
 ): Promise<T> {
   const api = otelApi();
   if (!api) return handle();
-  const links = [];
-  for (const event of events) {
-    const producing = parseTraceHeaders(
+  const producing = events.map((event) =>
+    parseTraceHeaders(
       event.headers[EVENT_HEADERS.traceparent],
       event.headers[EVENT_HEADERS.tracestate],
-    );
-    if (producing) links.push({ context: producing });
-  }
-  const parent = api.context.active();
-  const { topic } = record.position;
+    ),
+  );
+  const active = api.context.active();
+  const single = batch ? undefined : producing[0];
+  const parent = single ? api.trace.setSpanContext(active, single) : active;
+  const { topic, partition, offset } = record.position;
   const span = api.trace.getTracer(TRACER_NAME).startSpan(
     `process ${topic}`,
     {
       kind: api.SpanKind.CONSUMER,
-      links,
+      links: batch ? producing.flatMap((context) => (context ? [{ context }] : [])) : [],
       attributes: {
-        ...processAttributes(record),
-        'messaging.batch.message_count': events.length,
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': topic,
+        'messaging.destination.partition.id': String(partition),
+        'messaging.consumer.group.name': record.consumer,
+        ...(batch
+          ? { 'messaging.batch.message_count': events.length }
+          : {
+              'messaging.kafka.offset': Number(offset),
+              'messaging.message.id': events[0]!.eventId,
+              'nest_outbox.event_type': events[0]!.eventType,
+            }),
       },
     },
     parent,
   );
   return runInSpan(api, span, parent, handle);
-}
-
-/** The attributes of every `process` span of the inbox (semantic conventions for messaging). */
-function processAttributes(record: TracedRecord) {
-  return {
-    'messaging.system': 'kafka',
-    'messaging.operation.type': 'process',
-    'messaging.operation.name': 'process',
-    'messaging.destination.name': record.position.topic,
-    'messaging.destination.partition.id': String(record.position.partition),
-    'messaging.consumer.group.name': record.consumer,
-  };
 }

@@ -57,14 +57,8 @@ export class InboxKafkaServer extends ServerKafka {
     this.connectionName = options.connectionName;
   }
 
-  /** Called by `InboxModule` before the server starts. @internal */
+  /** Called by the application's `InboxModule` when the microservice is created. @internal */
   useInbox(link: InboxLink): void {
-    if (link.connectionName !== this.connectionName) {
-      throw new InboxMisuseError(
-        `InboxKafkaServer has connectionName ${JSON.stringify(this.connectionName ?? null)} but InboxModule ` +
-          `${JSON.stringify(link.connectionName ?? null)}: give both the same connectionName.`,
-      );
-    }
     this.inbox = link;
   }
 
@@ -81,6 +75,11 @@ export class InboxKafkaServer extends ServerKafka {
     if (!inbox)
       throw new InboxMisuseError(
         'InboxKafkaServer started without InboxModule: import InboxModule.forRoot() in the application that connects it.',
+      );
+    if (inbox.connectionName !== this.connectionName)
+      throw new InboxMisuseError(
+        `InboxKafkaServer has connectionName ${JSON.stringify(this.connectionName ?? null)} but InboxModule ` +
+          `${JSON.stringify(inbox.connectionName ?? null)}: give both the same connectionName.`,
       );
     const routes = new Map<string, readonly InboxRoute[]>();
     for (const [topic, handler] of this.messageHandlers)
