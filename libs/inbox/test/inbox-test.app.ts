@@ -9,12 +9,16 @@ import {
   Get,
   Inject,
   Module,
+  UseFilters,
   UseGuards,
   UseInterceptors,
+  UsePipes,
   type CanActivate,
+  type ExceptionFilter,
   type INestApplication,
   type LoggerService,
   type NestInterceptor,
+  type PipeTransform,
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -85,6 +89,8 @@ export interface InboxTestAppOptions {
   /** The application's own guards and interceptors on the handler method (beside the inbox's). */
   readonly methodGuards?: CanActivate[];
   readonly methodInterceptors?: NestInterceptor[];
+  readonly methodPipes?: PipeTransform[];
+  readonly methodFilters?: ExceptionFilter[];
   /** In place of the module's `InboxMetrics` (a test-only fault, e.g. `KillAfterCommitMetrics`). */
   readonly metrics?: InboxMetrics;
 }
@@ -110,6 +116,8 @@ function buildAppModule(o: InboxTestAppOptions): Type {
     @EventPattern(o.topics)
     @UseGuards(...(o.methodGuards ?? []))
     @UseInterceptors(...(o.methodInterceptors ?? []))
+    @UsePipes(...(o.methodPipes ?? []))
+    @UseFilters(...(o.methodFilters ?? []))
     @InboxHandler(consumer, o.handler)
     async onEvent(@InboxEvent() event: EventEnvelope, @Ctx() ctx: KafkaContext): Promise<void> {
       await behavior.before?.(event, ctx);

@@ -1,7 +1,16 @@
-import type { CallHandler, CanActivate, ExecutionContext, NestInterceptor } from '@nestjs/common';
+import type {
+  ArgumentsHost,
+  CallHandler,
+  CanActivate,
+  ExceptionFilter,
+  ExecutionContext,
+  NestInterceptor,
+  PipeTransform,
+} from '@nestjs/common';
+import type { EventEnvelope } from '@nest-outbox/core';
 import type { KafkaContext } from '@nestjs/microservices';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
-import { tap, type Observable } from 'rxjs';
+import { tap, throwError, type Observable } from 'rxjs';
 import { committedOffsets, send } from './inbox-test.kafka';
 import { useInboxFixture } from './inbox-test.fixture';
 import { startInboxApp } from './inbox-test.app';
@@ -27,6 +36,28 @@ class NotingInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const offset = offsetOf(context);
     return next.handle().pipe(tap({ complete: () => this.offsets.push(offset) }));
+  }
+}
+
+/** The application's own pipe: notes the event id of each decoded event it is handed. */
+class NotingPipe implements PipeTransform {
+  readonly eventIds: string[] = [];
+  transform(value: unknown): unknown {
+    const eventId = (value as Partial<EventEnvelope> | null)?.eventId;
+    if (typeof eventId === 'string') this.eventIds.push(eventId);
+    return value;
+  }
+}
+
+class FlakyEffectError extends Error {}
+
+/** The application's own exception filter: notes the offsets it saw fail, and rethrows. */
+class NotingFilter implements ExceptionFilter {
+  readonly offsets: string[] = [];
+  catch(exception: unknown, host: ArgumentsHost): Observable<never> {
+    if (exception instanceof FlakyEffectError)
+      this.offsets.push(host.switchToRpc().getContext<KafkaContext>().getMessage().offset);
+    return throwError(() => exception);
   }
 }
 
@@ -65,6 +96,53 @@ describe("The application's own guard and interceptor on an @InboxHandler method
       const effects = await fx.db.pool.query<{ event_id: string }>(
         `SELECT event_id FROM "${fx.db.name}".effects WHERE consumer = $1`,
         [`enhancers-${transport}`],
+      );
+      expect(effects.rows.map((r) => r.event_id).sort()).toEqual(
+        records.map((r) => r.eventId).sort(),
+      );
+    },
+  );
+
+  it.each(['plain', 'batched'] as const)(
+    'apply its pipe to the decoded event, and its exception filter to a failing call under InboxKafkaServer (under plain ServerKafka it wraps the inbox, which retries inside), each event applied once (%s transport)',
+    async (transport) => {
+      const topic = uniqueTopic(`inbox-pipes-${transport}`);
+      const groupId = uniqueTopic('g');
+      await createTopics([{ topic, numPartitions: 1 }]);
+      const records = Array.from({ length: 3 }, () => eventRecord());
+      const flaky = records[1]!.eventId;
+      await send(fx.tools.producer, topic, records);
+      const pipe = new NotingPipe();
+      const filter = new NotingFilter();
+      let failed = false;
+      fx.apps.push(
+        await startInboxApp({
+          schema: fx.db.name,
+          topics: [topic],
+          groupId,
+          transport,
+          consumer: `pipes-${transport}`,
+          methodPipes: [pipe],
+          methodFilters: [filter],
+          behavior: {
+            before: (event) => {
+              if (event.eventId !== flaky || failed) return;
+              failed = true;
+              throw new FlakyEffectError('the effect fails once');
+            },
+          },
+        }),
+      );
+      await waitFor(
+        'every offset committed',
+        async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 3n,
+      );
+
+      expect([...new Set(pipe.eventIds)].sort()).toEqual(records.map((r) => r.eventId).sort());
+      expect(filter.offsets).toEqual(transport === 'batched' ? ['1'] : []);
+      const effects = await fx.db.pool.query<{ event_id: string }>(
+        `SELECT event_id FROM "${fx.db.name}".effects WHERE consumer = $1`,
+        [`pipes-${transport}`],
       );
       expect(effects.rows.map((r) => r.event_id).sort()).toEqual(
         records.map((r) => r.eventId).sort(),

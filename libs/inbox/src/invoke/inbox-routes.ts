@@ -1,6 +1,7 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import { PARAM_ARGS_METADATA, PATTERN_METADATA } from '@nestjs/microservices/constants';
+import { isObservable, lastValueFrom } from 'rxjs';
 import type { InboxRoute } from '../chunk/chunk';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { InboxHandlerPolicies } from '../options/inbox-handler.policies';
@@ -69,7 +70,7 @@ export class InboxRoutes {
     const contexts = withoutGlobalInterceptors(this.contexts);
     for (const found of this.find()) {
       const { consumer, policy, batch } = this.policies.forHandler(found.fn)!;
-      const invoke = contexts.create(
+      const call = contexts.create(
         found.instance as never,
         found.fn as never,
         found.method,
@@ -84,6 +85,11 @@ export class InboxRoutes {
         },
         'rpc',
       ) as InboxRoute['invoke'];
+      // An exception filter's answer is handed back as is: an RPC filter's `throwError` must fail.
+      const invoke: InboxRoute['invoke'] = async (payload, context) => {
+        const result = await call(payload, context);
+        return isObservable(result) ? lastValueFrom(result, { defaultValue: undefined }) : result;
+      };
       const route: InboxRoute = { consumer, policy, batch, invoke };
       for (const topic of found.topics) byTopic.set(topic, [...(byTopic.get(topic) ?? []), route]);
     }

@@ -23,17 +23,46 @@ export class DeadLetterSink {
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
   ) {}
 
+  /** A record on its own: its row, whatever its content; counted and logged at once. */
   async record(
     delivery: InboxDelivery,
     code: RejectionCode,
     reason: string,
     attempts: number,
-    inChunk = false,
   ): Promise<RecordedAs> {
+    const row = await this.row(delivery, code, reason, attempts);
+    const written = await writeRejection(this.store, row, (ms) =>
+      waitWithHeartbeat(ms, () => delivery.context.getHeartbeat()(), ms),
+    );
+    this.report(delivery, code, written);
+    return written.as;
+  }
+
+  /**
+   * A record of a chunk: its row in the chunk's transaction (no fallback there: a failed
+   * statement aborts it, and the record-by-record replay has them); returns what counts and logs
+   * it, to run once the chunk commits.
+   */
+  async recordInChunk(
+    delivery: InboxDelivery,
+    code: RejectionCode,
+    reason: string,
+  ): Promise<() => void> {
+    await this.store.recordRejection(await this.row(delivery, code, reason, 0));
+    return () => this.report(delivery, code, { as: 'recorded' });
+  }
+
+  /** The rejected row, after the dead-letter send (whose failure the row says). */
+  private async row(
+    delivery: InboxDelivery,
+    code: RejectionCode,
+    reason: string,
+    attempts: number,
+  ): Promise<RejectionRow> {
     const topic = delivery.policy.deadLetterTopic;
     const sendFailure = topic ? await this.publish(delivery, topic, code, reason) : undefined;
     const { headers, position } = delivery;
-    const row: RejectionRow = {
+    return {
       ...position,
       consumer: delivery.consumer,
       reasonCode: code,
@@ -46,16 +75,15 @@ export class DeadLetterSink {
       deadLetterTopic: sendFailure ? undefined : topic,
       evidence: rejectionEvidence(delivery),
     };
-    // Inside an InboxKafkaServer chunk a failed statement aborts the transaction: no fallback
-    // there; the chunk is rolled back and replayed record by record, where they apply.
-    if (inChunk) await this.store.recordRejection(row);
-    const written = inChunk
-      ? { as: 'recorded' as const }
-      : await writeRejection(this.store, row, (ms) =>
-          waitWithHeartbeat(ms, () => delivery.context.getHeartbeat()(), ms),
-        );
-    const labels = { consumer: delivery.consumer, topic: position.topic };
-    const where = { consumer: delivery.consumer, ...position, code };
+  }
+
+  private report(
+    { consumer, position }: InboxDelivery,
+    code: RejectionCode,
+    written: { as: RecordedAs; error?: unknown },
+  ): void {
+    const labels = { consumer, topic: position.topic };
+    const where = { consumer, ...position, code };
     if (written.as === 'unrecorded') {
       this.metrics.unrecorded.inc({ ...labels, reason: code });
       this.logger.error(
@@ -75,7 +103,6 @@ export class DeadLetterSink {
           error: written.error,
         }),
       );
-    return written.as;
   }
 
   /** Sends the record to the dead-letter topic; the class of the error when it could not. */

@@ -32,8 +32,15 @@ export class RejectedRecordSettler {
 
   /** A record of a chunk: its row in the chunk's transaction; what to do once it commits. */
   async recordInChunk(delivery: InboxDelivery, rejection: Rejection): Promise<() => void> {
-    await this.deadLetters.record(delivery, rejection.code, rejection.reason, 0, true);
-    return () => this.settled(delivery, rejection);
+    const counted = await this.deadLetters.recordInChunk(
+      delivery,
+      rejection.code,
+      rejection.reason,
+    );
+    return () => {
+      counted();
+      this.settled(delivery, rejection);
+    };
   }
 
   private settled({ session, position, headers, consumer }: InboxDelivery, rejection: Rejection) {
