@@ -76,6 +76,25 @@ describe('InboxPipeline.runChunk', () => {
     expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '3' }]]);
   });
 
+  it("decodes under each route's own rules: a record one route refuses is still handled by another", async () => {
+    const { pipeline, session, trace, store, commits, consumer } = setUp();
+    const shipping = fakeRoute(trace, 'shipping', {
+      policy: { eventTypes: new Set(['order.shipped']) },
+    });
+    const billing = fakeRoute(trace, 'billing');
+
+    await pipeline.runChunk(session, [shipping.route, billing.route], chunkOf(consumer, [0, 1]));
+
+    expect(store.rejections.map((r) => [r.consumer, r.offset, r.reasonCode])).toEqual([
+      ['shipping', '0', 'unknown_event_type'],
+      ['shipping', '1', 'unknown_event_type'],
+    ]);
+    expect(shipping.calls).toEqual([]);
+    expect(billing.calls.map((c) => c.offsets)).toEqual([['0'], ['1']]);
+    await session.flush();
+    expect(commits).toEqual([[{ topic: 't', partition: 0, offset: '2' }]]);
+  });
+
   it('does not invoke the handler for a duplicate or a stale event, and counts each outcome', async () => {
     const { pipeline, session, trace, store, metrics, consumer } = setUp();
     const a = fakeRoute(trace, 'a', { policy: { versionCheck: 'log' } });
@@ -299,19 +318,18 @@ describe('InboxPipeline.runRecord', () => {
     expect(commits).toEqual([]);
   });
 
-  it('retries while the database is unavailable without counting those attempts', async () => {
+  it('retries while the database is unavailable without counting those attempts: the event keeps all its own', async () => {
     const { pipeline, session, trace, store, metrics, consumer } = setUp();
-    const a = fakeRoute(trace, 'a', { policy: { maxAttempts: 1 } });
+    const a = fakeRoute(trace, 'a', { policy: { maxAttempts: 2 } });
     const down = Object.assign(new Error('terminating connection'), { code: '57P01' });
-    a.fail = () => (a.calls.length <= 2 ? down : undefined);
+    a.fail = () => (a.calls.length <= 3 ? down : new Error('flaky'));
 
     const outcome = await pipeline.runRecord(session, a.route, chunkRecord(consumer, 5));
 
-    expect(outcome).toBe('applied');
-    expect(a.calls).toHaveLength(3);
-    expect(store.rejections).toEqual([]);
-    expect(await counted(metrics, 'handler_failures_total')).toBe(2);
-    expect(await counted(metrics, 'events_applied_total')).toBe(1);
+    expect(outcome).toBe('dead-lettered');
+    expect(a.calls).toHaveLength(5); // three outages, then its two attempts
+    expect(store.rejections).toMatchObject([{ offset: '5', attempts: 2 }]);
+    expect(await counted(metrics, 'handler_failures_total')).toBe(5);
   });
 
   it('gives up when the partition is revoked during the backoff: throws, its offset not committed', async () => {

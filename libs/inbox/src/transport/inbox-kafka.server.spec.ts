@@ -38,17 +38,20 @@ async function started(options: { inboxBatchSize?: number } = {}) {
     outcomeOf: (_consumer: string, _offset: bigint): InboxOutcome | 'rejected' => 'applied',
   };
   const chunks: ChunkRecord[][] = [];
+  const sessions = new Set<ConsumerSession>();
   const pipeline = {
-    runChunk: (_s: ConsumerSession, routes: readonly InboxRoute[], records: ChunkRecord[]) => {
+    runChunk: (s: ConsumerSession, routes: readonly InboxRoute[], records: ChunkRecord[]) => {
       const offsets = offsetsOf(records);
       trace.push(`chunk ${offsets} for ${routes.map((r) => r.consumer).join(',')}`);
       chunks.push(records);
+      sessions.add(s);
       return script.failChunk(offsets)
         ? Promise.reject(new Error('rolled back'))
         : Promise.resolve();
     },
-    runRecord: (_s: ConsumerSession, r: InboxRoute, record: ChunkRecord) => {
+    runRecord: (s: ConsumerSession, r: InboxRoute, record: ChunkRecord) => {
       trace.push(`record ${r.consumer} ${record.offset}`);
+      sessions.add(s);
       return Promise.resolve(script.outcomeOf(r.consumer, record.offset));
     },
   };
@@ -89,7 +92,7 @@ async function started(options: { inboxBatchSize?: number } = {}) {
       isRunning: () => live.running,
       isStale: () => live.stale,
     } as unknown as EachBatchPayload);
-  return { trace, script, chunks, session, consumer, config: config!, consume, live };
+  return { trace, script, chunks, session, sessions, consumer, config: config!, consume, live };
 }
 
 describe('InboxKafkaServer', () => {
@@ -101,10 +104,11 @@ describe('InboxKafkaServer', () => {
   });
 
   it('hands a batch to the pipeline in chunks of inboxBatchSize, resolving and heartbeating after each', async () => {
-    const { trace, consume } = await started({ inboxBatchSize: 2 });
+    const { trace, consume, session, sessions } = await started({ inboxBatchSize: 2 });
 
     await consume([0, 1, 2, 3, 4]);
 
+    expect([...sessions]).toEqual([session]); // the InboxModule's session of this consumer
     expect(trace).toEqual([...chunkRan('0,1'), ...chunkRan('2,3'), ...chunkRan('4')]);
   });
 
