@@ -239,8 +239,12 @@ describe('InboxKafkaServer', () => {
       );
     });
 
-    it("with another connectionName than InboxModule's", () => {
-      expect(() => server().useInbox(link(() => [], 'orders'))).toThrow(
+    it("with another connectionName than InboxModule's", async () => {
+      const s = server();
+      s.addHandler('t', handler(), true);
+      s.useInbox(link(() => [route('a')], 'orders'));
+
+      await expect(s.bindEvents(consumer() as unknown as Consumer)).rejects.toThrow(
         /InboxKafkaServer has connectionName null but InboxModule "orders": give both the same connectionName/,
       );
     });
