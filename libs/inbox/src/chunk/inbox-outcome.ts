@@ -3,6 +3,3 @@
  * is not committed and the partition waits at it. @publicApi
  */
 export type InboxOutcome = 'applied' | 'duplicate' | 'stale' | 'dead-lettered' | 'paused';
-
-/** The outcome of one attempt that committed. @internal */
-export type AttemptOutcome = 'applied' | 'duplicate' | 'stale';
