@@ -1,11 +1,8 @@
-import { InvalidOptionsError } from '@nest-outbox/core';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
-import { createOutboxMetrics } from './metrics/outbox-metrics.factory';
-import { OutboxMetrics } from './metrics/outbox.metrics';
+import { createOutboxMetrics, OutboxMetrics } from './metrics/outbox.metrics';
 import { OUTBOX_METRICS_REGISTRY, OUTBOX_OPTIONS } from './outbox.constants';
-import type { ResolvedOutboxOptions } from './outbox-options.interface';
 import { OutboxPressureService } from './pressure/outbox-pressure.service';
 import { ConfigurableModuleClass, OPTIONS_TYPE } from './outbox.module-definition';
 import { resolveOutboxOptions } from './outbox-options.validator';
@@ -28,7 +25,7 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
     { provide: OUTBOX_WAKEUP, useFactory: () => new OutboxWakeup() },
     {
       provide: OutboxMetrics,
-      useFactory: (options: ResolvedOutboxOptions) => createOutboxMetrics(options),
+      useFactory: createOutboxMetrics,
       inject: [OUTBOX_OPTIONS],
     },
     {
@@ -54,10 +51,7 @@ export class OutboxModule extends ConfigurableModuleClass {
   static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
     // Static options are checked at once, before any connection is opened.
     const { connectionName, isGlobal, ...moduleOptions } = options;
-    if (isGlobal !== undefined && typeof isGlobal !== 'boolean') {
-      throw new InvalidOptionsError('OutboxModule', 'isGlobal', 'must be true or false');
-    }
-    resolveOutboxOptions(moduleOptions, connectionName);
+    resolveOutboxOptions(moduleOptions, { connectionName, isGlobal });
     return super.forRoot(options);
   }
 }

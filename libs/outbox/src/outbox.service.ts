@@ -19,7 +19,8 @@ import type {
   TransitionEventInput,
 } from './event/outbox-event.interface';
 import { serializeOutboxEvent } from './event/outbox-event.serializer';
-import { createOutboxNotify, type OutboxNotify } from './notify/notify-sender';
+import { createOutboxNotifier } from './notify/notify-sender';
+import type { OutboxNotifier } from './notify/outbox-notifier';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
 import type { ResolvedOutboxOptions } from './outbox-options.interface';
 import { installOutboxSchema, verifyOutboxTable } from './schema/outbox-schema.installer';
@@ -28,7 +29,6 @@ import { ForeignCommitListener } from './transaction/foreign-commit.listener';
 import { setIsolationLevel } from './transaction/isolation-level';
 import type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
 import { OutboxUnit } from './transaction/outbox-unit';
-import { typeOrmTransaction } from './transaction/typeorm-transaction';
 import { TransitionRunner } from './transition/transition.runner';
 import type { TransitionSpec } from './transition/transition.interface';
 
@@ -56,7 +56,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   private readonly unitKey = Symbol('nest-outbox:unit');
   private readonly store: OutboxStore;
   private readonly transitions: TransitionRunner;
-  private notify: OutboxNotify | undefined;
+  private notifier: OutboxNotifier | undefined;
   private readonly foreignCommits = new ForeignCommitListener(() => this.afterCommit());
 
   constructor(
@@ -77,7 +77,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     // Outside any CLS context (start-up), `tx` is the adapter's non-transactional instance.
     const fallback = this.host.tx;
     const sql = this.options.sqlExecutor(fallback);
-    this.notify = createOutboxNotify(fallback, sql, this.options, this.logger);
+    this.notifier = createOutboxNotifier(fallback, sql, this.options, this.logger);
     if (this.options.installSchema) await installOutboxSchema(this.host, this.options);
     if (this.options.verifySchema) await verifyOutboxTable(sql, this.options.qualifiedTable);
   }
@@ -85,8 +85,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   /** @internal */
   async onModuleDestroy(): Promise<void> {
     this.foreignCommits.detach();
-    await this.notify?.notifier.close();
-    await this.notify?.sender.close();
+    await this.notifier?.close();
   }
 
   /**
@@ -107,7 +106,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     }
     // Not ours to flush (a plain nestjs-cls transaction, or a savepoint inside ours whose
     // rollback must take the event with it): insert now, in that transaction.
-    this.trackForeignCommit(tx);
+    this.foreignCommits.track(tx);
     return this.store.insertRows(this.options.sqlExecutor(tx), [row]).then(() => toRecorded(row));
   }
 
@@ -190,7 +189,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     }
     const version = await this.transitions.runWithEvent(sql, spec, row);
     if (unit) unit.written = true;
-    else this.trackForeignCommit(tx);
+    else this.foreignCommits.track(tx);
     return { ...toRecorded(row), aggregateVersion: version };
   }
 
@@ -223,19 +222,13 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       const unit = this.openUnit();
       const result = await fn();
       await this.flush(unit);
-      if (unit.hasEvents()) this.trackForeignCommit(unit.tx);
+      if (unit.hasEvents()) this.foreignCommits.track(unit.tx);
       return result;
     });
   }
 
-  /** Wakes the relay after a foreign commit: TypeORM only; elsewhere the relay polls. */
-  private trackForeignCommit(tx: unknown): void {
-    const typeOrm = typeOrmTransaction(tx);
-    if (typeOrm) this.foreignCommits.track(typeOrm.dataSource, typeOrm.queryRunner);
-  }
-
   private afterCommit(): void {
     this.wakeup.signal();
-    this.notify?.notifier.hint();
+    this.notifier?.hint();
   }
 }

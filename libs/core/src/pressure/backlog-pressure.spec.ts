@@ -1,9 +1,7 @@
 import { OptionChecks } from '../option-checks';
-import { forecastSecondsToBudget } from './backlog-forecast';
-import { BacklogPressure } from './backlog-pressure';
+import { BacklogPressure, evaluatePressure, forecastSecondsToBudget } from './backlog-pressure';
 import { BacklogTrend, type BacklogSample } from './backlog-trend';
 import { resolvePressureOptions } from './pressure-options';
-import { evaluatePressure } from './pressure-state';
 
 const check = new OptionChecks('TestModule');
 const sample = (atS: number, backlog: number, oldestAgeS = 0, drained = 0): BacklogSample => ({

@@ -1,14 +1,15 @@
 import {
   CliUsageError,
   inTransaction,
+  runCli,
   type CliIo,
   type CliValues,
 } from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
 import { schemaParts, type SchemaPart } from './schema-parts';
 
-/** The command line of `nest-outbox`. @internal */
-export const NEST_OUTBOX_CLI = {
+/** The command line of `nest-outbox`. */
+const NEST_OUTBOX_CLI = {
   name: 'nest-outbox',
   usage:
     'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>]\n' +
@@ -99,5 +100,12 @@ export async function runNestOutbox(
     NEST_OUTBOX_CLI.name,
     'give one command: migrate, status or sql',
     NEST_OUTBOX_CLI.usage,
+  );
+}
+
+/** Runs `nest-outbox` on `argv` (the arguments after the script); sets the exit code. @internal */
+export function nestOutboxCli(argv: readonly string[]): Promise<number> {
+  return runCli(NEST_OUTBOX_CLI, argv, ({ values, positionals }, io) =>
+    runNestOutbox(positionals[0], values, io),
   );
 }

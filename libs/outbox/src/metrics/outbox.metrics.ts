@@ -1,5 +1,13 @@
-import type { CounterMetric, HistogramMetric, MetricFactory } from '@nest-outbox/core/internal';
+import { Logger } from '@nestjs/common';
+import {
+  createModuleMetrics,
+  type CounterMetric,
+  type HistogramMetric,
+  type MetricFactory,
+  type PromClient,
+} from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
+import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 
 /** Distinct values a code-defined label keeps before counting the rest under `other`. */
 const MAX_LABEL_VALUES = 100;
@@ -67,4 +75,19 @@ export class OutboxMetrics {
     for (const [t, n] of counts)
       this.recorded.inc({ event_type: this.bounded('event_type', t) }, n);
   }
+}
+
+/**
+ * The outbox's metrics as the `metrics` option asks (`createModuleMetrics`), prom-client
+ * being required from this package, which declares the peer.
+ * @internal
+ */
+export function createOutboxMetrics(options: ResolvedOutboxOptions): OutboxMetrics {
+  const logger = new Logger('OutboxMetrics');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional peer, loaded on use
+  const load = () => require('prom-client') as PromClient;
+  const { make, registry } = createModuleMetrics('OutboxModule', options.metrics, load, (m) =>
+    logger.warn(m),
+  );
+  return new OutboxMetrics(make, registry);
 }

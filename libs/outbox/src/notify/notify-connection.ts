@@ -6,6 +6,12 @@ export interface NotifyClient {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+interface Connection {
+  readonly client: NotifyClient;
+  /** Connected and configured. */
+  readonly ready: Promise<unknown>;
+}
+
 /**
  * One connection of its own on which the outbox sends its wake-up notifications: opened on
  * the first send, with `synchronous_commit` off for the session (a notification is a hint:
@@ -15,12 +21,6 @@ export interface NotifyClient {
  * pooled connection.
  * @internal
  */
-interface Connection {
-  readonly client: NotifyClient;
-  /** Connected and configured. */
-  readonly ready: Promise<unknown>;
-}
-
 export class NotifyConnection {
   private connection: Connection | undefined;
   private lastUsedAt = 0;

@@ -4,8 +4,11 @@ import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
 import type { TransitionSpec } from './transition.interface';
-import { transitionRecordStatement } from './transition-record.sql';
-import { transitionStatement, type TransitionStatement } from './transition.sql';
+import {
+  transitionRecordStatement,
+  transitionStatement,
+  type TransitionStatement,
+} from './transition.sql';
 
 const MAX_CACHED_SHAPES = 256;
 /** The event's columns the single statement binds: all but the version, which SQL gives. */
