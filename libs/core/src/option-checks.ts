@@ -64,24 +64,12 @@ export class OptionChecks {
    * An integer written as text (environment variables, CLI flags): digits only, no
    * exponent, no blank; `undefined` or `''` gives the fallback.
    */
-  integerText(
+  integerText<F extends number | undefined>(
     option: string,
     text: string | undefined,
-    fallback: number,
-    range?: IntegerRange,
-  ): number;
-  integerText(
-    option: string,
-    text: string | undefined,
-    fallback: undefined,
-    range?: IntegerRange,
-  ): number | undefined;
-  integerText(
-    option: string,
-    text: string | undefined,
-    fallback: number | undefined,
+    fallback: F,
     range: IntegerRange = {},
-  ): number | undefined {
+  ): number | F {
     if (text === undefined || text === '') return fallback;
     const value = INTEGER_TEXT.test(text) ? Number(text) : NaN;
     if (Number.isNaN(value)) {

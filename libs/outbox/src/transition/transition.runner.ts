@@ -2,7 +2,7 @@ import type { SqlExecutor } from '@nest-outbox/core/internal';
 import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';
-import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
+import { OUTBOX_INSERT_COLUMNS, outboxRowValues } from '../store/outbox-insert.sql';
 import type { TransitionSpec } from './transition.interface';
 import {
   transitionRecordStatement,
@@ -43,7 +43,7 @@ export class TransitionRunner {
    */
   constructor(
     private readonly qualifiedOutbox: string,
-    private readonly metrics?: OutboxMetrics,
+    private readonly metrics: OutboxMetrics,
   ) {}
 
   /** The UPDATE alone; returns the new version. */
@@ -61,18 +61,17 @@ export class TransitionRunner {
   async runWithEvent(sql: SqlExecutor, spec: TransitionSpec, row: OutboxRow): Promise<number> {
     const statement = this.statementFor(spec, true);
     const values = transitionValues(spec, statement);
-    values.push(String(row.lockKey));
-    for (const [, , value] of EVENT_COLUMNS) values.push(value(row));
+    values.push(...outboxRowValues(row, EVENT_COLUMNS));
     const rows = await sql.query(statement.text, values, statement.name);
     const version = this.versionOf(rows, spec);
-    this.metrics?.flushed([row.eventType]);
+    this.metrics.flushed([row.eventType]);
     return version;
   }
 
   private versionOf(rows: Record<string, unknown>[], spec: TransitionSpec): number {
     const version = rows[0]?.version;
     if (version === undefined || version === null) {
-      this.metrics?.transitionsRefused.inc();
+      this.metrics.transitionsRefused.inc();
       throw new InvalidTransitionError(spec.table, spec.id, fromStates(spec), spec.to);
     }
     return Number(version);

@@ -1,6 +1,9 @@
 import { sqlIdentifier } from '@nest-outbox/core/internal';
-import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
-import { statementName, type NamedStatement } from '../store/transaction-query';
+import {
+  OUTBOX_INSERT_COLUMNS,
+  statementName,
+  type NamedStatement,
+} from '../store/outbox-insert.sql';
 import type { TransitionSpec } from './transition.interface';
 
 const WHERE = 'OutboxService.transition';
