@@ -11,25 +11,6 @@ function copyMetadata(from: object, to: object): void {
   }
 }
 
-function markMethod(target: object, key: string | symbol): void {
-  const names = (Reflect.getMetadata(OUTBOX_TRANSACTIONAL_METHODS, target.constructor) ?? []) as (
-    | string
-    | symbol
-  )[];
-  Reflect.defineMetadata(OUTBOX_TRANSACTIONAL_METHODS, [...names, key], target.constructor);
-}
-
-/** The options with the command named `Class.method` (for back-pressure refusals). */
-function withCommand(
-  self: object | undefined,
-  key: string | symbol,
-  options: OutboxTransactionOptions | undefined,
-): OutboxTransactionOptions {
-  if (options?.command) return options;
-  const owner = (self?.constructor as { name?: string } | undefined)?.name ?? 'object';
-  return { ...options, command: `${owner}.${String(key)}` };
-}
-
 /**
  * Runs the decorated method as one PostgreSQL transaction with the outbox: business
  * writes go through `TransactionHost.tx`, events recorded with `OutboxService.record()`
@@ -54,16 +35,16 @@ export function OutboxTransactional(options?: OutboxTransactionOptions): MethodD
     }
     const method = original as AnyMethod;
     const wrapped = function (this: Record<symbol, OutboxService | undefined>, ...args: unknown[]) {
+      const owner = (this?.constructor as { name?: string } | undefined)?.name ?? 'object';
       const outbox = this?.[OUTBOX_RUNNER];
-      if (!outbox) {
-        const owner = (this?.constructor as { name?: string } | undefined)?.name ?? 'object';
-        return Promise.reject(new OutboxNotInitializedError(owner, String(key)));
-      }
-      return outbox.transaction(() => method.apply(this, args), withCommand(this, key, options));
+      if (!outbox) return Promise.reject(new OutboxNotInitializedError(owner, String(key)));
+      // Named `Class.method` in back-pressure refusals unless the options name it.
+      const command = options?.command ?? `${owner}.${String(key)}`;
+      return outbox.transaction(() => method.apply(this, args), { ...options, command });
     };
     Object.defineProperty(wrapped, 'name', { value: method.name });
     copyMetadata(method, wrapped);
-    markMethod(target, key);
+    Reflect.defineMetadata(OUTBOX_TRANSACTIONAL_METHODS, true, target.constructor);
     descriptor.value = wrapped as typeof descriptor.value;
     return descriptor;
   };

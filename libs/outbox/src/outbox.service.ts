@@ -187,7 +187,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       unit.written = true;
       await this.store.insertRows(sql, unit.rows.splice(0));
     }
-    const version = await this.transitions.runWithEvent(sql, spec, row);
+    const version = await this.transitions.run(sql, spec, row);
     if (unit) unit.written = true;
     else this.foreignCommits.track(tx);
     return { ...toRecorded(row), aggregateVersion: version };

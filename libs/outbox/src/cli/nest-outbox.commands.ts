@@ -8,7 +8,6 @@ import {
 import { Pool } from 'pg';
 import { schemaParts, type SchemaPart } from './schema-parts';
 
-/** The command line of `nest-outbox`. */
 const NEST_OUTBOX_CLI = {
   name: 'nest-outbox',
   usage:
@@ -56,11 +55,7 @@ async function missing(pool: Pool, part: SchemaPart): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-/**
- * Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 when something is
- * missing).
- * @internal
- */
+/** Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 if anything is missing). @internal */
 export async function runNestOutbox(
   command: string | undefined,
   values: Values,

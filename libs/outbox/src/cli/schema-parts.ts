@@ -25,9 +25,7 @@ interface InboxApi {
 
 /**
  * The DDL of the outbox table, and of the relay's and the inbox's objects when those
- * packages are installed, for `schema` (outbox table `table`). The one source of the
- * `nest-outbox` CLI; the TypeORM migration classes apply the same statements.
- * @internal
+ * packages are installed, for `schema` (outbox table `table`). @internal
  */
 export function schemaParts(schema: string, table: string): SchemaPart[] {
   const name = { schema, table };
