@@ -157,14 +157,11 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The conditional transition and its event in ONE statement (one round trip instead of
-   * two): `WITH t AS (UPDATE ... RETURNING version) INSERT INTO <outbox> ... SELECT ...
-   * FROM t`, `aggregateVersion` being the row's new version. Same guarantees as
-   * `transition()` then `record()`: zero rows matched throws `InvalidTransitionError` and
-   * writes nothing; the aggregate's advisory lock is taken after the row's update and before
-   * the event's `id` is drawn, so one aggregate's events keep commit order (and the two
-   * forms never deadlock each other). The event is written now, in the active transaction;
-   * events recorded earlier in the call are written first. `spec.id` must identify one row.
+   * The conditional transition and its event in one statement (one round trip instead of
+   * two), `aggregateVersion` being the row's new version. Same guarantees as `transition()`
+   * then `record()` (commit order per aggregate; the two forms never deadlock each other).
+   * The event is written now, after the events recorded earlier in the call. `spec.id` must
+   * identify one row.
    * @returns the recorded event, with `aggregateVersion` = the row's new version
    * @throws InvalidTransitionError when no row was in an expected state (nothing written)
    * @throws NoActiveTransactionError when no transaction is active

@@ -23,19 +23,16 @@ interface Connection {
  */
 export class NotifyConnection {
   private connection: Connection | undefined;
-  private lastUsedAt = 0;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly createClient: () => NotifyClient,
     private readonly sql: string,
     private readonly idleMs: number,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** Sends the notification; rejects (and drops the connection) on failure. */
   async send(): Promise<void> {
-    this.lastUsedAt = this.now();
     const connection = (this.connection ??= this.open());
     try {
       await connection.ready;
@@ -44,7 +41,8 @@ export class NotifyConnection {
       this.drop(connection);
       throw error;
     }
-    this.idleTimer ??= this.armIdleTimer(this.idleMs);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.close(), this.idleMs).unref();
   }
 
   /** Closes the connection (a later send opens another). */
@@ -68,16 +66,5 @@ export class NotifyConnection {
   private drop(connection: Connection): void {
     if (this.connection === connection) this.connection = undefined;
     connection.client.end().catch(() => undefined);
-  }
-
-  private armIdleTimer(ms: number): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.idleTimer = undefined;
-      const idleFor = this.now() - this.lastUsedAt;
-      if (idleFor >= this.idleMs) void this.close();
-      else this.idleTimer = this.armIdleTimer(this.idleMs - idleFor);
-    }, ms);
-    timer.unref();
-    return timer;
   }
 }

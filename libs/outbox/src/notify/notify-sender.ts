@@ -22,11 +22,9 @@ function pgPoolOf(fallback: unknown): Partial<PgPool> | undefined {
 }
 
 /**
- * Sends `NOTIFY "<channel>", '<payload>'` outside any business transaction. On a
- * node-postgres pool (TypeORM, Drizzle, plain `pg`), on a connection of its own opened with
- * the pool's settings (the same `new Client(options)` the pool itself does); otherwise
- * through the stack's non-transactional executor, in a one-statement transaction that skips
- * the WAL flush wait. Both names are validated identifiers, so they are literals.
+ * Sends `NOTIFY` outside any business transaction: on a node-postgres pool, on a connection of
+ * its own opened as the pool opens its own; otherwise through the stack's non-transactional
+ * executor, skipping the WAL flush wait. Both names are validated identifiers, so literals.
  */
 function notifySender(
   fallback: unknown,

@@ -39,18 +39,8 @@ export function transitionStatement(spec: TransitionSpec): TransitionStatement {
 }
 
 /**
- * The conditional transition and its event as one statement (one round trip):
- *
- * ```sql
- * WITH t AS (UPDATE <table> SET <status> = $2, <version> = <version> + 1 ...
- *             WHERE <id> = $1 AND <status> = ANY($3) RETURNING <version> AS version)
- * INSERT INTO <outbox> (<contract columns>)
- * SELECT $k+1::uuid, ..., t.version, ... FROM t
- *  WHERE pg_advisory_xact_lock($k::bigint) IS NOT NULL
- * RETURNING aggregate_version AS version
- * ```
- *
- * Parameters: those of the transition's UPDATE (`$1` id, `$2` to, `$3` from, then the `set`
+ * The conditional transition and its event as one statement (one round trip), the INSERT
+ * reading the new version from the UPDATE's CTE. Parameters: those of the transition's UPDATE (`$1` id, `$2` to, `$3` from, then the `set`
  * columns), then the aggregate's lock key, then the event's columns but its version, which
  * is the UPDATE's new version. The plan is a CTE Scan on `t` filtered by the advisory lock:
  * the UPDATE first produces its row (row lock taken; the condition re-checked after a
