@@ -4,18 +4,14 @@ import { errorLabel } from './error-label';
 export type LogFormat = 'text' | 'json';
 
 /**
- * The environment variable that chooses the libraries' log format: `json` makes every
- * library log line an object (hand Nest a JSON logger too: `new ConsoleLogger({ json: true })`,
- * or nestjs-pino); anything else, or unset, keeps `key=value` text.
- * @publicApi
+ * The environment variable of the libraries' log format: `json` makes every library log line
+ * an object (give Nest a JSON logger too); anything else keeps `key=value` text. @publicApi
  */
 export const LOG_FORMAT_ENV = 'NEST_OUTBOX_LOG_FORMAT';
 
 /**
- * What a library log line may carry: identifiers, positions, counts and labels the library
- * chose, never a payload. `error` is logged as its class and code only (`errorLabel`), since
- * driver and validator messages echo the values they refused.
- * @publicApi
+ * What a library log line may carry: identifiers, positions, counts and labels, never a
+ * payload; `error` is logged as its class and code only (messages echo values). @publicApi
  */
 export interface LogFields {
   readonly event_id?: string;

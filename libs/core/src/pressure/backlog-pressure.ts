@@ -99,10 +99,8 @@ export function evaluatePressure(
 }
 
 /**
- * Turns successive backlog samples into rates, a forecast and a pressure state. Holds no
- * connection and runs no query: its owner samples (one query per interval per process)
- * and calls `observe()`; commands read `latest` (no query per command).
- * @publicApi
+ * Turns successive backlog samples into rates, a forecast and a pressure state. Runs no
+ * query: its owner samples and calls `observe()`; commands read `latest`. @publicApi
  */
 export class BacklogPressure {
   private readonly trend: BacklogTrend;
@@ -136,11 +134,7 @@ export class BacklogPressure {
   }
 }
 
-/**
- * The pressure state as JSON (health details, the console, the relay's state row): no
- * `Infinity`; `unknown` when there is no figure, or none fresh.
- * @publicApi
- */
+/** The pressure state as JSON (no `Infinity`); `unknown` without a fresh figure. @publicApi */
 export interface PressureView {
   readonly state: PressureLevel | 'unknown';
   /** Why it is not `ok`. */
@@ -148,11 +142,7 @@ export interface PressureView {
   readonly [detail: string]: unknown;
 }
 
-/**
- * A backlog assessment as JSON: `forecastSeconds` is `null` while the backlog is not
- * approaching its budget (+Inf), `unknown` before the first sample.
- * @internal
- */
+/** An assessment as JSON (`forecastSeconds` +Inf is `null`); `unknown` before the first. @internal */
 export function pressureView(reading: BacklogAssessment | undefined): PressureView {
   if (!reading) return { state: 'unknown' };
   const finite = (n: number) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : null);

@@ -39,10 +39,7 @@ function slope(points: readonly { x: number; y: number }[]): number {
   return den === 0 ? 0 : num / den;
 }
 
-/**
- * The last `windowMs` of backlog samples and the rates they show, fed every sampling interval.
- * @publicApi
- */
+/** The last `windowMs` of backlog samples and the rates they show. @publicApi */
 export class BacklogTrend {
   private readonly samples: BacklogSample[] = [];
 

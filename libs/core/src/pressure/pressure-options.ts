@@ -38,11 +38,7 @@ const DEFAULTS: ResolvedPressureOptions = {
   windowMs: 60_000,
 };
 
-/**
- * Validates the `pressure` option (`undefined` gives the defaults).
- * @throws InvalidOptionsError naming the wrong field and the fix
- * @publicApi
- */
+/** Validates the `pressure` option (`undefined` gives the defaults). @publicApi */
 export function resolvePressureOptions(
   check: OptionChecks,
   option: string,

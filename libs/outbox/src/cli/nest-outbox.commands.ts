@@ -25,19 +25,13 @@ const NEST_OUTBOX_CLI = {
 
 type Values = CliValues<typeof NEST_OUTBOX_CLI.flags>;
 
-function urlOf(values: Values): string {
-  const url = values.url ?? process.env.DATABASE_URL;
-  if (!url) {
-    throw new CliUsageError(
-      NEST_OUTBOX_CLI.name,
-      '--url (or DATABASE_URL) is required',
-      NEST_OUTBOX_CLI.usage,
-    );
-  }
-  return url;
-}
+const usageError = (problem: string) =>
+  new CliUsageError(NEST_OUTBOX_CLI.name, problem, NEST_OUTBOX_CLI.usage);
 
-async function withPool<T>(url: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+/** Runs `fn` on a one-connection pool to `--url` (or `DATABASE_URL`). */
+async function withPool<T>(values: Values, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const url = values.url ?? process.env.DATABASE_URL;
+  if (!url) throw usageError('--url (or DATABASE_URL) is required');
   const pool = new Pool({ connectionString: url, max: 1 });
   try {
     return await fn(pool);
@@ -70,7 +64,7 @@ export async function runNestOutbox(
     return 0;
   }
   if (command === 'migrate') {
-    await withPool(urlOf(values), (pool) =>
+    await withPool(values, (pool) =>
       // One transaction, under a lock: two deploys migrating together do not race on the catalog.
       inTransaction(pool, async (client) => {
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
@@ -82,7 +76,7 @@ export async function runNestOutbox(
   }
   if (command === 'status') {
     let incomplete = 0;
-    await withPool(urlOf(values), async (pool) => {
+    await withPool(values, async (pool) => {
       for (const part of parts) {
         const absent = await missing(pool, part);
         incomplete += absent.length;
@@ -91,11 +85,7 @@ export async function runNestOutbox(
     });
     return incomplete === 0 ? 0 : 1;
   }
-  throw new CliUsageError(
-    NEST_OUTBOX_CLI.name,
-    'give one command: migrate, status or sql',
-    NEST_OUTBOX_CLI.usage,
-  );
+  throw usageError('give one command: migrate, status or sql');
 }
 
 /** Runs `nest-outbox` on `argv` (the arguments after the script); sets the exit code. @internal */
