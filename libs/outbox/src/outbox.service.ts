@@ -5,7 +5,8 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, OutboxWakeup, SQL_ISOLATION_LEVELS } from '@nest-outbox/core/internal';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
@@ -26,7 +27,6 @@ import type { ResolvedOutboxOptions } from './outbox-options.interface';
 import { installOutboxSchema, verifyOutboxTable } from './schema/outbox-schema.installer';
 import { OutboxStore } from './store/outbox.store';
 import { ForeignCommitListener } from './transaction/foreign-commit.listener';
-import { setIsolationLevel } from './transaction/isolation-level';
 import type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
 import { OutboxUnit } from './transaction/outbox-unit';
 import { TransitionRunner } from './transition/transition.runner';
@@ -124,12 +124,18 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       if (this.currentUnit(this.host.tx)) return fn();
       return this.runInForeignTransaction(fn);
     }
+    const level = options?.isolationLevel;
+    if (level !== undefined && !SQL_ISOLATION_LEVELS.includes(level)) {
+      const problem = `must be one of ${SQL_ISOLATION_LEVELS.join(', ')}`;
+      throw new InvalidOptionsError('OutboxTransactional', 'isolationLevel', problem);
+    }
     this.pressure.admit(options?.command ?? 'transaction', options?.critical ?? true);
     const done = this.metrics.transactionSeconds.startTimer();
     let unit: OutboxUnit | undefined;
     const body = async () => {
-      const level = options?.isolationLevel;
-      if (level) await setIsolationLevel(this.options.sqlExecutor(this.host.tx), level);
+      // The transaction's first statement: the same SQL on every data stack.
+      const sql = `SET TRANSACTION ISOLATION LEVEL ${level}`;
+      if (level) await this.options.sqlExecutor(this.host.tx).query(sql, []);
       unit = this.openUnit();
       const result = await fn();
       await this.flush(unit);
