@@ -16,15 +16,14 @@ function copyMetadata(from: object, to: object): void {
  * writes go through `TransactionHost.tx`, events recorded with `OutboxService.record()`
  * are inserted in the same transaction at the end of the outermost decorated call, and
  * relays are woken after the commit. Commit both or neither; no Kafka call inside.
- *
- * `@OutboxTransactional({ critical: false })` marks a non-critical command: while the
- * module's pressure state is `critical` (option `pressure`) it is refused with
- * `OutboxBackPressureError` before any write. Critical commands are never refused.
+ * `{ critical: false }` marks a command refused under back-pressure (`OutboxTransactionOptions`).
  *
  * Nested decorated calls join the outer transaction; inside a plain nestjs-cls
  * transaction the method joins that one. Metadata other decorators put on the method is
  * kept. The class must be a singleton provider or controller of an application that
  * imports `OutboxModule` (the function form `outbox.transaction(fn)` works anywhere).
+ * @example
+ * class Orders { @OutboxTransactional() async confirm(id: string) { ... } }
  * @publicApi
  */
 export function OutboxTransactional(options?: OutboxTransactionOptions): MethodDecorator {

@@ -26,9 +26,10 @@ describe('BacklogTrend', () => {
   it('forgets samples older than its window and keeps the newest', () => {
     const trend = new BacklogTrend(5_000);
     trend.add(sample(0, 1000)); // a spike long gone
-    for (let s = 20; s <= 25; s++) trend.add(sample(s, 10));
+    for (let s = 20; s <= 25; s++) trend.add(sample(s, 10, 0, s === 25 ? 500 : 0));
     expect(trend.rates().backlogPerSecond).toBe(0);
-    expect(trend.latest?.backlog).toBe(10);
+    // The drain is read from the newest sample.
+    expect(trend.rates().drainPerSecond).toBe(50);
   });
 
   it('has no slope with a single sample', () => {
