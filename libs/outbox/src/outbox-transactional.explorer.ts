@@ -20,11 +20,8 @@ export class OutboxTransactionalExplorer implements OnModuleInit {
       const instance: unknown = wrapper.instance;
       if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
       if (!Reflect.getMetadata(OUTBOX_TRANSACTIONAL_METHODS, instance.constructor)) continue;
-      Object.defineProperty(instance, OUTBOX_RUNNER, {
-        value: this.outbox,
-        configurable: true,
-        enumerable: false,
-      });
+      // Not enumerable: hidden from the instance's keys and from serialization.
+      Object.defineProperty(instance, OUTBOX_RUNNER, { value: this.outbox, configurable: true });
     }
   }
 }

@@ -23,14 +23,9 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
   imports: [DiscoveryModule],
   providers: [
     { provide: OUTBOX_WAKEUP, useFactory: () => new OutboxWakeup() },
-    {
-      provide: OutboxMetrics,
-      useFactory: createOutboxMetrics,
-      inject: [OUTBOX_OPTIONS],
-    },
+    { provide: OutboxMetrics, useFactory: createOutboxMetrics, inject: [OUTBOX_OPTIONS] },
     {
       provide: OUTBOX_METRICS_REGISTRY,
-      // `undefined` with `metrics: false` or without prom-client: no registry to scrape.
       useFactory: (metrics: OutboxMetrics) => metrics.registry,
       inject: [OutboxMetrics],
     },
