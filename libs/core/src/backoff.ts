@@ -7,12 +7,10 @@ export interface BackoffPolicy {
 }
 
 /**
- * The one backoff rule of nest-outbox (relay retries, claim errors, idle polling, LISTEN
- * reconnects, and the inbox's retries): after the `attempt`-th consecutive failure (1-based)
+ * The one backoff rule of nest-outbox: after the `attempt`-th consecutive failure (1-based)
  * the delay is `min(capMs, baseMs * 2^(attempt - 1))` with "equal jitter", a uniform draw in
  * `[delay / 2, delay]`. The fixed half guarantees a real wait (no hot loop); the random half
  * keeps relays or consumers that failed together from retrying in lockstep.
- * @param random a uniform draw in [0, 1) (a seam for tests)
  * @example backoffDelayMs(3, { baseMs: 100, capMs: 1000 }) // between 200 and 400
  * @publicApi
  */
@@ -26,11 +24,7 @@ export function backoffDelayMs(
   return Math.round(delay / 2 + (random() * delay) / 2);
 }
 
-/**
- * Consecutive failures of one thing and the delay before its next try, by `backoffDelayMs`.
- * For loops that retry one thing (a claim, a connection, an idle poll).
- * @publicApi
- */
+/** Consecutive failures of one thing (a claim, a connection) and the delay before its next try. @publicApi */
 export class Backoff {
   private failures = 0;
 

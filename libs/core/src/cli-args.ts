@@ -46,8 +46,8 @@ export class CliUsageError extends NestOutboxError {
 
 /**
  * Parses `argv` with Node's `util.parseArgs` (strict: an unknown flag or a missing value is
- * an error), then checks every `integer` flag (digits only, within its bounds: `--limit abc`
- * is refused, never turned into NaN) and `date` flag (ISO-8601).
+ * an error), then checks every `integer` flag (`--limit abc` is refused, never NaN) and
+ * `date` flag (ISO-8601).
  * @throws CliUsageError naming the flag and what to type instead
  * @publicApi
  */
@@ -112,9 +112,9 @@ const processIo: CliIo = {
 };
 
 /**
- * Runs a command line: parses `argv`, prints the usage for `--help` (exit code 0), prints a
- * usage error (2) or any other error's message (1), else runs `main`, whose result is the
- * exit code (default 0). Sets `process.exitCode` rather than exiting, so that pools close.
+ * Runs a command line: the usage for `--help` (exit code 0), a usage error (2) or any other
+ * error's message (1), else `main`, whose result is the exit code (default 0). Sets
+ * `process.exitCode` rather than exiting, so that pools close.
  * @publicApi
  */
 export async function runCli<F extends Record<string, CliFlag>>(

@@ -7,8 +7,7 @@ export interface TransactionClient {
 
 /**
  * What `inTransaction` needs of a pool (`pg`'s `Pool` fits). The callback form is listed only
- * so that TypeScript infers the client type from `pg`'s overloaded `connect`.
- * @publicApi
+ * so that TypeScript infers the client type from `pg`'s overloaded `connect`. @publicApi
  */
 export interface TransactionPool<C extends TransactionClient> {
   connect(): Promise<C>;
@@ -18,11 +17,9 @@ export interface TransactionPool<C extends TransactionClient> {
 /**
  * Runs `work` in one transaction on a connection of its own: BEGIN, `work`, COMMIT; on any
  * error ROLLBACK and rethrow. `begin` replaces the opening statement, so that what every such
- * transaction starts with (a lock, a `set_config`) rides on the same round trip as its BEGIN:
- * it is sent as one simple query, so it must hold no values (only constants and validated
- * identifiers). The connection goes back to the pool afterwards, or is
- * destroyed when even the ROLLBACK failed (its state is unknown). For code on a plain `pg`
- * pool; code running in a nestjs-cls `TransactionHost` uses that instead.
+ * transaction starts with (a lock, a `set_config`) rides on the same round trip as its BEGIN;
+ * a simple query, it holds no values (only constants and validated identifiers). The
+ * connection is destroyed when even the ROLLBACK failed (its state is unknown).
  * @publicApi
  */
 export async function inTransaction<C extends TransactionClient, T>(
@@ -44,13 +41,11 @@ export async function inTransaction<C extends TransactionClient, T>(
 }
 
 /**
- * Runs a whole transaction written as one simple query (`BEGIN; ...; COMMIT`): one round trip,
- * on a connection of its own; returns what `pg` returns for it (one result per statement).
- * When a statement fails, PostgreSQL skips the rest of the text (its COMMIT too); the
- * transaction is then rolled back here and the error rethrown. Locks taken in it are held
- * only while PostgreSQL works, never across a round trip to the client. A simple query binds no
- * values: `text` carries its values as literals the caller checked or escaped (`pg`'s
- * `escapeLiteral`).
+ * Runs a whole transaction written as one simple query (`BEGIN; ...; COMMIT`) on a connection
+ * of its own; returns `pg`'s results. When a statement fails, PostgreSQL skips the rest (its
+ * COMMIT too) and the transaction is rolled back here. Locks taken in it are never held across
+ * a round trip to the client. `text` carries its values as literals the caller checked or
+ * escaped (a simple query binds none).
  * @publicApi
  */
 export async function inOneQueryTransaction<C extends TransactionClient>(

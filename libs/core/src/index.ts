@@ -10,7 +10,7 @@ export {
 } from './event-contract';
 export type { MigrationOptions } from './sql-migration';
 export type { PressureOptions } from './pressure/pressure-options';
-export type { PressureLevel } from './pressure/pressure-state';
+export type { PressureLevel } from './pressure/backlog-pressure';
 export {
   sqlExecutorOf,
   UnknownDataStackError,

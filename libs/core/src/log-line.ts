@@ -4,18 +4,14 @@ import { errorLabel } from './error-label';
 export type LogFormat = 'text' | 'json';
 
 /**
- * The environment variable that chooses the libraries' log format: `json` makes every
- * library log line an object (hand Nest a JSON logger too: `new ConsoleLogger({ json: true })`,
- * or nestjs-pino); anything else, or unset, keeps `key=value` text.
- * @publicApi
+ * The environment variable of the libraries' log format: `json` makes every library log line
+ * an object (give Nest a JSON logger too); anything else keeps `key=value` text. @publicApi
  */
 export const LOG_FORMAT_ENV = 'NEST_OUTBOX_LOG_FORMAT';
 
 /**
- * What a library log line may carry: identifiers, positions, counts and labels the library
- * chose, never a payload. `error` is logged as its class and code only (`errorLabel`), since
- * driver and validator messages echo the values they refused.
- * @publicApi
+ * What a library log line may carry: identifiers, positions, counts and labels, never a
+ * payload; `error` is logged as its class and code only (messages echo values). @publicApi
  */
 export interface LogFields {
   readonly event_id?: string;
@@ -27,7 +23,7 @@ export interface LogFields {
   readonly [field: string]: unknown;
 }
 
-/** A structured log line, as handed to Nest's `Logger` in JSON mode. */
+/** A log line as handed to Nest's `Logger` in JSON mode. */
 export type LogObject = Readonly<Record<string, string | number | boolean>>;
 
 /** The format `NEST_OUTBOX_LOG_FORMAT` asks for (`text` unless it says `json`). @publicApi */
@@ -41,10 +37,7 @@ const CONTROL =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/**
- * `value` with control characters and unpaired surrogates escaped (`\n`, `\u001b`, `\ud800`):
- * one log line stays one line.
- */
+/** `value` with control characters and unpaired surrogates escaped: one log line stays one line. */
 export function escapeControl(value: string): string {
   return value.replace(CONTROL, (c) => {
     if (c === '\n') return '\\n';
@@ -54,7 +47,6 @@ export function escapeControl(value: string): string {
   });
 }
 
-/** The error's class and, if it has one, its code: never its message. */
 function errorParts(error: unknown): { error_class: string; error_code?: string } {
   const label = errorLabel(error);
   const space = label.indexOf(' ');

@@ -7,11 +7,11 @@ import type { ResolvedMetricsOptions } from './option-checks';
 /** prom-client as loaded at run time (never imported statically: it is an optional peer). @publicApi */
 export type PromClient = typeof PromClientModule;
 
-/** What the relay calls on a counter. @publicApi */
+/** What the libraries call on a counter, a gauge, a histogram. @publicApi */
 export type CounterMetric<L extends string = string> = Pick<Counter<L>, 'inc'>;
-/** What the relay calls on a gauge. @publicApi */
+/** @publicApi */
 export type GaugeMetric<L extends string = string> = Pick<Gauge<L>, 'set'>;
-/** What the relay calls on a histogram. @publicApi */
+/** @publicApi */
 export type HistogramMetric<L extends string = string> = Pick<
   Histogram<L>,
   'observe' | 'startTimer'
@@ -43,25 +43,19 @@ export const noopMetricFactory: MetricFactory = {
   histogram: () => noop,
 };
 
-/** prom-client metrics named `<prefix><name>` in `registry` (never the global one). @publicApi */
-export function promMetricFactory(
-  client: PromClient,
-  registry: Registry,
-  prefix: string,
-): MetricFactory {
-  const registers = [registry];
+/** prom-client metrics named `<prefix><name>` in `registry` (never the global one). */
+function promMetricFactory(client: PromClient, registry: Registry, prefix: string): MetricFactory {
+  const config = <L extends string>(name: string, help: string, labelNames: L[] = []) => ({
+    name: `${prefix}${name}`,
+    help,
+    labelNames,
+    registers: [registry],
+  });
   return {
-    counter: <L extends string>(name: string, help: string, labelNames: L[] = []) =>
-      new client.Counter<L>({ name: `${prefix}${name}`, help, labelNames, registers }),
-    gauge: <L extends string>(name: string, help: string, labelNames: L[] = []) =>
-      new client.Gauge<L>({ name: `${prefix}${name}`, help, labelNames, registers }),
-    histogram: <L extends string>(
-      name: string,
-      help: string,
-      buckets: number[],
-      labelNames: L[] = [],
-    ) =>
-      new client.Histogram<L>({ name: `${prefix}${name}`, help, buckets, labelNames, registers }),
+    counter: (name, help, labelNames) => new client.Counter(config(name, help, labelNames)),
+    gauge: (name, help, labelNames) => new client.Gauge(config(name, help, labelNames)),
+    histogram: (name, help, buckets, labelNames) =>
+      new client.Histogram({ ...config(name, help, labelNames), buckets }),
   };
 }
 
@@ -75,8 +69,7 @@ export interface ModuleMetrics {
  * The metrics a module's resolved `metrics` option asks for: no-ops with `false`;
  * prom-client metrics in the given registry (or a new one) when prom-client is installed;
  * no-ops and one `warn` when it is not.
- * @param load the calling package's `() => require('prom-client')`, so that the peer is
- *   resolved from that package
+ * @param load the calling package's `() => require('prom-client')` (the peer is its own)
  * @throws OptionalPeerMissingError when a registry was given and prom-client is not installed
  * @publicApi
  */

@@ -27,21 +27,14 @@ const METRIC_PREFIX = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
  * value (or the fallback when it is `undefined`) or throws `InvalidOptionsError` naming the
  * module and the option, what was given, and what to give instead. Values are echoed only
  * here, at start-up, where the operator typed them.
- * @example
- * ```ts
- * const check = new OptionChecks('RelayModule');
- * const batchSize = check.integer('batchSize', raw.batchSize, 1000);
- * const mode = check.oneOf('retention.mode', raw.mode, ['delete', 'archive'], 'delete');
- * ```
+ * @example new OptionChecks('RelayModule').integer('batchSize', raw.batchSize, 1000)
  * @publicApi
  */
 export class OptionChecks {
-  constructor(
-    /** Named in every error, for example `RelayModule` or `relay:cli`. */
-    readonly module: string,
-  ) {}
+  /** @param module named in every error, for example `RelayModule` or `relay:cli` */
+  constructor(readonly module: string) {}
 
-  /** Throws `InvalidOptionsError` for `option`; `problem` says what is wrong and the fix. */
+  /** Throws `InvalidOptionsError`; `problem` says what is wrong and the fix. */
   fail(option: string, problem: string): never {
     throw new InvalidOptionsError(this.module, option, problem);
   }
@@ -60,28 +53,13 @@ export class OptionChecks {
     return value;
   }
 
-  /**
-   * An integer written as text (environment variables, CLI flags): digits only, no
-   * exponent, no blank; `undefined` or `''` gives the fallback.
-   */
-  integerText(
+  /** An integer written in digits (environment variables, CLI flags); `''` gives the fallback. */
+  integerText<F extends number | undefined>(
     option: string,
     text: string | undefined,
-    fallback: number,
-    range?: IntegerRange,
-  ): number;
-  integerText(
-    option: string,
-    text: string | undefined,
-    fallback: undefined,
-    range?: IntegerRange,
-  ): number | undefined;
-  integerText(
-    option: string,
-    text: string | undefined,
-    fallback: number | undefined,
+    fallback: F,
     range: IntegerRange = {},
-  ): number | undefined {
+  ): number | F {
     if (text === undefined || text === '') return fallback;
     const value = INTEGER_TEXT.test(text) ? Number(text) : NaN;
     if (Number.isNaN(value)) {
@@ -94,10 +72,7 @@ export class OptionChecks {
     return this.integer(option, value, fallback ?? value, range);
   }
 
-  /**
-   * A duration in milliseconds: a finite number `>= min` (default 0), or `Infinity` when
-   * `infinite` allows it.
-   */
+  /** A duration in milliseconds `>= min` (default 0), or `Infinity` when `infinite` allows it. */
   duration(
     option: string,
     value: unknown,
@@ -166,10 +141,7 @@ export class OptionChecks {
     }
   }
 
-  /**
-   * `metrics`: `false` (none), or `{ registry?, prefix? }` where `registry` looks like a
-   * prom-client `Registry` and `prefix` is a valid Prometheus metric name prefix.
-   */
+  /** `metrics`: `false`, or `{ registry?, prefix? }` (a prom-client `Registry`, a name prefix). */
   metrics<TRegistry>(
     option: string,
     value: MetricsOptions<TRegistry> | false | undefined,

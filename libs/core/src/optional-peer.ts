@@ -11,11 +11,6 @@ function isMissing(error: unknown, name: string): boolean {
  * calling package (as its `peerDependencies` promise), not from `@nest-outbox/core`.
  * @returns the module, or `undefined` when `name` is not installed
  * @throws whatever loading it throws otherwise (a broken install is not hidden)
- * @example
- * ```ts
- * // eslint-disable-next-line @typescript-eslint/no-require-imports
- * const prom = loadOptionalPeer('prom-client', () => require('prom-client') as PromClient);
- * ```
  * @publicApi
  */
 export function loadOptionalPeer<T>(name: string, load: () => T): T | undefined {

@@ -32,10 +32,5 @@ export class OutboxWakeup {
   }
 }
 
-/**
- * Default PostgreSQL NOTIFY channel on which producers announce, coalesced (at most one
- * notification every few milliseconds per producer process, outside any business
- * transaction), that events were committed. The payload is the `schema.table` of the outbox.
- * @publicApi
- */
+/** Default NOTIFY channel of the producers' coalesced wake-up; the payload is the outbox's `schema.table`. @publicApi */
 export const DEFAULT_NOTIFY_CHANNEL = 'nest_outbox';

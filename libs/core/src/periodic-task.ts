@@ -3,12 +3,10 @@ export interface PeriodicTaskOptions<T> {
   /** Pause between the end of one run and the start of the next. */
   readonly intervalMs: number;
   /**
-   * The pause after a run is at least this many times the run's own duration (and never
-   * less than `intervalMs`), and while that longer pause lasts `runNow()` answers with the
-   * slow run's result instead of running again: a run that gets slow takes at most
+   * The pause after a run is at least this many times the run's own duration, and while it
+   * lasts `runNow()` answers with that run's result: a run that gets slow takes at most
    * 1/(1 + factor) of the time, however often it is asked for (health probes). For samplers
-   * whose one statement grows with a table: while it runs it holds a snapshot, and PostgreSQL
-   * can neither vacuum nor mark dead index entries behind it.
+   * whose statement grows with a table: it holds a snapshot that stops vacuum behind it.
    * @default 0 (the pause is `intervalMs`, `runNow()` always runs)
    */
   readonly minPauseFactor?: number;
@@ -19,17 +17,14 @@ export interface PeriodicTaskOptions<T> {
 
 /**
  * Runs a job every `intervalMs`, counted from the end of the previous run: runs never
- * overlap, a slow run delays the next instead of piling up (by more than its own length with
- * `minPauseFactor`). Its timer never keeps the process alive. `runNow()` joins a run in
- * progress instead of starting a second one; `stop()` cancels the next run and waits for the
- * one in progress.
+ * overlap, and the timer never keeps the process alive. `runNow()` joins a run in progress;
+ * `stop()` cancels the next run and waits for the one in progress.
  * @publicApi
  */
 export class PeriodicTask<T = unknown> {
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<T> | undefined;
   private started = false;
-  /** How long the last run took (failed or not). */
   private lastRunMs = 0;
   /** The last successful run's result and when it ended. */
   private lastResult: { readonly value: T; readonly endedAt: number } | undefined;
@@ -43,10 +38,7 @@ export class PeriodicTask<T = unknown> {
     this.schedule();
   }
 
-  /**
-   * Runs the job now, or joins the run in progress; within the longer pause after a slow run
-   * (`minPauseFactor`), answers with that run's result.
-   */
+  /** Runs the job now, or joins the run in progress (see `minPauseFactor`). */
   runNow(): Promise<T> {
     if (this.current) return this.current;
     const held = this.heldResult();
@@ -65,7 +57,6 @@ export class PeriodicTask<T = unknown> {
     return this.current;
   }
 
-  /** No further run; resolves once the run in progress (if any) is over. */
   async stop(): Promise<void> {
     this.started = false;
     clearTimeout(this.timer);

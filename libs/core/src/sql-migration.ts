@@ -2,9 +2,8 @@ import { InvalidOptionsError } from './nest-outbox.error';
 import { sqlIdentifier } from './sql-identifier';
 
 /**
- * The options every nest-outbox migration factory takes: where its objects go, and when the
- * migration sorts among the application's own. `createOutboxMigration` and
- * `createRelayMigration` take exactly this shape (`table` is the outbox table).
+ * The options of `createOutboxMigration` and `createRelayMigration`: where the objects go
+ * (`table` is the outbox table), and when the migration sorts among the application's own.
  * @publicApi
  */
 export interface MigrationOptions {
@@ -41,8 +40,8 @@ function pascal(value: string): string {
 
 /**
  * The name of a library migration: `NestOutbox` + kind + schema + table (PascalCase) +
- * timestamp, for example `NestOutboxRelayAppOutbox1764633600001`. The schema is part of it,
- * so the same library migrated into two schemas of one database gives two migrations.
+ * timestamp, for example `NestOutboxRelayAppOutbox1764633600001`. With the schema in it, one
+ * library migrated into two schemas of a database gives two migrations.
  * @throws InvalidOptionsError when the schema or table is not a plain SQL identifier
  * @publicApi
  */
@@ -65,9 +64,8 @@ export function migrationName(
 }
 
 /**
- * A TypeORM migration class named `name` (its `name` property and the class name both, as
- * TypeORM reads either) that runs fixed statements in order, inside the transaction TypeORM
- * opens for it.
+ * A TypeORM migration class named `name` (property and class name both: TypeORM reads either)
+ * that runs fixed statements in order, in the transaction TypeORM opens for it.
  * @publicApi
  */
 export function createSqlMigration(
@@ -100,12 +98,7 @@ export interface TableMigrationSpec {
   down(name: { schema: string; table: string }): readonly string[];
 }
 
-/**
- * The migration factory of a library whose objects hang on one table: fills in the defaults
- * of `MigrationOptions` (schema `public`, the library's table and timestamp), names the
- * migration with `migrationName` and runs the library's statements.
- * @publicApi
- */
+/** The migration of a library whose objects hang on one table, `MigrationOptions` defaulted. @publicApi */
 export function createTableMigration(
   spec: TableMigrationSpec,
   options: MigrationOptions = {},

@@ -1,10 +1,8 @@
 import { v7, validate } from 'uuid';
 
 /**
- * A UUIDv7 (RFC 9562) from the `uuid` package: 48-bit Unix milliseconds first, then a
- * counter that keeps the ids this process generates increasing, even within one millisecond
- * or when the clock steps back. Event ids are assigned once, when the event is recorded, and
- * never regenerated.
+ * A UUIDv7 (RFC 9562): 48-bit Unix milliseconds first, then a counter that keeps the ids this
+ * process generates increasing, even within one millisecond or when the clock steps back.
  * @publicApi
  */
 export function uuidv7(): string {

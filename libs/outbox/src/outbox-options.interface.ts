@@ -73,19 +73,13 @@ export interface OutboxModuleExtras {
 }
 
 /** Options after validation and defaults. @publicApi */
-export interface ResolvedOutboxOptions {
+export interface ResolvedOutboxOptions
+  extends Readonly<Required<Omit<OutboxTuningOptions, 'traceContext'>>> {
   readonly schema: string;
-  readonly table: string;
   /** `"schema"."table"`, safe to interpolate into SQL. */
   readonly qualifiedTable: string;
-  readonly maxPayloadBytes: number;
-  readonly notifyChannel: string | false;
-  readonly notifyCoalesceMs: number;
   readonly traceContext: (() => TraceContext | undefined) | undefined;
-  readonly installSchema: boolean;
-  readonly verifySchema: boolean;
   readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
   readonly pressure: boolean;
-  readonly sqlExecutor: SqlExecutorFactory;
   readonly connectionName: string | undefined;
 }

@@ -1,14 +1,15 @@
-import { InvalidOptionsError } from '@nest-outbox/core';
 import {
   DEFAULT_NOTIFY_CHANNEL,
   OptionChecks,
+  activeTraceHeaders,
   movedUnder,
+  otelApi,
   qualifiedTable,
   sqlExecutorOf,
   sqlIdentifier,
 } from '@nest-outbox/core/internal';
-import { otelTraceContext } from './event/otel-trace-context';
 import type {
+  OutboxModuleExtras,
   OutboxModuleOptions,
   OutboxTuningOptions,
   ResolvedOutboxOptions,
@@ -16,7 +17,7 @@ import type {
 
 const MODULE = 'OutboxModule';
 
-const check = new OptionChecks(MODULE);
+const check: OptionChecks = new OptionChecks(MODULE);
 
 /** Old option names, refused with the name of their replacement. */
 const RENAMED = {
@@ -37,7 +38,7 @@ function notifyChannel(value: unknown): string | false {
 }
 
 /** `pressure`: a boolean; the thresholds of old are the relay's now, and say so. */
-function pressureOption(check: OptionChecks, value: unknown): boolean {
+function pressureOption(value: unknown): boolean {
   if (typeof value === 'object' && value !== null) {
     check.fail(
       'pressure',
@@ -48,43 +49,41 @@ function pressureOption(check: OptionChecks, value: unknown): boolean {
 }
 
 /**
- * Validates the options and applies the defaults.
+ * Validates the options (and the extras) and applies the defaults.
  * @throws InvalidOptionsError naming the first wrong option and how to fix it
  * @internal
  */
 export function resolveOutboxOptions(
   options: OutboxModuleOptions | undefined,
-  connectionName: string | undefined,
+  { connectionName, isGlobal }: OutboxModuleExtras = {},
 ): ResolvedOutboxOptions {
   if (options === null || typeof options !== 'object') {
-    throw new InvalidOptionsError(MODULE, 'options', 'must be an object (or omitted)');
+    check.fail('options', 'must be an object (or omitted)');
   }
   check.renamed(options, RENAMED);
   const t: OutboxTuningOptions = options.tuning ?? {};
   const schema = options.schema ?? 'public';
   const table = t.table ?? 'outbox';
   const quoted = qualifiedTable(MODULE, schema, table, 'tuning.table');
-  if (
-    t.traceContext !== undefined &&
-    t.traceContext !== false &&
-    typeof t.traceContext !== 'function'
-  ) {
-    throw new InvalidOptionsError(
-      MODULE,
+  const trace: unknown = t.traceContext;
+  if (trace !== undefined && trace !== false && typeof trace !== 'function') {
+    check.fail(
       'tuning.traceContext',
       'must be a function, false (store no trace context) or omitted (OpenTelemetry when installed)',
     );
   }
   if (t.sqlExecutor !== undefined && typeof t.sqlExecutor !== 'function') {
-    throw new InvalidOptionsError(
-      MODULE,
+    check.fail(
       'tuning.sqlExecutor',
       'must be a function (tx) => SqlExecutor, or omitted (the stack is recognised from TransactionHost.tx)',
     );
   }
   if (connectionName !== undefined && (typeof connectionName !== 'string' || !connectionName)) {
-    throw new InvalidOptionsError(MODULE, 'connectionName', 'must be a non-empty string');
+    check.fail('connectionName', 'must be a non-empty string');
   }
+  check.boolean('isGlobal', isGlobal, true);
+  // The default: the active OpenTelemetry span, when `@opentelemetry/api` is installed.
+  const traceContext = t.traceContext ?? (otelApi() ? activeTraceHeaders : false);
   return {
     schema,
     table,
@@ -92,11 +91,11 @@ export function resolveOutboxOptions(
     maxPayloadBytes: check.integer('tuning.maxPayloadBytes', t.maxPayloadBytes, 1_000_000),
     notifyChannel: notifyChannel(t.notifyChannel),
     notifyCoalesceMs: check.integer('tuning.notifyCoalesceMs', t.notifyCoalesceMs, 5, { min: 0 }),
-    traceContext: t.traceContext === false ? undefined : (t.traceContext ?? otelTraceContext()),
+    traceContext: traceContext || undefined,
     installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
     verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
-    pressure: pressureOption(check, options.pressure),
+    pressure: pressureOption(options.pressure),
     sqlExecutor: t.sqlExecutor ?? sqlExecutorOf,
     connectionName,
   };

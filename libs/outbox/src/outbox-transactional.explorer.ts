@@ -4,10 +4,8 @@ import { OUTBOX_RUNNER, OUTBOX_TRANSACTIONAL_METHODS } from './outbox.constants'
 import { OutboxService } from './outbox.service';
 
 /**
- * Gives every singleton provider and controller with `@OutboxTransactional()` methods a
- * hidden reference to this application's `OutboxService` (an instance property, never
- * static state, so two applications in one process stay apart).
- * @internal
+ * Gives every singleton with `@OutboxTransactional()` methods a hidden reference to this
+ * application's `OutboxService`: an instance property, so two applications stay apart. @internal
  */
 @Injectable()
 export class OutboxTransactionalExplorer implements OnModuleInit {
@@ -22,11 +20,8 @@ export class OutboxTransactionalExplorer implements OnModuleInit {
       const instance: unknown = wrapper.instance;
       if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
       if (!Reflect.getMetadata(OUTBOX_TRANSACTIONAL_METHODS, instance.constructor)) continue;
-      Object.defineProperty(instance, OUTBOX_RUNNER, {
-        value: this.outbox,
-        configurable: true,
-        enumerable: false,
-      });
+      // Not enumerable: hidden from the instance's keys and from serialization.
+      Object.defineProperty(instance, OUTBOX_RUNNER, { value: this.outbox, configurable: true });
     }
   }
 }

@@ -13,6 +13,7 @@ import {
   OutboxTransactional,
   PayloadSerializationError,
   PayloadTooLargeError,
+  type OutboxTransactionOptions,
   type RecordedEvent,
 } from '@nest-outbox/outbox';
 import { createOutboxApp, createTables } from '../test/outbox-test-app';
@@ -306,6 +307,22 @@ describe('@OutboxTransactional()', () => {
         },
       }),
     ]);
+  });
+
+  it('Given isolationLevel, then the transaction the outbox opens runs at it; an unknown level is refused', async () => {
+    const host = app.get<Host>(TransactionHost);
+    const level = () =>
+      host.tx
+        .query(`SELECT current_setting('transaction_isolation') AS level`)
+        .then((rows: { level: string }[]) => rows[0]!.level);
+    await expect(outbox.transaction(level, { isolationLevel: 'SERIALIZABLE' })).resolves.toBe(
+      'serializable',
+    );
+    await expect(outbox.transaction(level)).resolves.toBe('read committed');
+    const unknown = { isolationLevel: 'SNAPSHOT' } as unknown as OutboxTransactionOptions;
+    await expect(outbox.transaction(level, unknown)).rejects.toThrow(
+      /option "isolationLevel" must be one of READ UNCOMMITTED, READ COMMITTED/,
+    );
   });
 
   it('Given a header that would override a contract header, then record() throws InvalidEventError', async () => {

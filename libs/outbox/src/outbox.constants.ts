@@ -4,7 +4,7 @@ export const OUTBOX_OPTIONS = Symbol('nest-outbox:outbox-options');
 /** DI token of the `TransactionHost` the outbox writes through. @internal */
 export const OUTBOX_TRANSACTION_HOST = Symbol('nest-outbox:transaction-host');
 
-/** Class metadata: names of the methods decorated with `@OutboxTransactional()`. @internal */
+/** Class metadata: the class has methods decorated with `@OutboxTransactional()`. @internal */
 export const OUTBOX_TRANSACTIONAL_METHODS = 'nest-outbox:transactional-methods';
 
 /** Instance property through which decorated methods reach their application's outbox. @internal */

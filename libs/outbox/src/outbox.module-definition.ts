@@ -10,8 +10,7 @@ function extraProviders(extras: OutboxModuleExtras): Provider[] {
   return [
     {
       provide: OUTBOX_OPTIONS,
-      useFactory: (options: OutboxModuleOptions) =>
-        resolveOutboxOptions(options, extras.connectionName),
+      useFactory: (options: OutboxModuleOptions) => resolveOutboxOptions(options, extras),
       inject: [MODULE_OPTIONS_TOKEN],
     },
     {

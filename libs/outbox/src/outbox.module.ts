@@ -1,11 +1,8 @@
-import { InvalidOptionsError } from '@nest-outbox/core';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
-import { createOutboxMetrics } from './metrics/outbox-metrics.factory';
-import { OutboxMetrics } from './metrics/outbox.metrics';
+import { createOutboxMetrics, OutboxMetrics } from './metrics/outbox.metrics';
 import { OUTBOX_METRICS_REGISTRY, OUTBOX_OPTIONS } from './outbox.constants';
-import type { ResolvedOutboxOptions } from './outbox-options.interface';
 import { OutboxPressureService } from './pressure/outbox-pressure.service';
 import { ConfigurableModuleClass, OPTIONS_TYPE } from './outbox.module-definition';
 import { resolveOutboxOptions } from './outbox-options.validator';
@@ -26,14 +23,9 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
   imports: [DiscoveryModule],
   providers: [
     { provide: OUTBOX_WAKEUP, useFactory: () => new OutboxWakeup() },
-    {
-      provide: OutboxMetrics,
-      useFactory: (options: ResolvedOutboxOptions) => createOutboxMetrics(options),
-      inject: [OUTBOX_OPTIONS],
-    },
+    { provide: OutboxMetrics, useFactory: createOutboxMetrics, inject: [OUTBOX_OPTIONS] },
     {
       provide: OUTBOX_METRICS_REGISTRY,
-      // `undefined` with `metrics: false` or without prom-client: no registry to scrape.
       useFactory: (metrics: OutboxMetrics) => metrics.registry,
       inject: [OutboxMetrics],
     },
@@ -54,10 +46,7 @@ export class OutboxModule extends ConfigurableModuleClass {
   static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
     // Static options are checked at once, before any connection is opened.
     const { connectionName, isGlobal, ...moduleOptions } = options;
-    if (isGlobal !== undefined && typeof isGlobal !== 'boolean') {
-      throw new InvalidOptionsError('OutboxModule', 'isGlobal', 'must be true or false');
-    }
-    resolveOutboxOptions(moduleOptions, connectionName);
+    resolveOutboxOptions(moduleOptions, { connectionName, isGlobal });
     return super.forRoot(options);
   }
 }

@@ -5,7 +5,8 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
+import { InvalidOptionsError } from '@nest-outbox/core';
+import { OUTBOX_WAKEUP, OutboxWakeup, SQL_ISOLATION_LEVELS } from '@nest-outbox/core/internal';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
@@ -19,16 +20,15 @@ import type {
   TransitionEventInput,
 } from './event/outbox-event.interface';
 import { serializeOutboxEvent } from './event/outbox-event.serializer';
-import { createOutboxNotify, type OutboxNotify } from './notify/notify-sender';
+import { createOutboxNotifier } from './notify/notify-sender';
+import type { OutboxNotifier } from './notify/outbox-notifier';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from './outbox.constants';
 import type { ResolvedOutboxOptions } from './outbox-options.interface';
 import { installOutboxSchema, verifyOutboxTable } from './schema/outbox-schema.installer';
 import { OutboxStore } from './store/outbox.store';
 import { ForeignCommitListener } from './transaction/foreign-commit.listener';
-import { setIsolationLevel } from './transaction/isolation-level';
 import type { OutboxTransactionOptions } from './transaction/outbox-transaction-options.interface';
 import { OutboxUnit } from './transaction/outbox-unit';
-import { typeOrmTransaction } from './transaction/typeorm-transaction';
 import { TransitionRunner } from './transition/transition.runner';
 import type { TransitionSpec } from './transition/transition.interface';
 
@@ -56,7 +56,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   private readonly unitKey = Symbol('nest-outbox:unit');
   private readonly store: OutboxStore;
   private readonly transitions: TransitionRunner;
-  private notify: OutboxNotify | undefined;
+  private notifier: OutboxNotifier | undefined;
   private readonly foreignCommits = new ForeignCommitListener(() => this.afterCommit());
 
   constructor(
@@ -77,7 +77,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     // Outside any CLS context (start-up), `tx` is the adapter's non-transactional instance.
     const fallback = this.host.tx;
     const sql = this.options.sqlExecutor(fallback);
-    this.notify = createOutboxNotify(fallback, sql, this.options, this.logger);
+    this.notifier = createOutboxNotifier(fallback, sql, this.options, this.logger);
     if (this.options.installSchema) await installOutboxSchema(this.host, this.options);
     if (this.options.verifySchema) await verifyOutboxTable(sql, this.options.qualifiedTable);
   }
@@ -85,8 +85,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   /** @internal */
   async onModuleDestroy(): Promise<void> {
     this.foreignCommits.detach();
-    await this.notify?.notifier.close();
-    await this.notify?.sender.close();
+    await this.notifier?.close();
   }
 
   /**
@@ -107,7 +106,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     }
     // Not ours to flush (a plain nestjs-cls transaction, or a savepoint inside ours whose
     // rollback must take the event with it): insert now, in that transaction.
-    this.trackForeignCommit(tx);
+    this.foreignCommits.track(tx);
     return this.store.insertRows(this.options.sqlExecutor(tx), [row]).then(() => toRecorded(row));
   }
 
@@ -125,12 +124,18 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       if (this.currentUnit(this.host.tx)) return fn();
       return this.runInForeignTransaction(fn);
     }
+    const level = options?.isolationLevel;
+    if (level !== undefined && !SQL_ISOLATION_LEVELS.includes(level)) {
+      const problem = `must be one of ${SQL_ISOLATION_LEVELS.join(', ')}`;
+      throw new InvalidOptionsError('OutboxTransactional', 'isolationLevel', problem);
+    }
     this.pressure.admit(options?.command ?? 'transaction', options?.critical ?? true);
     const done = this.metrics.transactionSeconds.startTimer();
     let unit: OutboxUnit | undefined;
     const body = async () => {
-      const level = options?.isolationLevel;
-      if (level) await setIsolationLevel(this.options.sqlExecutor(this.host.tx), level);
+      // The transaction's first statement: the same SQL on every data stack.
+      const sql = `SET TRANSACTION ISOLATION LEVEL ${level}`;
+      if (level) await this.options.sqlExecutor(this.host.tx).query(sql, []);
       unit = this.openUnit();
       const result = await fn();
       await this.flush(unit);
@@ -158,14 +163,11 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The conditional transition and its event in ONE statement (one round trip instead of
-   * two): `WITH t AS (UPDATE ... RETURNING version) INSERT INTO <outbox> ... SELECT ...
-   * FROM t`, `aggregateVersion` being the row's new version. Same guarantees as
-   * `transition()` then `record()`: zero rows matched throws `InvalidTransitionError` and
-   * writes nothing; the aggregate's advisory lock is taken after the row's update and before
-   * the event's `id` is drawn, so one aggregate's events keep commit order (and the two
-   * forms never deadlock each other). The event is written now, in the active transaction;
-   * events recorded earlier in the call are written first. `spec.id` must identify one row.
+   * The conditional transition and its event in one statement (one round trip instead of
+   * two), `aggregateVersion` being the row's new version. Same guarantees as `transition()`
+   * then `record()` (commit order per aggregate; the two forms never deadlock each other).
+   * The event is written now, after the events recorded earlier in the call. `spec.id` must
+   * identify one row.
    * @returns the recorded event, with `aggregateVersion` = the row's new version
    * @throws InvalidTransitionError when no row was in an expected state (nothing written)
    * @throws NoActiveTransactionError when no transaction is active
@@ -188,9 +190,9 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       unit.written = true;
       await this.store.insertRows(sql, unit.rows.splice(0));
     }
-    const version = await this.transitions.runWithEvent(sql, spec, row);
+    const version = await this.transitions.run(sql, spec, row);
     if (unit) unit.written = true;
-    else this.trackForeignCommit(tx);
+    else this.foreignCommits.track(tx);
     return { ...toRecorded(row), aggregateVersion: version };
   }
 
@@ -223,19 +225,13 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
       const unit = this.openUnit();
       const result = await fn();
       await this.flush(unit);
-      if (unit.hasEvents()) this.trackForeignCommit(unit.tx);
+      if (unit.hasEvents()) this.foreignCommits.track(unit.tx);
       return result;
     });
   }
 
-  /** Wakes the relay after a foreign commit: TypeORM only; elsewhere the relay polls. */
-  private trackForeignCommit(tx: unknown): void {
-    const typeOrm = typeOrmTransaction(tx);
-    if (typeOrm) this.foreignCommits.track(typeOrm.dataSource, typeOrm.queryRunner);
-  }
-
   private afterCommit(): void {
     this.wakeup.signal();
-    this.notify?.notifier.hint();
+    this.notifier?.hint();
   }
 }

@@ -1,12 +1,11 @@
 /**
  * The machinery the nest-outbox libraries share: option checks, metrics, periodic tasks,
- * transactions, CLI parsing, migrations, pressure figures, tracing and log lines. Internal:
- * not a documented API, and it changes without notice. Import from `@nest-outbox/core`.
+ * transactions, CLI parsing, migrations, pressure figures, tracing and log lines, next to
+ * everything `@nest-outbox/core` exports. Internal: not a documented API, and it changes
+ * without notice. Users import from `@nest-outbox/core`.
  * @internal
  */
-export { NestOutboxError, InvalidOptionsError } from '../nest-outbox.error';
-export { RenamedOptionError } from '../renamed-option.error';
-export { OptionalPeerMissingError } from '../optional-peer-missing.error';
+export * from '../index';
 export { loadOptionalPeer } from '../optional-peer';
 export {
   createModuleMetrics,
@@ -19,14 +18,8 @@ export {
   type PromClient,
 } from '../metric.factory';
 export { sqlIdentifier, qualifiedTable } from '../sql-identifier';
-export { uuidv7, isUuid } from '../uuid-v7';
-export {
-  EVENT_HEADERS,
-  isReservedHeader,
-  toKafkaHeaders,
-  type EventEnvelope,
-  type KafkaHeaderSource,
-} from '../event-contract';
+export { isUuid } from '../uuid-v7';
+export { isReservedHeader } from '../event-contract';
 export { DEFAULT_NOTIFY_CHANNEL, OUTBOX_WAKEUP, OutboxWakeup } from '../outbox-wakeup';
 export { Backoff, backoffDelayMs, type BackoffPolicy } from '../backoff';
 export { inOneQueryTransaction, inTransaction, type TransactionClient } from '../in-transaction';
@@ -46,7 +39,6 @@ export {
   createSqlMigration,
   createTableMigration,
   migrationName,
-  type MigrationOptions,
   type SqlMigrationClass,
 } from '../sql-migration';
 export { errorLabel } from '../error-label';
@@ -55,29 +47,18 @@ export { LOG_FORMAT_ENV, logFormat, logLine } from '../log-line';
 export { otelApi } from '../tracing/otel-api';
 export { runInSpan } from '../tracing/run-in-span';
 export { activeTraceHeaders, parseTraceHeaders } from '../tracing/w3c-trace-context';
-export {} from '../pressure/backlog-forecast';
+export { resolvePressureOptions, type ResolvedPressureOptions } from '../pressure/pressure-options';
 export {
-  resolvePressureOptions,
-  type PressureOptions,
-  type ResolvedPressureOptions,
-} from '../pressure/pressure-options';
-export { PRESSURE_LEVEL_VALUE, type PressureLevel } from '../pressure/pressure-state';
-export { BacklogPressure, type BacklogAssessment } from '../pressure/backlog-pressure';
+  BacklogPressure,
+  PRESSURE_LEVEL_VALUE,
+  pressureView,
+  type BacklogAssessment,
+  type PressureView,
+} from '../pressure/backlog-pressure';
 export { heldBehindParkedSql } from '../pressure/held-back.sql';
-export { pressureView, type PressureView } from '../pressure/pressure-view';
 export { pressureRowSql, type PressureRow } from '../pressure/pressure-row.sql';
-export {
-  sqlExecutorOf,
-  UnknownDataStackError,
-  type SqlExecutor,
-  type SqlExecutorFactory,
-} from '../sql/sql-executor';
 export {
   SQL_ISOLATION_LEVELS,
   type SqlIsolationLevel,
-  type SqlTransactionOptions,
 } from '../sql/transactional-adapter.interface';
-export { TransactionalAdapterPg } from '../sql/pg.transactional-adapter';
-export { TransactionalAdapterKysely } from '../sql/kysely.transactional-adapter';
-export { TransactionalAdapterMikroOrm } from '../sql/mikro-orm.transactional-adapter';
 export type { DataStackFixture } from '../sql/data-stack-fixture';

@@ -1,9 +1,7 @@
 import { OptionChecks } from '../option-checks';
-import { forecastSecondsToBudget } from './backlog-forecast';
-import { BacklogPressure } from './backlog-pressure';
+import { BacklogPressure, evaluatePressure, forecastSecondsToBudget } from './backlog-pressure';
 import { BacklogTrend, type BacklogSample } from './backlog-trend';
 import { resolvePressureOptions } from './pressure-options';
-import { evaluatePressure } from './pressure-state';
 
 const check = new OptionChecks('TestModule');
 const sample = (atS: number, backlog: number, oldestAgeS = 0, drained = 0): BacklogSample => ({
@@ -28,9 +26,10 @@ describe('BacklogTrend', () => {
   it('forgets samples older than its window and keeps the newest', () => {
     const trend = new BacklogTrend(5_000);
     trend.add(sample(0, 1000)); // a spike long gone
-    for (let s = 20; s <= 25; s++) trend.add(sample(s, 10));
+    for (let s = 20; s <= 25; s++) trend.add(sample(s, 10, 0, s === 25 ? 500 : 0));
     expect(trend.rates().backlogPerSecond).toBe(0);
-    expect(trend.latest?.backlog).toBe(10);
+    // The drain is read from the newest sample.
+    expect(trend.rates().drainPerSecond).toBe(50);
   });
 
   it('has no slope with a single sample', () => {

@@ -1,18 +1,106 @@
-import { forecastSecondsToBudget } from './backlog-forecast';
 import { BacklogTrend, type BacklogRates, type BacklogSample } from './backlog-trend';
 import type { ResolvedPressureOptions } from './pressure-options';
-import { evaluatePressure, type PressureReading } from './pressure-state';
 
-/** A reading with the rates it was drawn from. @publicApi */
-export interface BacklogAssessment extends PressureReading {
+/** The back-pressure state: `critical` refuses non-critical commands. @publicApi */
+export type PressureLevel = 'ok' | 'warn' | 'critical';
+
+/** Numeric value of each level, as the `pressure_level` gauges export it. @publicApi */
+export const PRESSURE_LEVEL_VALUE: Readonly<Record<PressureLevel, number>> = {
+  ok: 0,
+  warn: 1,
+  critical: 2,
+};
+
+/** Where the backlog stands now. @publicApi */
+export interface BacklogNow {
+  readonly backlog: number;
+  readonly oldestAgeMs: number;
+}
+
+/** What the backlog may grow to before operators must act. */
+type BacklogBudget = Pick<ResolvedPressureOptions, 'maxBacklog' | 'maxOldestAgeMs'>;
+
+/** A sampler's verdict, the figures behind it and the rates they were drawn from. @publicApi */
+export interface BacklogAssessment extends BacklogNow {
+  readonly state: PressureLevel;
+  /** Why it is not `ok` (empty when it is): which figure crossed which threshold. */
+  readonly reasons: readonly string[];
+  /** Forecast seconds until the budget is reached (`Infinity`: not approaching it). */
+  readonly forecastSeconds: number;
+  /** When it was sampled (ISO 8601). */
+  readonly sampledAt: string;
   readonly rates: BacklogRates;
 }
 
+/** Seconds until `value` grows to `limit` at `perSecond`; +Inf when it does not grow. */
+function secondsUntil(value: number, limit: number, perSecond: number): number {
+  if (value >= limit) return 0;
+  return perSecond > 0 ? (limit - value) / perSecond : Number.POSITIVE_INFINITY;
+}
+
 /**
- * Turns successive backlog samples into rates, a forecast and a pressure state. Holds no
- * connection and runs no query: its owner samples (one query per interval per process)
- * and calls `observe()`; commands read `latest` (no query per command).
+ * Forecast seconds until the backlog reaches its budget (count or age, whichever first).
+ * `0` when it already has; `+Inf` while draining faster than filling (the backlog shrinks)
+ * or when neither figure grows. The age forecast follows the head's age: it grows one
+ * second per second while the relay publishes nothing (broker down) and stops growing
+ * once the head moves.
  * @publicApi
+ */
+export function forecastSecondsToBudget(
+  now: BacklogNow,
+  rates: Pick<BacklogRates, 'backlogPerSecond' | 'agePerSecond'>,
+  budget: BacklogBudget,
+): number {
+  const byCount = secondsUntil(now.backlog, budget.maxBacklog, rates.backlogPerSecond);
+  const byAge = secondsUntil(
+    now.oldestAgeMs / 1000,
+    budget.maxOldestAgeMs / 1000,
+    rates.agePerSecond,
+  );
+  if (byCount === 0 || byAge === 0) return 0;
+  if (rates.backlogPerSecond < 0) return Number.POSITIVE_INFINITY;
+  return Math.min(byCount, byAge);
+}
+
+function crossed(
+  now: BacklogNow,
+  forecastSeconds: number,
+  options: ResolvedPressureOptions,
+  level: 'warn' | 'critical',
+): string[] {
+  const percent = options[`${level}Percent`];
+  const forecastLimit = options[`${level}ForecastSeconds`];
+  const reasons: string[] = [];
+  const backlogLimit = (options.maxBacklog * percent) / 100;
+  const ageLimitMs = (options.maxOldestAgeMs * percent) / 100;
+  if (now.backlog >= backlogLimit) reasons.push(`backlog ${now.backlog} >= ${backlogLimit}`);
+  if (now.oldestAgeMs >= ageLimitMs) {
+    reasons.push(`oldest age ${Math.round(now.oldestAgeMs)} ms >= ${ageLimitMs} ms`);
+  }
+  if (forecastSeconds <= forecastLimit) {
+    reasons.push(`forecast ${Math.round(forecastSeconds)} s to budget <= ${forecastLimit} s`);
+  }
+  return reasons;
+}
+
+/**
+ * The pressure state of the figures against the thresholds (see `PressureOptions`).
+ * @publicApi
+ */
+export function evaluatePressure(
+  now: BacklogNow,
+  forecastSeconds: number,
+  options: ResolvedPressureOptions,
+): { state: PressureLevel; reasons: string[] } {
+  const critical = crossed(now, forecastSeconds, options, 'critical');
+  if (critical.length > 0) return { state: 'critical', reasons: critical };
+  const warn = crossed(now, forecastSeconds, options, 'warn');
+  return { state: warn.length > 0 ? 'warn' : 'ok', reasons: warn };
+}
+
+/**
+ * Turns successive backlog samples into rates, a forecast and a pressure state. Runs no
+ * query: its owner samples and calls `observe()`; commands read `latest`. @publicApi
  */
 export class BacklogPressure {
   private readonly trend: BacklogTrend;
@@ -44,4 +132,28 @@ export class BacklogPressure {
   get latest(): BacklogAssessment | undefined {
     return this.last;
   }
+}
+
+/** The pressure state as JSON (no `Infinity`); `unknown` without a fresh figure. @publicApi */
+export interface PressureView {
+  readonly state: PressureLevel | 'unknown';
+  /** Why it is not `ok`. */
+  readonly reasons?: readonly string[];
+  readonly [detail: string]: unknown;
+}
+
+/** An assessment as JSON (`forecastSeconds` +Inf is `null`); `unknown` before the first. @internal */
+export function pressureView(reading: BacklogAssessment | undefined): PressureView {
+  if (!reading) return { state: 'unknown' };
+  const finite = (n: number) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : null);
+  return {
+    state: reading.state,
+    reasons: reading.reasons,
+    backlog: reading.backlog,
+    oldestAgeMs: Math.round(reading.oldestAgeMs),
+    forecastSeconds: finite(reading.forecastSeconds),
+    backlogPerSecond: finite(reading.rates.backlogPerSecond),
+    drainPerSecond: finite(reading.rates.drainPerSecond),
+    sampledAt: reading.sampledAt,
+  };
 }

@@ -39,14 +39,11 @@ function slope(points: readonly { x: number; y: number }[]): number {
   return den === 0 ? 0 : num / den;
 }
 
-/**
- * The last `windowMs` of backlog samples and the rates they show, fed every sampling interval.
- * @publicApi
- */
+/** The last `windowMs` of backlog samples and the rates they show. @publicApi */
 export class BacklogTrend {
   private readonly samples: BacklogSample[] = [];
 
-  constructor(readonly windowMs: number) {}
+  constructor(private readonly windowMs: number) {}
 
   /** Adds a sample and forgets those older than the window (the newest is always kept). */
   add(sample: BacklogSample): void {
@@ -55,17 +52,12 @@ export class BacklogTrend {
     while (this.samples.length > 1 && this.samples[0]!.atMs < horizon) this.samples.shift();
   }
 
-  /** The newest sample, if any. */
-  get latest(): BacklogSample | undefined {
-    return this.samples[this.samples.length - 1];
-  }
-
   rates(): BacklogRates {
     const origin = this.samples[0]?.atMs ?? 0;
     const at = (s: BacklogSample) => (s.atMs - origin) / 1000;
     const backlogPerSecond = slope(this.samples.map((s) => ({ x: at(s), y: s.backlog })));
     const agePerSecond = slope(this.samples.map((s) => ({ x: at(s), y: s.oldestAgeMs / 1000 })));
-    const last = this.latest;
+    const last = this.samples.at(-1);
     const drainPerSecond =
       last && last.drainWindowMs > 0 ? last.drained / (last.drainWindowMs / 1000) : 0;
     const fillPerSecond = Math.max(0, drainPerSecond + backlogPerSecond);

@@ -1,10 +1,8 @@
 /**
- * SQL condition: outbox row `alias` of `table` waits behind a parked event of its own
- * aggregate (an earlier pending row of the same aggregate is parked). Such a row is held back
- * by an operator's decision, not by the relay's pace: the pressure's oldest age leaves it out,
- * or one poisoned aggregate would refuse every command once its next event aged past the
- * budget. One probe of the (aggregate_type, aggregate_id, id) index per row examined.
- * `table` is a validated, quoted name.
+ * SQL condition: outbox row `alias` of `table` (validated, quoted) waits behind a parked event
+ * of its own aggregate. Such a row is held back by an operator's decision, not by the relay's
+ * pace: the pressure's oldest age leaves it out, or one poisoned aggregate would refuse every
+ * command once its next event aged past the budget. One index probe per row examined.
  * @publicApi
  */
 export function heldBehindParkedSql(table: string, alias: string): string {

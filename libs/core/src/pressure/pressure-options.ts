@@ -1,5 +1,4 @@
 import type { OptionChecks } from '../option-checks';
-import type { BacklogBudget } from './backlog-forecast';
 
 /**
  * Thresholds of the back-pressure state (the `pressure` option of `RelayModule`, which samples
@@ -27,7 +26,7 @@ export interface PressureOptions {
 }
 
 /** `PressureOptions` with every default applied. @publicApi */
-export type ResolvedPressureOptions = Required<PressureOptions> & BacklogBudget;
+export type ResolvedPressureOptions = Required<PressureOptions>;
 
 const DEFAULTS: ResolvedPressureOptions = {
   maxBacklog: 100_000,
@@ -39,11 +38,7 @@ const DEFAULTS: ResolvedPressureOptions = {
   windowMs: 60_000,
 };
 
-/**
- * Validates the `pressure` option (`undefined` gives the defaults).
- * @throws InvalidOptionsError naming the wrong field and the fix
- * @publicApi
- */
+/** Validates the `pressure` option (`undefined` gives the defaults). @publicApi */
 export function resolvePressureOptions(
   check: OptionChecks,
   option: string,

@@ -12,7 +12,6 @@ import { qualifiedTable } from '../sql-identifier';
 export function pressureRowSql(module: string, schema: string, table: string) {
   const T = qualifiedTable(module, schema, `${table}_pressure`);
   return {
-    table: T,
     create: `CREATE TABLE IF NOT EXISTS ${T} (
   id          boolean     PRIMARY KEY DEFAULT true CHECK (id),
   sampled_by  text        NOT NULL,
@@ -20,7 +19,6 @@ export function pressureRowSql(module: string, schema: string, table: string) {
   fresh_until timestamptz NOT NULL,
   figures     jsonb       NOT NULL
 )`,
-    drop: `DROP TABLE IF EXISTS ${T}`,
     read: `SELECT sampled_by, figures, fresh_until > now() AS fresh,
        extract(epoch FROM fresh_until - sampled_at)::float8 AS fresh_seconds FROM ${T}`,
     /** `$1` the relay, `$2` how long the row stays fresh (ms), `$3` the figures (JSON). */

@@ -31,7 +31,6 @@ export class UnknownDataStackError extends NestOutboxError {
         'node-postgres database, Kysely instance, MikroORM EntityManager nor pg client/pool: ' +
         'pass `sqlExecutor: (tx) => ({ query: (text, values) => ... })` to the module',
     );
-    this.name = 'UnknownDataStackError';
   }
 }
 

@@ -16,20 +16,16 @@ export interface ClsTransactionalAdapter<TConnection, TTx, TOptions> {
   };
 }
 
-/** PostgreSQL's isolation levels, as `SET TRANSACTION ISOLATION LEVEL` spells them. @publicApi */
-export type SqlIsolationLevel =
-  | 'READ UNCOMMITTED'
-  | 'READ COMMITTED'
-  | 'REPEATABLE READ'
-  | 'SERIALIZABLE';
-
-/** The four, for checks of a level given at run time (it becomes SQL text). @internal */
-export const SQL_ISOLATION_LEVELS: readonly SqlIsolationLevel[] = [
+/** PostgreSQL's isolation levels, for checks of a level given at run time (it becomes SQL). @internal */
+export const SQL_ISOLATION_LEVELS = [
   'READ UNCOMMITTED',
   'READ COMMITTED',
   'REPEATABLE READ',
   'SERIALIZABLE',
-];
+] as const;
+
+/** PostgreSQL's isolation levels, as `SET TRANSACTION ISOLATION LEVEL` spells them. @publicApi */
+export type SqlIsolationLevel = (typeof SQL_ISOLATION_LEVELS)[number];
 
 /** Options of a transaction opened by the adapters of nest-outbox. @publicApi */
 export interface SqlTransactionOptions {

@@ -6,12 +6,7 @@ export type OtelApi = typeof OpenTelemetryApi;
 
 let loaded: OtelApi | null | undefined;
 
-/**
- * `@opentelemetry/api` when the application installed it (an optional peer of every
- * nest-outbox package), else undefined. Loaded once, on first use: without it nothing
- * is traced and nothing fails.
- * @publicApi
- */
+/** `@opentelemetry/api` when installed (an optional peer), else undefined; loaded once. @publicApi */
 export function otelApi(): OtelApi | undefined {
   if (loaded === undefined) {
     try {

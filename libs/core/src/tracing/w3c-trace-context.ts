@@ -11,11 +11,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
-/**
- * The `traceparent` (version 00) and `tracestate` of a span context; undefined for an
- * invalid one (all-zero ids).
- * @publicApi
- */
+/** The `traceparent` (version 00) and `tracestate` of a valid span context. @publicApi */
 export function formatTraceHeaders(span: SpanContext): TraceHeaders | undefined {
   const { traceId, spanId, traceFlags } = span;
   if (!/^[0-9a-f]{32}$/.test(traceId) || traceId === ZERO_TRACE) return undefined;
@@ -48,11 +44,7 @@ export function parseTraceHeaders(
   return { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true, traceState };
 }
 
-/**
- * The active span's trace headers, when `@opentelemetry/api` is installed and a valid span
- * is active; the default of the outbox's `traceContext` option.
- * @publicApi
- */
+/** The active span's trace headers (the default of the outbox's `traceContext`). @publicApi */
 export function activeTraceHeaders(): TraceHeaders | undefined {
   const span = otelApi()?.trace.getActiveSpan();
   return span ? formatTraceHeaders(span.spanContext()) : undefined;

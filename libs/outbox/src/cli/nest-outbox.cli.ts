@@ -5,9 +5,6 @@
  *   npx nest-outbox status --url postgres://... --schema app
  *   npx nest-outbox sql --schema app [--down]
  */
-import { runCli } from '@nest-outbox/core/internal';
-import { NEST_OUTBOX_CLI, runNestOutbox } from './nest-outbox.commands';
+import { nestOutboxCli } from './nest-outbox.commands';
 
-void runCli(NEST_OUTBOX_CLI, process.argv.slice(2), ({ values, positionals }, io) =>
-  runNestOutbox(positionals[0], values, io),
-);
+void nestOutboxCli(process.argv.slice(2));

@@ -1,14 +1,14 @@
 import {
   CliUsageError,
   inTransaction,
+  runCli,
   type CliIo,
   type CliValues,
 } from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
 import { schemaParts, type SchemaPart } from './schema-parts';
 
-/** The command line of `nest-outbox`. @internal */
-export const NEST_OUTBOX_CLI = {
+const NEST_OUTBOX_CLI = {
   name: 'nest-outbox',
   usage:
     'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>]\n' +
@@ -25,19 +25,13 @@ export const NEST_OUTBOX_CLI = {
 
 type Values = CliValues<typeof NEST_OUTBOX_CLI.flags>;
 
-function urlOf(values: Values): string {
-  const url = values.url ?? process.env.DATABASE_URL;
-  if (!url) {
-    throw new CliUsageError(
-      NEST_OUTBOX_CLI.name,
-      '--url (or DATABASE_URL) is required',
-      NEST_OUTBOX_CLI.usage,
-    );
-  }
-  return url;
-}
+const usageError = (problem: string) =>
+  new CliUsageError(NEST_OUTBOX_CLI.name, problem, NEST_OUTBOX_CLI.usage);
 
-async function withPool<T>(url: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+/** Runs `fn` on a one-connection pool to `--url` (or `DATABASE_URL`). */
+async function withPool<T>(values: Values, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const url = values.url ?? process.env.DATABASE_URL;
+  if (!url) throw usageError('--url (or DATABASE_URL) is required');
   const pool = new Pool({ connectionString: url, max: 1 });
   try {
     return await fn(pool);
@@ -55,11 +49,7 @@ async function missing(pool: Pool, part: SchemaPart): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-/**
- * Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 when something is
- * missing).
- * @internal
- */
+/** Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 if anything is missing). @internal */
 export async function runNestOutbox(
   command: string | undefined,
   values: Values,
@@ -74,7 +64,7 @@ export async function runNestOutbox(
     return 0;
   }
   if (command === 'migrate') {
-    await withPool(urlOf(values), (pool) =>
+    await withPool(values, (pool) =>
       // One transaction, under a lock: two deploys migrating together do not race on the catalog.
       inTransaction(pool, async (client) => {
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
@@ -86,7 +76,7 @@ export async function runNestOutbox(
   }
   if (command === 'status') {
     let incomplete = 0;
-    await withPool(urlOf(values), async (pool) => {
+    await withPool(values, async (pool) => {
       for (const part of parts) {
         const absent = await missing(pool, part);
         incomplete += absent.length;
@@ -95,9 +85,12 @@ export async function runNestOutbox(
     });
     return incomplete === 0 ? 0 : 1;
   }
-  throw new CliUsageError(
-    NEST_OUTBOX_CLI.name,
-    'give one command: migrate, status or sql',
-    NEST_OUTBOX_CLI.usage,
+  throw usageError('give one command: migrate, status or sql');
+}
+
+/** Runs `nest-outbox` on `argv` (the arguments after the script); sets the exit code. @internal */
+export function nestOutboxCli(argv: readonly string[]): Promise<number> {
+  return runCli(NEST_OUTBOX_CLI, argv, ({ values, positionals }, io) =>
+    runNestOutbox(positionals[0], values, io),
   );
 }

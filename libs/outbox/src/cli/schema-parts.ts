@@ -23,11 +23,12 @@ interface InboxApi {
   dropInboxSchemaSql(names: { schema: string }): string[];
 }
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only if installed
+const optionalPackage = <T>(name: string) => loadOptionalPeer(name, () => require(name) as T);
+
 /**
  * The DDL of the outbox table, and of the relay's and the inbox's objects when those
- * packages are installed, for `schema` (outbox table `table`). The one source of the
- * `nest-outbox` CLI; the TypeORM migration classes apply the same statements.
- * @internal
+ * packages are installed, for `schema` (outbox table `table`). @internal
  */
 export function schemaParts(schema: string, table: string): SchemaPart[] {
   const name = { schema, table };
@@ -39,11 +40,7 @@ export function schemaParts(schema: string, table: string): SchemaPart[] {
       relations: [qualifiedTable('nest-outbox', schema, table)],
     },
   ];
-  const relay = loadOptionalPeer(
-    '@nest-outbox/relay',
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    () => require('@nest-outbox/relay') as RelayApi,
-  );
+  const relay = optionalPackage<RelayApi>('@nest-outbox/relay');
   if (relay) {
     const n = relay.relayObjectNames(name);
     parts.push({
@@ -53,11 +50,7 @@ export function schemaParts(schema: string, table: string): SchemaPart[] {
       relations: [n.audit!, n.archive!, n.pressure!, `"${schema}".${n.claimIndex!}`],
     });
   }
-  const inbox = loadOptionalPeer(
-    '@nest-outbox/inbox',
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    () => require('@nest-outbox/inbox') as InboxApi,
-  );
+  const inbox = optionalPackage<InboxApi>('@nest-outbox/inbox');
   if (inbox) {
     const tables = ['inbox', 'inbox_rejected', 'inbox_aggregate_versions'];
     parts.push({

@@ -62,6 +62,6 @@ export interface RecordedEvent {
 /** A recorded event with its serialized payload and lock key, ready to insert. @internal */
 export interface OutboxRow extends RecordedEvent {
   readonly payloadJson: string;
-  /** Advisory lock key of (table, aggregate type, aggregate id), a signed int64 as text. */
+  /** Advisory lock key of (table, aggregate type, aggregate id). */
   readonly lockKey: bigint;
 }

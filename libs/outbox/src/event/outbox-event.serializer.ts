@@ -3,7 +3,7 @@ import { isReservedHeader } from '@nest-outbox/core/internal';
 import { InvalidEventError } from '../errors/invalid-event.error';
 import { PayloadSerializationError } from '../errors/payload-serialization.error';
 import { PayloadTooLargeError } from '../errors/payload-too-large.error';
-import type { TraceContext } from '../outbox-options.interface';
+import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { outboxLockKey } from './lock-key';
 import type { OutboxEventInput, OutboxRow } from './outbox-event.interface';
 
@@ -14,12 +14,11 @@ const CALLER_HEADERS = new Set<string>([
   EVENT_HEADERS.correlationId,
 ]);
 
-/** What the serializer needs from the module options. @internal */
-export interface SerializerSettings {
-  readonly qualifiedTable: string;
-  readonly maxPayloadBytes: number;
-  readonly traceContext: (() => TraceContext | undefined) | undefined;
-}
+/** What the serializer reads of the options. @internal */
+export type SerializerSettings = Pick<
+  ResolvedOutboxOptions,
+  'qualifiedTable' | 'maxPayloadBytes' | 'traceContext'
+>;
 
 function requireText(field: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {

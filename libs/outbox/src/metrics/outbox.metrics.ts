@@ -1,15 +1,18 @@
-import type { CounterMetric, HistogramMetric, MetricFactory } from '@nest-outbox/core/internal';
+import { Logger } from '@nestjs/common';
+import {
+  createModuleMetrics,
+  type CounterMetric,
+  type HistogramMetric,
+  type MetricFactory,
+  type PromClient,
+} from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
+import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 
-/** Distinct values a code-defined label keeps before counting the rest under `other`. */
+/** Distinct values a label from the application's code (`event_type`, `command`) keeps, the rest being `other`. */
 const MAX_LABEL_VALUES = 100;
 
-/**
- * The producer's metrics (see docs/METRICS.md), on the registry of the `metrics` option
- * or one the module creates. `event_type` and `command` come from the application's code,
- * and are capped at 100 distinct values per process anyway (the rest count as `other`).
- * @internal
- */
+/** The producer's metrics (docs/METRICS.md). @internal */
 export class OutboxMetrics {
   readonly recorded: CounterMetric<'event_type'>;
   readonly transactionSeconds: HistogramMetric<'outcome'>;
@@ -48,7 +51,7 @@ export class OutboxMetrics {
     );
   }
 
-  /** `value`, or `other` once the label already has 100 distinct values. */
+  /** `value`, or `other` once the label has `MAX_LABEL_VALUES` others. */
   bounded(label: string, value: string): string {
     let values = this.seen.get(label);
     if (!values) this.seen.set(label, (values = new Set()));
@@ -67,4 +70,15 @@ export class OutboxMetrics {
     for (const [t, n] of counts)
       this.recorded.inc({ event_type: this.bounded('event_type', t) }, n);
   }
+}
+
+/** The metrics the `metrics` option asks for; prom-client is required from this package, its peer. @internal */
+export function createOutboxMetrics(options: ResolvedOutboxOptions): OutboxMetrics {
+  const logger = new Logger('OutboxMetrics');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional peer, loaded on use
+  const load = () => require('prom-client') as PromClient;
+  const { make, registry } = createModuleMetrics('OutboxModule', options.metrics, load, (m) =>
+    logger.warn(m),
+  );
+  return new OutboxMetrics(make, registry);
 }

@@ -6,6 +6,12 @@ export interface NotifyClient {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+interface Connection {
+  readonly client: NotifyClient;
+  /** Connected and configured. */
+  readonly ready: Promise<unknown>;
+}
+
 /**
  * One connection of its own on which the outbox sends its wake-up notifications: opened on
  * the first send, with `synchronous_commit` off for the session (a notification is a hint:
@@ -15,27 +21,18 @@ export interface NotifyClient {
  * pooled connection.
  * @internal
  */
-interface Connection {
-  readonly client: NotifyClient;
-  /** Connected and configured. */
-  readonly ready: Promise<unknown>;
-}
-
 export class NotifyConnection {
   private connection: Connection | undefined;
-  private lastUsedAt = 0;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly createClient: () => NotifyClient,
     private readonly sql: string,
     private readonly idleMs: number,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** Sends the notification; rejects (and drops the connection) on failure. */
   async send(): Promise<void> {
-    this.lastUsedAt = this.now();
     const connection = (this.connection ??= this.open());
     try {
       await connection.ready;
@@ -44,7 +41,8 @@ export class NotifyConnection {
       this.drop(connection);
       throw error;
     }
-    this.idleTimer ??= this.armIdleTimer(this.idleMs);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.close(), this.idleMs).unref();
   }
 
   /** Closes the connection (a later send opens another). */
@@ -68,16 +66,5 @@ export class NotifyConnection {
   private drop(connection: Connection): void {
     if (this.connection === connection) this.connection = undefined;
     connection.client.end().catch(() => undefined);
-  }
-
-  private armIdleTimer(ms: number): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.idleTimer = undefined;
-      const idleFor = this.now() - this.lastUsedAt;
-      if (idleFor >= this.idleMs) void this.close();
-      else this.idleTimer = this.armIdleTimer(this.idleMs - idleFor);
-    }, ms);
-    timer.unref();
-    return timer;
   }
 }

@@ -1,13 +1,7 @@
 import type { SqlExecutor } from '@nest-outbox/core/internal';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { NotifyConnection, type NotifyClient } from './notify-connection';
-import { OutboxNotifier, type NotifierLogger } from './outbox-notifier';
-
-/** Sends one wake-up notification; `close` releases what it holds. @internal */
-export interface NotifySender {
-  send(): Promise<unknown>;
-  close(): Promise<void>;
-}
+import { OutboxNotifier, type NotifySender } from './outbox-notifier';
 
 /** A node-postgres pool (what TypeORM's driver, Drizzle's session and plain `pg` hold). */
 interface PgPool {
@@ -28,14 +22,11 @@ function pgPoolOf(fallback: unknown): Partial<PgPool> | undefined {
 }
 
 /**
- * Sends `NOTIFY "<channel>", '<payload>'` outside any business transaction. On a
- * node-postgres pool (TypeORM, Drizzle, plain `pg`), on a connection of its own opened with
- * the pool's settings (the same `new Client(options)` the pool itself does); otherwise
- * through the stack's non-transactional executor, in a one-statement transaction that skips
- * the WAL flush wait. Both names are validated identifiers, so they are literals.
- * @internal
+ * Sends `NOTIFY` outside any business transaction: on a node-postgres pool, on a connection of
+ * its own opened as the pool opens its own; otherwise through the stack's non-transactional
+ * executor, skipping the WAL flush wait. Both names are validated identifiers, so literals.
  */
-export function createNotifySender(
+function notifySender(
   fallback: unknown,
   sql: SqlExecutor,
   channel: string,
@@ -44,32 +35,22 @@ export function createNotifySender(
   const pool = pgPoolOf(fallback);
   if (typeof pool?.Client === 'function' && pool.options) {
     const { Client, options } = pool as PgPool;
-    const connection = new NotifyConnection(
-      () => new Client(options),
-      `NOTIFY "${channel}", '${payload}'`,
-      IDLE_MS,
-    );
-    return { send: () => connection.send(), close: () => connection.close() };
+    const text = `NOTIFY "${channel}", '${payload}'`;
+    return new NotifyConnection(() => new Client(options), text, IDLE_MS);
   }
   const text = `SELECT set_config('synchronous_commit', 'off', true) AS s, pg_notify('${channel}', '${payload}')::text AS n`;
   return { send: () => sql.query(text, []), close: () => Promise.resolve() };
 }
 
-/** The outbox's cross-process wake-up: the coalescing notifier and what it sends with. @internal */
-export interface OutboxNotify {
-  readonly notifier: OutboxNotifier;
-  readonly sender: NotifySender;
-}
-
-/** The wake-up of these options, or undefined when `notifyChannel` is false. @internal */
-export function createOutboxNotify(
+/** The cross-process wake-up of these options, or undefined when `notifyChannel` is false. @internal */
+export function createOutboxNotifier(
   fallback: unknown,
   sql: SqlExecutor,
   options: ResolvedOutboxOptions,
-  logger: NotifierLogger,
-): OutboxNotify | undefined {
+  logger: { warn(message: string): void },
+): OutboxNotifier | undefined {
   const { notifyChannel: channel, schema, table, notifyCoalesceMs } = options;
   if (channel === false) return undefined;
-  const sender = createNotifySender(fallback, sql, channel, `${schema}.${table}`);
-  return { sender, notifier: new OutboxNotifier(() => sender.send(), notifyCoalesceMs, logger) };
+  const sender = notifySender(fallback, sql, channel, `${schema}.${table}`);
+  return new OutboxNotifier(sender, notifyCoalesceMs, logger);
 }

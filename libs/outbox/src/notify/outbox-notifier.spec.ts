@@ -14,13 +14,14 @@ describe('OutboxNotifier', () => {
   });
   afterEach(() => jest.useRealTimers());
 
+  const sender = (send: () => Promise<unknown>) => ({ send, close: () => Promise.resolve() });
   const flush = async () => {
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
 
   it('sends the first hint at once and coalesces a burst into one trailing send per interval', async () => {
     const notifier = new OutboxNotifier(
-      () => (sends++, Promise.resolve()),
+      sender(() => (sends++, Promise.resolve())),
       5,
       logger,
       () => now,
@@ -41,17 +42,20 @@ describe('OutboxNotifier', () => {
     await notifier.close();
   });
 
-  it('logs a failed send and keeps working', async () => {
+  it('logs a failed send as its class and code, never its message, and keeps working', async () => {
     let fail = true;
+    const refused = Object.assign(new Error('password authentication failed for user "x"'), {
+      code: '28P01',
+    });
     const notifier = new OutboxNotifier(
-      () => (sends++, fail ? Promise.reject(new Error('connection refused')) : Promise.resolve()),
+      sender(() => (sends++, fail ? Promise.reject(refused) : Promise.resolve())),
       5,
       logger,
       () => now,
     );
     notifier.hint();
     await flush();
-    expect(warnings).toEqual([expect.stringContaining('connection refused')]);
+    expect(warnings).toEqual(['outbox notification failed (relays will poll): Error 28P01']);
     fail = false;
     now += 10;
     notifier.hint();
@@ -59,14 +63,19 @@ describe('OutboxNotifier', () => {
     await notifier.close();
   });
 
-  it('sends nothing after close', async () => {
+  it('sends nothing after close, and closes its sender', async () => {
+    let senderClosed = false;
     const notifier = new OutboxNotifier(
-      () => (sends++, Promise.resolve()),
+      {
+        send: () => (sends++, Promise.resolve()),
+        close: () => ((senderClosed = true), Promise.resolve()),
+      },
       5,
       logger,
       () => now,
     );
     await notifier.close();
+    expect(senderClosed).toBe(true);
     notifier.hint();
     jest.advanceTimersByTime(100);
     expect(sends).toBe(0);

@@ -1,6 +1,9 @@
-/** Where the notifier reports a failed notification (Nest's Logger fits). */
-export interface NotifierLogger {
-  warn(message: string): void;
+import { errorLabel } from '@nest-outbox/core/internal';
+
+/** Sends one wake-up notification; `close` releases what it holds. @internal */
+export interface NotifySender {
+  send(): Promise<unknown>;
+  close(): Promise<void>;
 }
 
 /**
@@ -8,7 +11,7 @@ export interface NotifierLogger {
  * (leading and trailing edge): the first hint after a quiet period is sent at once, hints
  * during the interval or while a send is in flight collapse into one more send after it.
  * Fire-and-forget: a failed send is logged, never thrown at a writer (the relay's polling
- * covers a lost notification).
+ * covers a lost notification), as its class and code only.
  * @internal
  */
 export class OutboxNotifier {
@@ -19,9 +22,9 @@ export class OutboxNotifier {
   private closed = false;
 
   constructor(
-    private readonly send: () => Promise<unknown>,
+    private readonly sender: NotifySender,
     private readonly intervalMs: number,
-    private readonly logger: NotifierLogger,
+    private readonly logger: { warn(message: string): void },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -32,12 +35,13 @@ export class OutboxNotifier {
     if (this.timer === undefined && this.inFlight === undefined) this.schedule();
   }
 
-  /** Stops sending; waits for a send in flight. */
+  /** Stops sending; waits for a send in flight, then closes the sender. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.inFlight;
+    await this.sender.close();
   }
 
   private schedule(): void {
@@ -57,13 +61,12 @@ export class OutboxNotifier {
     if (this.closed || !this.dirty) return;
     this.dirty = false;
     this.lastSentAt = this.now();
-    this.inFlight = this.send()
+    this.inFlight = this.sender
+      .send()
       .then(
         () => undefined,
-        (error: unknown) => {
-          const reason = error instanceof Error ? error.message : String(error);
-          this.logger.warn(`outbox notification failed (relays will poll): ${reason}`);
-        },
+        (error: unknown) =>
+          this.logger.warn(`outbox notification failed (relays will poll): ${errorLabel(error)}`),
       )
       .finally(() => {
         this.inFlight = undefined;

@@ -9,10 +9,8 @@ interface Host {
 }
 
 /**
- * Applies the outbox table's idempotent DDL in one transaction of the application's data
- * stack, under a transaction-scoped advisory lock keyed by the table name: `CREATE ... IF
- * NOT EXISTS` is not safe against a concurrent twin (two instances starting together would
- * race on the catalog).
+ * Applies the outbox table's DDL in one transaction under an advisory lock: `CREATE ... IF
+ * NOT EXISTS` is not safe against two instances starting together (they race on the catalog).
  * @internal
  */
 export async function installOutboxSchema(
@@ -28,11 +26,7 @@ export async function installOutboxSchema(
   });
 }
 
-/**
- * Checks that the outbox table exists.
- * @throws OutboxTableNotFoundError saying how to create it
- * @internal
- */
+/** @throws OutboxTableNotFoundError saying how to create the table, when it does not exist @internal */
 export async function verifyOutboxTable(sql: SqlExecutor, qualifiedTable: string): Promise<void> {
   const rows = await sql.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
     qualifiedTable,

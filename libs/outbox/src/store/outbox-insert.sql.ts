@@ -1,5 +1,20 @@
+import { createHash } from 'node:crypto';
 import type { OutboxRow } from '../event/outbox-event.interface';
-import { statementName, type NamedStatement } from './transaction-query';
+
+/** A statement prepared under `name` where the driver allows. @internal */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
+ * `<prefix>_<digest of text>`: one prepared statement per text on each connection, and a
+ * changed text never reuses a name prepared for another.
+ * @internal
+ */
+export function statementName(prefix: string, text: string): string {
+  return `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+}
 
 /** A contract column of the outbox: name, SQL type, and its bound value for one row. */
 type Column = readonly [name: string, type: string, value: (row: OutboxRow) => unknown];
@@ -59,9 +74,7 @@ export function outboxInsertOneStatement(qualifiedTable: string): NamedStatement
   return { name: statementName('nest_outbox_insert_one', text), text };
 }
 
-/** Bound values of `outboxInsertOneStatement` for `row`. @internal */
-export function outboxInsertOneValues(row: OutboxRow): unknown[] {
-  const values: unknown[] = [String(row.lockKey)];
-  for (const [, , value] of OUTBOX_INSERT_COLUMNS) values.push(value(row));
-  return values;
+/** The lock key of `row`, then the values of `columns` (those of `outboxInsertOneStatement`). @internal */
+export function outboxRowValues(row: OutboxRow, columns = OUTBOX_INSERT_COLUMNS): unknown[] {
+  return [String(row.lockKey), ...columns.map(([, , value]) => value(row))];
 }

@@ -4,10 +4,10 @@ import type { OutboxMetrics } from '../metrics/outbox.metrics';
 import {
   OUTBOX_INSERT_COLUMNS,
   outboxInsertOneStatement,
-  outboxInsertOneValues,
   outboxInsertStatement,
+  outboxRowValues,
+  type NamedStatement,
 } from './outbox-insert.sql';
-import type { NamedStatement } from './transaction-query';
 
 function compareKeys(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -32,7 +32,7 @@ export class OutboxStore {
   constructor(
     qualifiedTable: string,
     /** Counts rows per flush and events by type (after the INSERT succeeded). */
-    private readonly metrics?: OutboxMetrics,
+    private readonly metrics: OutboxMetrics,
   ) {
     this.insert = outboxInsertStatement(qualifiedTable);
     this.insertOne = outboxInsertOneStatement(qualifiedTable);
@@ -41,10 +41,10 @@ export class OutboxStore {
   /** Inserts `rows` (in this order) through `sql` (the current transaction). */
   async insertRows(sql: SqlExecutor, rows: readonly OutboxRow[]): Promise<void> {
     if (rows.length === 1) {
-      await sql.query(this.insertOne.text, outboxInsertOneValues(rows[0]!), this.insertOne.name);
+      await sql.query(this.insertOne.text, outboxRowValues(rows[0]!), this.insertOne.name);
     } else if (rows.length > 1) {
       await sql.query(this.insert.text, insertValues(rows), this.insert.name);
     }
-    this.metrics?.flushed(rows.map((r) => r.eventType));
+    this.metrics.flushed(rows.map((r) => r.eventType));
   }
 }

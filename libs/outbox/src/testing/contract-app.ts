@@ -11,11 +11,6 @@ export interface ContractTestApi {
   afterAll(fn: () => Promise<void>, timeoutMs?: number): void;
 }
 
-/** The globals of the running test framework. */
-export function globalTestApi(): ContractTestApi {
-  return globalThis as unknown as ContractTestApi;
-}
-
 /** A schema of the suite's own on `stack`'s database, and an application wired to it. @internal */
 export class ContractApp {
   readonly pool: Pool;

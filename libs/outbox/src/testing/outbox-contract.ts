@@ -6,7 +6,7 @@ import { NoActiveTransactionError } from '../errors/no-active-transaction.error'
 import type { OutboxEventInput } from '../event/outbox-event.interface';
 import { OutboxModule } from '../outbox.module';
 import { OutboxService } from '../outbox.service';
-import { ContractApp, contractSchema, globalTestApi, type ContractTestApi } from './contract-app';
+import { ContractApp, contractSchema, type ContractTestApi } from './contract-app';
 
 const TIMEOUT_MS = 120_000;
 
@@ -22,7 +22,7 @@ const TIMEOUT_MS = 120_000;
  */
 export function outboxContract(
   stack: DataStackFixture,
-  test: ContractTestApi = globalTestApi(),
+  test: ContractTestApi = globalThis as unknown as ContractTestApi,
 ): void {
   const ctx = new ContractApp(stack, contractSchema('outbox', stack));
   const s = ctx.schema;

@@ -9,7 +9,8 @@ import type {
 /**
  * Learns when a transaction the outbox did not open (a plain nestjs-cls transaction in
  * which `record()` inserted directly) really commits, so the relay is woken after that
- * commit and not before. A TypeORM subscriber on the data source, attached on first use.
+ * commit and not before. A TypeORM subscriber on the data source, attached on first use:
+ * TypeORM is the one stack whose commit the outbox can observe; elsewhere the relay polls.
  * @internal
  */
 export class ForeignCommitListener implements EntitySubscriberInterface {
@@ -18,8 +19,12 @@ export class ForeignCommitListener implements EntitySubscriberInterface {
 
   constructor(private readonly onCommit: () => void) {}
 
-  /** Wakes the relay when the transaction of `queryRunner` commits. */
-  track(dataSource: DataSource, queryRunner: QueryRunner): void {
+  /** Wakes the relay when the transaction behind `tx` commits, if `tx` is TypeORM's. */
+  track(tx: unknown): void {
+    const manager = tx as { queryRunner?: QueryRunner; connection?: DataSource } | null;
+    const queryRunner = manager?.queryRunner;
+    const dataSource = manager?.connection;
+    if (!queryRunner || !dataSource) return;
     if (!this.attached.has(dataSource)) {
       dataSource.subscribers.push(this);
       this.attached.add(dataSource);

@@ -8,9 +8,8 @@ interface DepthAware {
 /**
  * Savepoint depth of the transaction behind `tx` (1 = top level). Only TypeORM keeps one
  * manager across savepoints; the other stacks give a nested transaction its own object.
- * @internal
  */
-export function transactionDepth(tx: unknown): number {
+function transactionDepth(tx: unknown): number {
   return (tx as DepthAware | undefined)?.queryRunner?.transactionDepth ?? 1;
 }
 

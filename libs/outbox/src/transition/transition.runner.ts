@@ -2,10 +2,13 @@ import type { SqlExecutor } from '@nest-outbox/core/internal';
 import type { OutboxRow } from '../event/outbox-event.interface';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import type { OutboxMetrics } from '../metrics/outbox.metrics';
-import { OUTBOX_INSERT_COLUMNS } from '../store/outbox-insert.sql';
+import { OUTBOX_INSERT_COLUMNS, outboxRowValues } from '../store/outbox-insert.sql';
 import type { TransitionSpec } from './transition.interface';
-import { transitionRecordStatement } from './transition-record.sql';
-import { transitionStatement, type TransitionStatement } from './transition.sql';
+import {
+  transitionRecordStatement,
+  transitionStatement,
+  type TransitionStatement,
+} from './transition.sql';
 
 const MAX_CACHED_SHAPES = 256;
 /** The event's columns the single statement binds: all but the version, which SQL gives. */
@@ -26,52 +29,29 @@ function transitionValues(spec: TransitionSpec, statement: TransitionStatement):
   return [spec.id, spec.to, fromStates(spec), ...statement.setColumns.map((c) => set[c])];
 }
 
-/**
- * Runs conditional transitions, alone or with their event in one statement, caching one
- * statement per shape.
- * @internal
- */
+/** Runs conditional transitions, alone or with their event, one statement cached per shape. @internal */
 export class TransitionRunner {
   private readonly statements = new Map<string, TransitionStatement>();
 
-  /**
-   * @param qualifiedOutbox the outbox table of the single-statement form
-   * @param metrics counts refusals and the events the single-statement form writes
-   */
   constructor(
     private readonly qualifiedOutbox: string,
-    private readonly metrics?: OutboxMetrics,
+    private readonly metrics: OutboxMetrics,
   ) {}
 
-  /** The UPDATE alone; returns the new version. */
-  async run(sql: SqlExecutor, spec: TransitionSpec): Promise<number> {
-    const statement = this.statementFor(spec, false);
-    const values = transitionValues(spec, statement);
-    const rows = await sql.query(statement.text, values, statement.name);
-    return this.versionOf(rows, spec);
-  }
-
   /**
-   * The UPDATE and the INSERT of `row` in one statement; returns the new version, which is
-   * also the event's `aggregate_version` (`row.aggregateVersion` is ignored).
+   * The UPDATE, with the INSERT of `row` in the same statement when given; returns the new
+   * version, which is also the event's `aggregate_version` (`row.aggregateVersion` is ignored).
    */
-  async runWithEvent(sql: SqlExecutor, spec: TransitionSpec, row: OutboxRow): Promise<number> {
-    const statement = this.statementFor(spec, true);
+  async run(sql: SqlExecutor, spec: TransitionSpec, row?: OutboxRow): Promise<number> {
+    const statement = this.statementFor(spec, row !== undefined);
     const values = transitionValues(spec, statement);
-    values.push(String(row.lockKey));
-    for (const [, , value] of EVENT_COLUMNS) values.push(value(row));
-    const rows = await sql.query(statement.text, values, statement.name);
-    const version = this.versionOf(rows, spec);
-    this.metrics?.flushed([row.eventType]);
-    return version;
-  }
-
-  private versionOf(rows: Record<string, unknown>[], spec: TransitionSpec): number {
-    const version = rows[0]?.version;
+    if (row) values.push(...outboxRowValues(row, EVENT_COLUMNS));
+    const version = (await sql.query(statement.text, values, statement.name))[0]?.version;
     if (version === undefined || version === null) {
-      this.metrics?.transitionsRefused.inc();
+      this.metrics.transitionsRefused.inc();
       throw new InvalidTransitionError(spec.table, spec.id, fromStates(spec), spec.to);
     }
+    if (row) this.metrics.flushed([row.eventType]);
     return Number(version);
   }
 
