@@ -64,14 +64,32 @@ class NotingFilter implements ExceptionFilter {
 describe("The application's own guard and interceptor on an @InboxHandler method (real PostgreSQL + Kafka)", () => {
   const fx = useInboxFixture('inbox_enhancers');
 
+  /** A fresh one-partition topic holding `n` events, and a group to read it with. */
+  async function topicOf(name: string, n: number) {
+    const topic = uniqueTopic(name);
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const records = Array.from({ length: n }, () => eventRecord());
+    await send(fx.tools.producer, topic, records);
+    return { topic, groupId: uniqueTopic('g'), records };
+  }
+
+  /** Waits until the group committed all `n` offsets; then the event ids with an effect row. */
+  async function effectsOnceCommitted(groupId: string, topic: string, n: number, consumer: string) {
+    await waitFor(
+      'every offset committed',
+      async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === BigInt(n),
+    );
+    const effects = await fx.db.pool.query<{ event_id: string }>(
+      `SELECT event_id FROM "${fx.db.name}".effects WHERE consumer = $1`,
+      [consumer],
+    );
+    return effects.rows.map((r) => r.event_id).sort();
+  }
+
   it.each(['plain', 'batched'] as const)(
     'run for each record, each applied once (%s transport)',
     async (transport) => {
-      const topic = uniqueTopic(`inbox-enhancers-${transport}`);
-      const groupId = uniqueTopic('g');
-      await createTopics([{ topic, numPartitions: 1 }]);
-      const records = Array.from({ length: 5 }, () => eventRecord());
-      await send(fx.tools.producer, topic, records);
+      const { topic, groupId, records } = await topicOf(`inbox-enhancers-${transport}`, 5);
       const guard = new NotingGuard();
       const interceptor = new NotingInterceptor();
       fx.apps.push(
@@ -85,33 +103,20 @@ describe("The application's own guard and interceptor on an @InboxHandler method
           methodInterceptors: [interceptor],
         }),
       );
-      await waitFor(
-        'every offset committed',
-        async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 5n,
-      );
+      const effects = await effectsOnceCommitted(groupId, topic, 5, `enhancers-${transport}`);
 
       const all = ['0', '1', '2', '3', '4'];
       expect([...new Set(guard.offsets)].sort()).toEqual(all);
       expect([...new Set(interceptor.offsets)].sort()).toEqual(all);
-      const effects = await fx.db.pool.query<{ event_id: string }>(
-        `SELECT event_id FROM "${fx.db.name}".effects WHERE consumer = $1`,
-        [`enhancers-${transport}`],
-      );
-      expect(effects.rows.map((r) => r.event_id).sort()).toEqual(
-        records.map((r) => r.eventId).sort(),
-      );
+      expect(effects).toEqual(records.map((r) => r.eventId).sort());
     },
   );
 
   it.each(['plain', 'batched'] as const)(
     'apply its pipe to the decoded event, and its exception filter to a failing call under InboxKafkaServer (under plain ServerKafka it wraps the inbox, which retries inside), each event applied once (%s transport)',
     async (transport) => {
-      const topic = uniqueTopic(`inbox-pipes-${transport}`);
-      const groupId = uniqueTopic('g');
-      await createTopics([{ topic, numPartitions: 1 }]);
-      const records = Array.from({ length: 3 }, () => eventRecord());
+      const { topic, groupId, records } = await topicOf(`inbox-pipes-${transport}`, 3);
       const flaky = records[1]!.eventId;
-      await send(fx.tools.producer, topic, records);
       const pipe = new NotingPipe();
       const filter = new NotingFilter();
       let failed = false;
@@ -133,20 +138,11 @@ describe("The application's own guard and interceptor on an @InboxHandler method
           },
         }),
       );
-      await waitFor(
-        'every offset committed',
-        async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 3n,
-      );
+      const effects = await effectsOnceCommitted(groupId, topic, 3, `pipes-${transport}`);
 
       expect([...new Set(pipe.eventIds)].sort()).toEqual(records.map((r) => r.eventId).sort());
       expect(filter.offsets).toEqual(transport === 'batched' ? ['1'] : []);
-      const effects = await fx.db.pool.query<{ event_id: string }>(
-        `SELECT event_id FROM "${fx.db.name}".effects WHERE consumer = $1`,
-        [`pipes-${transport}`],
-      );
-      expect(effects.rows.map((r) => r.event_id).sort()).toEqual(
-        records.map((r) => r.eventId).sort(),
-      );
+      expect(effects).toEqual(records.map((r) => r.eventId).sort());
     },
   );
 });
