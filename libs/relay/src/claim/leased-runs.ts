@@ -1,23 +1,5 @@
 import type { ClaimedBatch, ClaimedRow } from './claimed-batch';
 
-/** One row a lease statement leased, as PostgreSQL returns it. @internal */
-export interface LeasedRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  schema_version: number;
-  aggregate_type: string;
-  aggregate_id: string;
-  aggregate_version: string;
-  occurred_at_ms: number;
-  created_at_ms: number;
-  payload: string;
-  headers: unknown;
-  topic: string | null;
-  attempts: number;
-  suspect: boolean;
-}
-
 /** The last row of a lease statement (id NULL): what it picked and kept, and its own figures. @internal */
 export interface LeaseSummary {
   id: null;
@@ -38,32 +20,16 @@ export interface LeasedRuns {
   readonly summary: LeaseSummary;
 }
 
-function toRow(r: LeasedRow): ClaimedRow {
-  return {
-    id: r.id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    schemaVersion: r.schema_version,
-    aggregateType: r.aggregate_type,
-    aggregateId: r.aggregate_id,
-    aggregateVersion: r.aggregate_version,
-    occurredAtMs: r.occurred_at_ms,
-    createdAtMs: r.created_at_ms,
-    payload: r.payload,
-    headers: r.headers,
-    topic: r.topic,
-    attempts: r.attempts,
-    suspect: r.suspect,
-  };
-}
-
-/** Splits a lease statement's result into its leased rows and its summary row. @internal */
-export function leasedRuns(result: readonly (LeasedRow | LeaseSummary)[]): LeasedRuns {
+/**
+ * Splits a lease statement's result into its leased rows (named as `ClaimedRow` names them) and
+ * its summary row. @internal
+ */
+export function leasedRuns(result: readonly (ClaimedRow | LeaseSummary)[]): LeasedRuns {
   const rows: ClaimedRow[] = [];
   let summary: LeaseSummary | undefined;
   for (const row of result) {
     if (row.id === null) summary = row;
-    else rows.push(toRow(row));
+    else rows.push(row);
   }
   if (!summary) throw new Error('a lease statement returned no summary row');
   return { rows, summary };

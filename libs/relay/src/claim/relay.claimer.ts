@@ -7,13 +7,7 @@ import { commitMode } from '../schema/row-state.sql';
 import { relayStoreSql } from '../store/relay-store.sql';
 import { claimSql, type ClaimSql, type LeaseArgs } from './claim.sql';
 import type { ClaimedBatch, ClaimedRow, ClaimSettings } from './claimed-batch';
-import {
-  inIdOrder,
-  leasedRuns,
-  type LeasedRow,
-  type LeasedRuns,
-  type LeaseSummary,
-} from './leased-runs';
+import { inIdOrder, leasedRuns, type LeasedRuns, type LeaseSummary } from './leased-runs';
 
 /** What the claimer needs of the relay options. @internal */
 export type ClaimerOptions = Pick<
@@ -111,7 +105,7 @@ export class RelayClaimer {
   ): Promise<LeasedRuns & { raced: boolean }> {
     const results = (await inOneQueryTransaction(this.pool, transaction)) as QueryResult[];
     // BEGIN, the lock, the lease statement, COMMIT.
-    const leased = leasedRuns(results[2]!.rows as (LeasedRow | LeaseSummary)[]);
+    const leased = leasedRuns(results[2]!.rows as (ClaimedRow | LeaseSummary)[]);
     if (leased.rows.length === leased.summary.kept) return { ...leased, raced: false };
     await this.giveBack(leaseToken, leased.rows);
     return { ...leased, raced: true };

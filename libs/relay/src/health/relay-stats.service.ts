@@ -50,9 +50,8 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private readonly tableTask: PeriodicTask<OutboxTableStats | undefined>;
   private readonly backlog: BacklogPressure;
   private readonly drain: PublishedRate;
-  private last: RelayStats | undefined;
-  /** Whose statement gave the latest figures (this relay's or another's), and when. */
-  private source: { readonly relayId: string; readonly atMs: number } | undefined;
+  /** The relay whose statement gave the latest figures (this one or another). */
+  sampledBy: string | undefined;
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
@@ -94,11 +93,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return this.task.runNow();
   }
 
-  /** The relay whose statement gave the latest figures, and when they came (epoch ms). */
-  get sampledBy(): { readonly relayId: string; readonly atMs: number } | undefined {
-    return this.source;
-  }
-
   /** Counts events this relay published (the drain rate). @internal */
   countPublished(count: number): void {
     this.drain.add(count);
@@ -111,7 +105,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const shared = row?.fresh && row.sampled_by !== relayId && sharedStats(row.figures.stats);
     if (row && shared) {
       this.metrics.statsSamples.inc({ source: 'peer' });
-      this.source = { relayId: row.sampled_by, atMs: Date.now() };
+      this.sampledBy = row.sampled_by;
       this.apply(shared);
       return shared;
     }
@@ -119,7 +113,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const stats = await this.store.stats();
     const pauseMs = Math.max(statsIntervalMs, (Date.now() - startedAt) * STATS_MIN_PAUSE_FACTOR);
     this.metrics.statsSamples.inc({ source: 'own' });
-    this.source = { relayId, atMs: Date.now() };
+    this.sampledBy = relayId;
     this.apply(stats);
     const figures = { stats, pressure: pressureView(this.backlog.latest), pauseMs };
     await this.store.writePressure(relayId, FRESH_PAUSES * pauseMs, figures).catch((e: unknown) => {
@@ -130,7 +124,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
 
   /** Figures of this relay's statement or another's: gauges and the backlog trend. */
   private apply(stats: RelayStats): void {
-    this.last = stats;
     this.metrics.observeStats(stats);
     const atMs = Date.now();
     const drained = this.drain.drainedSince(atMs);
@@ -159,11 +152,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     this.metrics.poolConnections.set({ state: 'held' }, totalCount - idleCount);
     this.metrics.poolConnections.set({ state: 'idle' }, idleCount);
     this.metrics.poolWaiting.set(waitingCount);
-  }
-
-  /** The last snapshot, if any. */
-  get latest(): RelayStats | undefined {
-    return this.last;
   }
 
   /** The last backlog assessment (pressure state, forecast, rates), if any. */

@@ -46,7 +46,7 @@ export class RelayHealthIndicator {
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
       oldestPublishableAgeMs: stats ? Math.round(stats.oldestUnparkedAgeMs) : null,
       // Relays of one outbox share one stats statement (the pressure row): whose it was.
-      statsFrom: this.stats.sampledBy?.relayId ?? null,
+      statsFrom: this.stats.sampledBy ?? null,
       pressure: pressureView(this.stats.pressure),
     };
     const problems: string[] = [];

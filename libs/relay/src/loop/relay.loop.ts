@@ -13,7 +13,7 @@ import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import type { RelayTotals } from '../outcome/batch-outcome';
+import { emptyOutcome, type RelayTotals } from '../outcome/batch-outcome';
 import { BatchProcessor } from '../publish/batch.processor';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
@@ -48,13 +48,7 @@ export class RelayLoop
   private abort = new AbortController();
   /** When the shutdown started by `stop()` must be over (`shutdownTimeoutMs` after it began). */
   private stopBy: number | undefined;
-  private readonly counts: RelayTotals = {
-    published: 0,
-    leaseLost: 0,
-    failed: 0,
-    released: 0,
-    batches: 0,
-  };
+  private readonly counts: RelayTotals = { ...emptyOutcome(), batches: 0 };
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,

@@ -9,6 +9,9 @@ import {
   type MetricFactory,
 } from '@nest-outbox/core/internal';
 
+/** Buckets of the relay's statement and request durations, in seconds. */
+const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
 /**
  * The relay's metrics, in the registry given by option (or one per module): never the
  * global registry, so two apps in one process do not collide. Labels are bounded (error
@@ -74,13 +77,12 @@ export class RelayMetrics {
     this.claimSeconds = make.histogram(
       'claim_duration_seconds',
       'Claim transaction duration',
-      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      SECONDS,
     );
-    this.publishSeconds = make.histogram(
-      'publish_duration_seconds',
-      'Kafka request duration',
-      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
-    );
+    this.publishSeconds = make.histogram('publish_duration_seconds', 'Kafka request duration', [
+      ...SECONDS,
+      5,
+    ]);
     this.delaySeconds = make.histogram(
       'created_to_published_seconds',
       'Time from recording to broker ack',
@@ -126,11 +128,7 @@ export class RelayMetrics {
       'Events published more than once, by cause',
       ['cause'],
     );
-    this.markSeconds = make.histogram(
-      'mark_duration_seconds',
-      'Mark statement duration',
-      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    );
+    this.markSeconds = make.histogram('mark_duration_seconds', 'Mark statement duration', SECONDS);
     this.poolConnections = make.gauge('pool_connections', 'Connections of the relay pool', [
       'state',
     ]);

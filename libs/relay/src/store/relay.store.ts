@@ -133,21 +133,7 @@ export class RelayStore {
 
   /** Pending and parked counts and the age of the oldest unpublished event. */
   async stats(): Promise<RelayStats> {
-    const { rows } = await this.pool.query<{
-      pending: number;
-      parked: number;
-      suspects: number;
-      oldest_age_ms: number | null;
-      oldest_unparked_age_ms: number | null;
-    }>(this.sql.stats);
-    const row = rows[0];
-    return {
-      pending: row?.pending ?? 0,
-      parked: row?.parked ?? 0,
-      suspects: row?.suspects ?? 0,
-      oldestAgeMs: Math.max(0, row?.oldest_age_ms ?? 0),
-      oldestUnparkedAgeMs: Math.max(0, row?.oldest_unparked_age_ms ?? 0),
-    };
+    return (await this.pool.query<RelayStats>(this.sql.stats)).rows[0]!;
   }
 
   /** The pressure row as the relays publish it; undefined before the first, or without the table. */
@@ -168,19 +154,6 @@ export class RelayStore {
   /** Size, dead and live tuples and seconds since the last vacuum of the outbox table. */
   async tableStats(): Promise<OutboxTableStats | undefined> {
     const table = relayObjectNames(this.options).outbox.replace(/"/g, '');
-    const { rows } = await this.pool.query<{
-      size_bytes: number;
-      dead_tuples: number;
-      live_tuples: number;
-      since_vacuum: number | null;
-    }>(this.sql.tableStats, [table]);
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      sizeBytes: row.size_bytes,
-      deadTuples: row.dead_tuples,
-      liveTuples: row.live_tuples,
-      secondsSinceVacuum: row.since_vacuum ?? Number.POSITIVE_INFINITY,
-    };
+    return (await this.pool.query<OutboxTableStats>(this.sql.tableStats, [table])).rows[0];
   }
 }
