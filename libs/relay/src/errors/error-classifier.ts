@@ -31,7 +31,7 @@ interface ErrorLike {
   errors?: unknown;
 }
 
-/** Every error in the chain, depth first: the error itself, its causes, and aggregated errors. */
+/** Every error in the chain, depth first: the error, its causes, aggregated errors. @internal */
 export function* errorChain(error: unknown, depth = 0): Generator<ErrorLike> {
   if (depth > 8 || typeof error !== 'object' || error === null) return;
   const e = error as ErrorLike;

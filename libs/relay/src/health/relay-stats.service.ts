@@ -13,9 +13,9 @@ import {
   type BacklogAssessment,
 } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
 import { PublishedRate } from './published-rate';
@@ -56,7 +56,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     private readonly store: RelayStore,
-    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
     this.backlog = new BacklogPressure(options.pressure);

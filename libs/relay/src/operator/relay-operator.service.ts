@@ -2,9 +2,9 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { inTransaction, isUuid } from '@nest-outbox/core/internal';
 import type { Pool, PoolClient } from 'pg';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { relayOperatorSql, type RelayOperatorSql } from './relay-operator.sql';
 import type {
   EventOutcome,
@@ -70,7 +70,7 @@ export class RelayOperatorService {
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) options: Pick<ResolvedRelayOptions, 'schema' | 'table'>,
     /** Counts replays (`published_again_total{cause="replay"}`); absent in the CLI. */
-    @Optional() private readonly metrics?: RelayMetrics,
+    @Optional() @Inject(RELAY_METRICS) private readonly metrics?: RelayMetrics,
   ) {
     this.sql = relayOperatorSql(options);
   }

@@ -121,12 +121,6 @@ function markedEncoder(args: ProduceRequestArgs): ProduceEncode | undefined {
 }
 
 let installing: Promise<FastEncodingStatus> | undefined;
-let encodedRequests = 0;
-
-/** Produce requests encoded by the fast path in this process so far (for tests). @internal */
-export function fastEncodedRequests(): number {
-  return encodedRequests;
-}
 
 function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void {
   const original = produce.protocol;
@@ -140,10 +134,7 @@ function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void
       const built = build(args);
       const encodeBody = markedEncoder(args);
       if (!encodeBody) return built;
-      const encode = async () => {
-        encodedRequests++;
-        return wrap(await encodeBody(args));
-      };
+      const encode = async () => wrap(await encodeBody(args));
       return { ...built, request: { ...built.request, encode } };
     };
   };
