@@ -3,8 +3,7 @@ import { publishFailureReason, type PublishFailureReason } from '../errors/failu
 import type { ErrorKind } from '../errors/error-kind';
 import type { PublishAck } from '../publisher/relay-publisher.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
-import type { AckedRow } from '../store/relay.store';
-import type { ReleaseUpdate } from '../store/relay-store.updates';
+import type { AckedRow, ReleaseUpdate } from '../store/relay.store';
 import { decideFailure, type FailureDecision, type FailurePolicyOptions } from './failure.policy';
 
 /** A row the broker acknowledged, and where it went. @internal */

@@ -4,7 +4,7 @@ import type { RelayMetrics } from '../metrics/relay.metrics';
 import { RELAY_METRICS } from '../relay.constants';
 import { RelayFigures } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
-import type { FailureUpdate } from '../store/relay-store.updates';
+import type { FailureUpdate } from '../store/relay.store';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import type { AckedEntry, FailedEntry, LedgerEntries } from './batch-ledger';
 import type { BatchOutcome } from './batch-outcome';

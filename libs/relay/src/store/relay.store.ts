@@ -7,7 +7,6 @@ import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
 import { commitMode } from '../schema/row-state.sql';
 import type { OutboxTableStats, RelayStats } from './relay-stats';
-import type { FailureUpdate, ReleaseUpdate } from './relay-store.updates';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
 
 /** What the store needs of the relay options. @internal */
@@ -34,6 +33,24 @@ export interface AckedRow {
   readonly id: string;
   readonly partition: number;
   readonly offset: string;
+}
+
+/** What happened to one row whose publish failed. @internal */
+export interface FailureUpdate {
+  readonly id: string;
+  /** Counts as an attempt (false for throttling). */
+  readonly counted: boolean;
+  /** Park it (permanent error or attempts exhausted) instead of backing off. */
+  readonly park: boolean;
+  readonly delayMs: number;
+  readonly kind: string;
+  readonly error: string;
+}
+
+/** Rows handed back without a finished publish. `started` rows had their claim counted. @internal */
+export interface ReleaseUpdate {
+  readonly id: string;
+  readonly started: boolean;
 }
 
 /**
