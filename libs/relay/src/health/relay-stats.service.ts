@@ -18,7 +18,6 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
-import { PublishedRate } from './published-rate';
 
 /** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
 const STATS_MIN_PAUSE_FACTOR = 9;
@@ -49,7 +48,9 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private readonly task: PeriodicTask<RelayStats>;
   private readonly tableTask: PeriodicTask<OutboxTableStats | undefined>;
   private readonly backlog: BacklogPressure;
-  private readonly drain: PublishedRate;
+  /** Events this relay published, by time, over the trend window (the drain rate, no query). */
+  private readonly published: { atMs: number; count: number }[] = [];
+  private readonly startedAtMs = Date.now();
   /** The relay whose statement gave the latest figures (this one or another). */
   sampledBy: string | undefined;
 
@@ -60,7 +61,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
     this.backlog = new BacklogPressure(options.pressure);
-    this.drain = new PublishedRate(options.pressure.windowMs);
     metrics.backlogBudget.set(options.pressure.maxBacklog);
     metrics.ageBudgetSeconds.set(options.pressure.maxOldestAgeMs / 1000);
     this.task = new PeriodicTask({
@@ -95,7 +95,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
 
   /** Counts events this relay published (the drain rate). @internal */
   countPublished(count: number): void {
-    this.drain.add(count);
+    if (count > 0) this.published.push({ atMs: Date.now(), count });
   }
 
   private async sample(): Promise<RelayStats> {
@@ -126,12 +126,18 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private apply(stats: RelayStats): void {
     this.metrics.observeStats(stats);
     const atMs = Date.now();
-    const drained = this.drain.drainedSince(atMs);
+    const { windowMs } = this.options.pressure;
+    while (this.published.length > 0 && this.published[0]!.atMs < atMs - windowMs)
+      this.published.shift();
+    // The window is shorter at start-up.
+    const drainWindowMs = Math.min(windowMs, Math.max(1, atMs - this.startedAtMs));
+    const drained = this.published.reduce((sum, c) => sum + c.count, 0);
     const reading = this.backlog.observe({
       atMs,
       backlog: stats.pending,
       oldestAgeMs: stats.oldestUnparkedAgeMs,
-      ...drained,
+      drained,
+      drainWindowMs,
     });
     this.metrics.observePressure(reading, reading.rates.drainPerSecond);
   }
