@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { barrelExports, internalExports } from '@test/support';
 
 describe('@nest-outbox/relay public barrel', () => {
@@ -51,6 +53,10 @@ describe('@nest-outbox/relay public barrel', () => {
        "class UnencodableEventError",
      ]
     `);
+  });
+
+  it('re-exports no name of another package (its emitted types need no internal entry point)', () => {
+    expect(readFileSync(join(__dirname, 'index.ts'), 'utf8')).not.toMatch(/from '@nest-outbox\//);
   });
 
   it('exports nothing tagged @internal', () => {

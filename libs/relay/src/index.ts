@@ -44,7 +44,10 @@ export type {
   RetryOutcome,
   SkipOutcome,
 } from './operator/relay-operator.types';
-export { RelayOverviewService, type RelayOverview } from './operator/relay-overview.service';
-export type { PressureView } from '@nest-outbox/core/internal';
+export {
+  RelayOverviewService,
+  type PressureView,
+  type RelayOverview,
+} from './operator/relay-overview.service';
 export type { RelayStats } from './store/relay-stats';
 export { HousekeepingService } from './housekeeping/housekeeping.service';

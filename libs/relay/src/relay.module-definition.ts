@@ -5,8 +5,6 @@ import type { RelayModuleExtras, RelayModuleOptions } from './options/relay-opti
 export const {
   ConfigurableModuleClass: RelayConfigurableModule,
   MODULE_OPTIONS_TOKEN: RELAY_MODULE_OPTIONS,
-  OPTIONS_TYPE: RELAY_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: RELAY_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<RelayModuleOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createRelayOptions')

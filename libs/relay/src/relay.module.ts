@@ -3,8 +3,7 @@ import { RelayClaimer } from './claim/relay.claimer';
 import { RelayStatsService } from './health/relay-stats.service';
 import { HousekeepingService } from './housekeeping/housekeeping.service';
 import { RelayLoop } from './loop/relay.loop';
-import { createRelayMetrics } from './metrics/relay-metrics.factory';
-import { RelayMetrics } from './metrics/relay.metrics';
+import { createRelayMetrics, type RelayMetrics } from './metrics/relay.metrics';
 import { RelayOperatorService } from './operator/relay-operator.service';
 import { RelayOverviewService } from './operator/relay-overview.service';
 import { OutcomeRecorder } from './outcome/outcome.recorder';
@@ -14,6 +13,7 @@ import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-
 import { KafkaPublisher } from './publisher/kafka.publisher';
 import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
+  RELAY_METRICS,
   RELAY_METRICS_REGISTRY,
   RELAY_OPTIONS,
   RELAY_PG_POOL,
@@ -35,7 +35,7 @@ const providers: Provider[] = [
     inject: [RELAY_OPTIONS],
   },
   {
-    provide: RelayMetrics,
+    provide: RELAY_METRICS,
     useFactory: (o: ResolvedRelayOptions) => createRelayMetrics(o),
     inject: [RELAY_OPTIONS],
   },
@@ -43,7 +43,7 @@ const providers: Provider[] = [
     provide: RELAY_METRICS_REGISTRY,
     // `undefined` with `metrics: false` or without prom-client: no registry to scrape.
     useFactory: (metrics: RelayMetrics) => metrics.registry,
-    inject: [RelayMetrics],
+    inject: [RELAY_METRICS],
   },
   {
     provide: RELAY_PUBLISHER,
@@ -79,7 +79,7 @@ const providers: Provider[] = [
     RELAY_OPTIONS,
     RELAY_PUBLISHER,
     RELAY_METRICS_REGISTRY,
-    RelayMetrics,
+    RELAY_METRICS,
     RelayLoop,
     RelayOperatorService,
     RelayOverviewService,

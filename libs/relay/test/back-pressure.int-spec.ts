@@ -7,7 +7,7 @@ import {
   OutboxService,
   OutboxTransactional,
 } from '@nest-outbox/outbox';
-import type { PressureView } from '@nest-outbox/core/internal';
+import type { PressureView } from '../src/operator/relay-overview.service';
 import { createOutboxApp } from '../../outbox/test/outbox-test-app';
 import { RelayStatsService } from '../src/health/relay-stats.service';
 import { useRelayFixture } from './relay-test.fixture';

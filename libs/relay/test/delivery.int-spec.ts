@@ -2,7 +2,8 @@ import { OUTBOX_WAKEUP, OutboxWakeup } from '@nest-outbox/core/internal';
 import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import { RelayLoop } from '../src/loop/relay.loop';
 import type { Histogram } from 'prom-client';
-import { RelayMetrics } from '../src/metrics/relay.metrics';
+import type { RelayMetrics } from '../src/metrics/relay.metrics';
+import { RELAY_METRICS } from '../src/relay.constants';
 import { checkDelivery, useRelayFixture } from './relay-test.fixture';
 
 describe('Relay delivery (real PostgreSQL + Kafka)', () => {
@@ -94,8 +95,8 @@ describe('Relay delivery (real PostgreSQL + Kafka)', () => {
     );
     const loop = relay.get(RelayLoop);
     const claims = async () =>
-      (await (relay.get(RelayMetrics).claimSeconds as Histogram).get()).values.find((v) =>
-        v.metricName?.endsWith('_count'),
+      (await (relay.get<RelayMetrics>(RELAY_METRICS).claimSeconds as Histogram).get()).values.find(
+        (v) => v.metricName?.endsWith('_count'),
       )?.value ?? 0;
     // Its first claim found nothing: from now on it waits for its next poll or a wake-up.
     await waitFor('the first, empty claim', async () => (await claims()) >= 1);

@@ -42,7 +42,7 @@ describe("The relay's own encoder fails safe (real PostgreSQL + Kafka)", () => {
     expect(settled).toBe('drained');
     expect(corrupted).toBeGreaterThan(0);
     const publisher = relay.get<KafkaPublisher>(RELAY_PUBLISHER);
-    expect(publisher.fastEncoding).toBe(false);
+    expect(publisher['encoder'].fast).toBe(false);
     const { rows } = await schema.pool.query<{ parked: number; failed: number }>(
       `SELECT count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
               count(*) FILTER (WHERE last_error IS NOT NULL OR attempts <> 1)::int AS failed

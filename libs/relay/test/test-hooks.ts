@@ -6,6 +6,7 @@
  */
 import { Logger } from '@nestjs/common';
 import type { TestingModuleBuilder } from '@nestjs/testing';
+import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { ClaimedBatch } from '../src/claim/claimed-batch';
 import type { ResolvedRelayOptions } from '../src/options/relay-options.resolver';
 import type { LedgerEntries } from '../src/outcome/batch-ledger';
@@ -14,6 +15,7 @@ import { OutcomeRecorder } from '../src/outcome/outcome.recorder';
 import { BatchProcessor } from '../src/publish/batch.processor';
 import { RecordEncoderChoice } from '../src/publisher/encoding';
 import type { ProduceRequestArgs } from '../src/publisher/encoding/produce-request.encoder';
+import type { PublisherEncoding } from '../src/publisher/compression';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
 import type { PublishRecord } from '../src/publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../src/relay.constants';
@@ -70,15 +72,33 @@ function stageClasses(onStage: OnStage) {
 }
 
 /** A Kafka publisher whose own encoder's requests go through `onEncoded`. */
-function encodedPublisher(o: ResolvedRelayOptions, onEncoded: (request: Buffer) => Buffer) {
+export function rewritingPublisher(
+  kafka: KafkaConfig,
+  producer: ProducerConfig | undefined,
+  encoding: PublisherEncoding,
+  onEncoded: (request: Buffer) => Buffer,
+): KafkaPublisher {
   class RewritingEncoder extends RecordEncoderChoice {
     protected override async encode(args: ProduceRequestArgs): Promise<Buffer> {
       return onEncoded(await super.encode(args));
     }
   }
   return new (class extends KafkaPublisher {
-    protected override readonly encoder = new RewritingEncoder(o.recordEncoder, new Logger('Test'));
-  })(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression });
+    protected override readonly encoder = new RewritingEncoder(
+      encoding.recordEncoder,
+      new Logger('Test'),
+    );
+  })(kafka, producer, encoding);
+}
+
+function encodedPublisher(o: ResolvedRelayOptions, onEncoded: (request: Buffer) => Buffer) {
+  const { recordEncoder, compression } = o;
+  return rewritingPublisher(
+    o.raw.kafka!,
+    o.raw.tuning?.producer,
+    { recordEncoder, compression },
+    onEncoded,
+  );
 }
 
 /** The relay's publisher as `RelayModule` builds it (or `onEncoded`'s). */

@@ -63,13 +63,15 @@ const RUN = (
 const SUSPECTS = `ARRAY(SELECT k.id FROM k WHERE k.kept AND k.unfinished > 0)`;
 
 /**
- * What a lease returns per leased row `t`. `occurred_at` as epoch milliseconds, not as text:
- * `to_char` drops the era and has no form for infinity; `toRecord` formats it or refuses the row.
+ * What a lease returns per leased row `t`, named as `ClaimedRow` names it. `occurred_at` as epoch
+ * milliseconds, not as text: `to_char` drops the era and has no form for infinity; `toRecord`
+ * formats it or refuses the row.
  */
-const LEASED = `t.id::text AS id, t.event_id, t.event_type, t.schema_version, t.aggregate_type, t.aggregate_id,
-       t.aggregate_version::text AS aggregate_version,
-       floor(extract(epoch FROM t.occurred_at) * 1000)::float8 AS occurred_at_ms,
-       (extract(epoch FROM t.created_at) * 1000)::float8 AS created_at_ms, t.payload::text AS payload,
+const LEASED = `t.id::text AS id, t.event_id AS "eventId", t.event_type AS "eventType",
+       t.schema_version AS "schemaVersion", t.aggregate_type AS "aggregateType",
+       t.aggregate_id AS "aggregateId", t.aggregate_version::text AS "aggregateVersion",
+       floor(extract(epoch FROM t.occurred_at) * 1000)::float8 AS "occurredAtMs",
+       (extract(epoch FROM t.created_at) * 1000)::float8 AS "createdAtMs", t.payload::text AS payload,
        t.headers, t.topic, t.attempts, coalesce(t.id = ANY(${SUSPECTS}), false) AS suspect`;
 
 /** The leased rows' columns as NULLs, for the summary row. */

@@ -7,13 +7,45 @@ import { commitMode } from '../schema/row-state.sql';
 import { relayStoreSql } from '../store/relay-store.sql';
 import { claimSql, type ClaimSql, type LeaseArgs } from './claim.sql';
 import type { ClaimedBatch, ClaimedRow, ClaimSettings } from './claimed-batch';
-import {
-  inIdOrder,
-  leasedRuns,
-  type LeasedRow,
-  type LeasedRuns,
-  type LeaseSummary,
-} from './leased-runs';
+
+/** The last row of a lease statement (id NULL): what it picked and kept, and its own figures. */
+interface LeaseSummary {
+  id: null;
+  picked: number;
+  kept: number;
+  /** Heads the statement parked: their publishes kept killing the relay. */
+  crash_loop: ClaimedBatch['crashLoopParked'][number][] | null;
+  /** Rows the window held, or aggregates the skip scan read. */
+  window_rows: number;
+  /** The last aggregate the skip scan read (its next cursor). */
+  last_type: string | null;
+  last_id: string | null;
+}
+
+/** What one lease statement came to. */
+interface LeasedRuns {
+  readonly rows: ClaimedRow[];
+  readonly summary: LeaseSummary;
+}
+
+/** A lease statement's result: its leased rows (named as `ClaimedRow` names them) and summary. */
+function leasedRuns(result: readonly (ClaimedRow | LeaseSummary)[]): LeasedRuns {
+  const rows: ClaimedRow[] = [];
+  let summary: LeaseSummary | undefined;
+  for (const row of result) {
+    if (row.id === null) summary = row;
+    else rows.push(row);
+  }
+  if (!summary) throw new Error('a lease statement returned no summary row');
+  return { rows, summary };
+}
+
+/** Rows in id order (ids are bigint text: compared as numbers, each parsed once). */
+function inIdOrder(rows: readonly ClaimedRow[]): ClaimedRow[] {
+  const keys = rows.map((row, index) => ({ n: Number(row.id), index }));
+  keys.sort((a, b) => a.n - b.n);
+  return keys.map((k) => rows[k.index]!);
+}
 
 /** What the claimer needs of the relay options. @internal */
 export type ClaimerOptions = Pick<
@@ -111,7 +143,7 @@ export class RelayClaimer {
   ): Promise<LeasedRuns & { raced: boolean }> {
     const results = (await inOneQueryTransaction(this.pool, transaction)) as QueryResult[];
     // BEGIN, the lock, the lease statement, COMMIT.
-    const leased = leasedRuns(results[2]!.rows as (LeasedRow | LeaseSummary)[]);
+    const leased = leasedRuns(results[2]!.rows as (ClaimedRow | LeaseSummary)[]);
     if (leased.rows.length === leased.summary.kept) return { ...leased, raced: false };
     await this.giveBack(leaseToken, leased.rows);
     return { ...leased, raced: true };

@@ -71,13 +71,9 @@ export async function runRelayCommand(
       });
       break;
     case 'retry':
-      output = await operator.retry(needId(), who);
-      break;
     case 'skip':
-      output = await operator.skip(needId(), who);
-      break;
     case 'park':
-      output = await operator.park(needId(), who);
+      output = await operator[command](needId(), who);
       break;
     case 'republish':
       output = await operator.republish(republishRange(values), who);

@@ -25,19 +25,20 @@ const THROTTLED = new Set(['THROTTLING_QUOTA_EXCEEDED']);
 interface ErrorLike {
   name?: unknown;
   type?: unknown;
+  code?: unknown;
   cause?: unknown;
   originalError?: unknown;
   errors?: unknown;
 }
 
-/** Every error in the chain: the error itself, its causes, and aggregated errors. */
-function* chain(error: unknown, depth = 0): Generator<ErrorLike> {
+/** Every error in the chain, depth first: the error, its causes, aggregated errors. @internal */
+export function* errorChain(error: unknown, depth = 0): Generator<ErrorLike> {
   if (depth > 8 || typeof error !== 'object' || error === null) return;
   const e = error as ErrorLike;
   yield e;
-  if (e.cause && e.cause !== error) yield* chain(e.cause, depth + 1);
-  if (e.originalError && e.originalError !== error) yield* chain(e.originalError, depth + 1);
-  if (Array.isArray(e.errors)) for (const inner of e.errors) yield* chain(inner, depth + 1);
+  if (e.cause && e.cause !== error) yield* errorChain(e.cause, depth + 1);
+  if (e.originalError && e.originalError !== error) yield* errorChain(e.originalError, depth + 1);
+  if (Array.isArray(e.errors)) for (const inner of e.errors) yield* errorChain(inner, depth + 1);
 }
 
 /**
@@ -49,7 +50,7 @@ function* chain(error: unknown, depth = 0): Generator<ErrorLike> {
 export function classifyKafkaError(error: unknown): ErrorKind {
   if (error instanceof PublishTimeoutError) return 'transient';
   if (error instanceof NoTopicError || error instanceof UnencodableEventError) return 'permanent';
-  for (const e of chain(error)) {
+  for (const e of errorChain(error)) {
     if (typeof e.type === 'string') {
       if (PERMANENT.has(e.type)) return 'permanent';
       if (THROTTLED.has(e.type)) return 'throttled';
@@ -60,14 +61,15 @@ export function classifyKafkaError(error: unknown): ErrorKind {
 
 /** True when `error` or an error in its chain is a Kafka protocol error of one of `types`. */
 export function hasKafkaErrorType(error: unknown, types: ReadonlySet<string>): boolean {
-  for (const e of chain(error)) if (typeof e.type === 'string' && types.has(e.type)) return true;
+  for (const e of errorChain(error))
+    if (typeof e.type === 'string' && types.has(e.type)) return true;
   return false;
 }
 
 /** A short description of an error for logs and `last_error` (never a payload). */
 export function describeError(error: unknown): string {
   const parts: string[] = [];
-  for (const e of chain(error)) {
+  for (const e of errorChain(error)) {
     const name = typeof e.name === 'string' ? e.name : 'Error';
     const type = typeof e.type === 'string' ? `[${e.type}]` : '';
     const message = (e as { message?: unknown }).message;

@@ -1,3 +1,4 @@
+import { errorChain } from './error-classifier';
 import { NoTopicError } from './no-topic.error';
 import { PublishTimeoutError } from './publish-timeout.error';
 import { UnencodableEventError } from './unencodable-event.error';
@@ -44,41 +45,20 @@ const BY_NAME: Readonly<Record<string, PublishFailureReason>> = {
   KafkaJSSASLAuthenticationError: 'authorization',
 };
 
-interface ErrorLike {
-  name?: unknown;
-  type?: unknown;
-  code?: unknown;
-  cause?: unknown;
-  originalError?: unknown;
-  errors?: unknown;
-}
-
-function reasonOf(error: unknown, depth: number): PublishFailureReason | undefined {
-  if (depth > 8 || typeof error !== 'object' || error === null) return undefined;
-  if (error instanceof PublishTimeoutError) return 'publish_timeout';
-  if (error instanceof NoTopicError) return 'no_topic';
-  if (error instanceof UnencodableEventError) return 'unencodable';
-  const e = error as ErrorLike;
-  if (typeof e.type === 'string' && BY_TYPE[e.type]) return BY_TYPE[e.type];
-  if (typeof e.name === 'string' && BY_NAME[e.name]) return BY_NAME[e.name];
-  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'ENOTFOUND') {
-    return 'connection';
-  }
-  const nested: unknown[] = Array.isArray(e.errors) ? (e.errors as unknown[]) : [];
-  const inner = [e.cause, e.originalError, ...nested];
-  for (const next of inner) {
-    if (next === error) continue;
-    const found = reasonOf(next, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
-
 /**
  * The bounded reason of a failed publish for `nest_outbox_relay_publish_failures_total`, or
  * `other`. Looks through causes and aggregated errors.
  * @internal
  */
 export function publishFailureReason(error: unknown): PublishFailureReason {
-  return reasonOf(error, 0) ?? 'other';
+  for (const e of errorChain(error)) {
+    if (e instanceof PublishTimeoutError) return 'publish_timeout';
+    if (e instanceof NoTopicError) return 'no_topic';
+    if (e instanceof UnencodableEventError) return 'unencodable';
+    if (typeof e.type === 'string' && BY_TYPE[e.type]) return BY_TYPE[e.type]!;
+    if (typeof e.name === 'string' && BY_NAME[e.name]) return BY_NAME[e.name]!;
+    if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'ENOTFOUND')
+      return 'connection';
+  }
+  return 'other';
 }

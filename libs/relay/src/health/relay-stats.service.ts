@@ -13,12 +13,11 @@ import {
   type BacklogAssessment,
 } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
-import { PublishedRate } from './published-rate';
 
 /** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
 const STATS_MIN_PAUSE_FACTOR = 9;
@@ -49,19 +48,19 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private readonly task: PeriodicTask<RelayStats>;
   private readonly tableTask: PeriodicTask<OutboxTableStats | undefined>;
   private readonly backlog: BacklogPressure;
-  private readonly drain: PublishedRate;
-  private last: RelayStats | undefined;
-  /** Whose statement gave the latest figures (this relay's or another's), and when. */
-  private source: { readonly relayId: string; readonly atMs: number } | undefined;
+  /** Events this relay published, by time, over the trend window (the drain rate, no query). */
+  private readonly published: { atMs: number; count: number }[] = [];
+  private readonly startedAtMs = Date.now();
+  /** The relay whose statement gave the latest figures (this one or another). */
+  sampledBy: string | undefined;
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     private readonly store: RelayStore,
-    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
     this.backlog = new BacklogPressure(options.pressure);
-    this.drain = new PublishedRate(options.pressure.windowMs);
     metrics.backlogBudget.set(options.pressure.maxBacklog);
     metrics.ageBudgetSeconds.set(options.pressure.maxOldestAgeMs / 1000);
     this.task = new PeriodicTask({
@@ -94,14 +93,9 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return this.task.runNow();
   }
 
-  /** The relay whose statement gave the latest figures, and when they came (epoch ms). */
-  get sampledBy(): { readonly relayId: string; readonly atMs: number } | undefined {
-    return this.source;
-  }
-
   /** Counts events this relay published (the drain rate). @internal */
   countPublished(count: number): void {
-    this.drain.add(count);
+    if (count > 0) this.published.push({ atMs: Date.now(), count });
   }
 
   private async sample(): Promise<RelayStats> {
@@ -111,7 +105,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const shared = row?.fresh && row.sampled_by !== relayId && sharedStats(row.figures.stats);
     if (row && shared) {
       this.metrics.statsSamples.inc({ source: 'peer' });
-      this.source = { relayId: row.sampled_by, atMs: Date.now() };
+      this.sampledBy = row.sampled_by;
       this.apply(shared);
       return shared;
     }
@@ -119,7 +113,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const stats = await this.store.stats();
     const pauseMs = Math.max(statsIntervalMs, (Date.now() - startedAt) * STATS_MIN_PAUSE_FACTOR);
     this.metrics.statsSamples.inc({ source: 'own' });
-    this.source = { relayId, atMs: Date.now() };
+    this.sampledBy = relayId;
     this.apply(stats);
     const figures = { stats, pressure: pressureView(this.backlog.latest), pauseMs };
     await this.store.writePressure(relayId, FRESH_PAUSES * pauseMs, figures).catch((e: unknown) => {
@@ -130,15 +124,20 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
 
   /** Figures of this relay's statement or another's: gauges and the backlog trend. */
   private apply(stats: RelayStats): void {
-    this.last = stats;
     this.metrics.observeStats(stats);
     const atMs = Date.now();
-    const drained = this.drain.drainedSince(atMs);
+    const { windowMs } = this.options.pressure;
+    while (this.published.length > 0 && this.published[0]!.atMs < atMs - windowMs)
+      this.published.shift();
+    // The window is shorter at start-up.
+    const drainWindowMs = Math.min(windowMs, Math.max(1, atMs - this.startedAtMs));
+    const drained = this.published.reduce((sum, c) => sum + c.count, 0);
     const reading = this.backlog.observe({
       atMs,
       backlog: stats.pending,
       oldestAgeMs: stats.oldestUnparkedAgeMs,
-      ...drained,
+      drained,
+      drainWindowMs,
     });
     this.metrics.observePressure(reading, reading.rates.drainPerSecond);
   }
@@ -159,11 +158,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     this.metrics.poolConnections.set({ state: 'held' }, totalCount - idleCount);
     this.metrics.poolConnections.set({ state: 'idle' }, idleCount);
     this.metrics.poolWaiting.set(waitingCount);
-  }
-
-  /** The last snapshot, if any. */
-  get latest(): RelayStats | undefined {
-    return this.last;
   }
 
   /** The last backlog assessment (pressure state, forecast, rates), if any. */

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { pressureView } from '@nest-outbox/core/internal';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { RelayLoop } from '../loop/relay.loop';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
-import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStatsService } from './relay-stats.service';
 
 /**
@@ -22,7 +22,7 @@ export class RelayHealthIndicator {
     private readonly healthIndicatorService: HealthIndicatorService,
     private readonly loop: RelayLoop,
     private readonly stats: RelayStatsService,
-    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
   ) {}
@@ -46,7 +46,7 @@ export class RelayHealthIndicator {
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
       oldestPublishableAgeMs: stats ? Math.round(stats.oldestUnparkedAgeMs) : null,
       // Relays of one outbox share one stats statement (the pressure row): whose it was.
-      statsFrom: this.stats.sampledBy?.relayId ?? null,
+      statsFrom: this.stats.sampledBy ?? null,
       pressure: pressureView(this.stats.pressure),
     };
     const problems: string[] = [];

@@ -11,12 +11,12 @@ import { Backoff, errorLabel, logLine, OUTBOX_WAKEUP } from '@nest-outbox/core/i
 import type { OutboxWakeup } from '@nest-outbox/core/internal';
 import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import type { RelayTotals } from '../outcome/batch-outcome';
+import { emptyOutcome, type RelayTotals } from '../outcome/batch-outcome';
 import { BatchProcessor } from '../publish/batch.processor';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
-import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
 import { NotificationListener } from '../wakeup/notification.listener';
 import { RelayWaker } from '../wakeup/relay-waker';
@@ -48,13 +48,7 @@ export class RelayLoop
   private abort = new AbortController();
   /** When the shutdown started by `stop()` must be over (`shutdownTimeoutMs` after it began). */
   private stopBy: number | undefined;
-  private readonly counts: RelayTotals = {
-    published: 0,
-    leaseLost: 0,
-    failed: 0,
-    released: 0,
-    batches: 0,
-  };
+  private readonly counts: RelayTotals = { ...emptyOutcome(), batches: 0 };
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
@@ -62,7 +56,7 @@ export class RelayLoop
     private readonly claimer: RelayClaimer,
     private readonly processor: BatchProcessor,
     private readonly store: RelayStore,
-    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
   ) {
     this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);

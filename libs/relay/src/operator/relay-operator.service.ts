@@ -2,11 +2,12 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { inTransaction, isUuid } from '@nest-outbox/core/internal';
 import type { Pool, PoolClient } from 'pg';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { relayOperatorSql, type RelayOperatorSql } from './relay-operator.sql';
 import type {
+  EventOutcome,
   LeasedOutcome,
   OperatorActor,
   ParkedEvent,
@@ -16,23 +17,6 @@ import type {
   RetryOutcome,
   SkipOutcome,
 } from './relay-operator.types';
-
-interface ParkedRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  aggregate_type: string;
-  aggregate_id: string;
-  aggregate_version: string;
-  topic: string | null;
-  created_at: Date;
-  parked_at: Date;
-  parked_reason: string | null;
-  attempts: number;
-  last_error: string | null;
-  error_history: unknown[];
-  waiting: number;
-}
 
 interface EventState {
   pending: boolean;
@@ -59,20 +43,17 @@ function leased(eventId: string, action: string, state: EventState): LeasedOutco
 }
 
 function requireActor(action: string, who: OperatorActor, needsReason: boolean): void {
-  if (!who.actor?.trim()) {
+  const missing: [string, string] | undefined = !who.actor?.trim()
+    ? ['actor', 'who acts (for example --by alice)']
+    : needsReason && !who.reason?.trim()
+      ? ['reason', 'why (for example --reason "schema fixed")']
+      : undefined;
+  if (missing)
     throw new InvalidOptionsError(
       'RelayOperator',
-      'actor',
-      `is required to ${action}: say who acts (for example --by alice)`,
+      missing[0],
+      `is required to ${action}: say ${missing[1]}`,
     );
-  }
-  if (needsReason && !who.reason?.trim()) {
-    throw new InvalidOptionsError(
-      'RelayOperator',
-      'reason',
-      `is required to ${action}: say why (for example --reason "schema fixed")`,
-    );
-  }
 }
 
 /**
@@ -89,7 +70,7 @@ export class RelayOperatorService {
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) options: Pick<ResolvedRelayOptions, 'schema' | 'table'>,
     /** Counts replays (`published_again_total{cause="replay"}`); absent in the CLI. */
-    @Optional() private readonly metrics?: RelayMetrics,
+    @Optional() @Inject(RELAY_METRICS) private readonly metrics?: RelayMetrics,
   ) {
     this.sql = relayOperatorSql(options);
   }
@@ -98,70 +79,59 @@ export class RelayOperatorService {
   async listParked(
     filter: { limit?: number; aggregateType?: string } = {},
   ): Promise<ParkedEvent[]> {
-    const { rows } = await this.pool.query<ParkedRow>(this.sql.listParked, [
+    const { rows } = await this.pool.query<ParkedEvent>(this.sql.listParked, [
       filter.limit ?? 100,
       filter.aggregateType ?? null,
     ]);
-    return rows.map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      aggregateType: r.aggregate_type,
-      aggregateId: r.aggregate_id,
-      aggregateVersion: r.aggregate_version,
-      topic: r.topic,
-      createdAt: r.created_at,
-      parkedAt: r.parked_at,
-      parkedReason: r.parked_reason,
-      attempts: r.attempts,
-      lastError: r.last_error,
-      errorHistory: r.error_history,
-      waiting: r.waiting,
-    }));
+    return rows;
   }
 
   /** Un-parks an event in place (fresh attempts, history kept); the relay publishes it next. */
-  async retry(eventId: string, who: OperatorActor): Promise<RetryOutcome> {
-    requireActor('retry an event', who, false);
-    if (!isUuid(eventId)) return { outcome: 'not-found', eventId };
-    return this.audited('retry', eventId, who, async (client) => {
-      const updated = await client.query(this.sql.retry, [eventId]);
-      if (updated.rowCount === 1) return { outcome: 'retried', eventId } as const;
-      return (await this.state(client, eventId)) === undefined
-        ? ({ outcome: 'not-found', eventId } as const)
-        : ({ outcome: 'not-parked', eventId } as const);
-    });
+  retry(eventId: string, who: OperatorActor): Promise<RetryOutcome> {
+    return this.act('retry', 'retried', eventId, who, () => 'not-parked');
   }
 
   /** Skips an unpublished event for good (never published), recording who and why. */
-  async skip(eventId: string, who: OperatorActor): Promise<SkipOutcome> {
-    requireActor('skip an event', who, true);
-    if (!isUuid(eventId)) return { outcome: 'not-found', eventId };
-    return this.audited('skip', eventId, who, async (client) => {
-      const updated = await client.query(this.sql.skip, [eventId, who.actor, who.reason]);
-      if (updated.rowCount === 1) return { outcome: 'skipped', eventId } as const;
-      const state = await this.state(client, eventId);
-      if (!state) return { outcome: 'not-found', eventId } as const;
-      if (!state.pending) return { outcome: 'not-pending', eventId } as const;
-      return leased(eventId, 'skip', state);
-    });
+  skip(eventId: string, who: OperatorActor): Promise<SkipOutcome> {
+    return this.act('skip', 'skipped', eventId, who, (state) =>
+      state.pending ? leased(eventId, 'skip', state) : 'not-pending',
+    );
   }
 
   /**
    * Parks a pending event by hand (it and the later events of its aggregate wait until it is
    * retried or skipped), recording who and why.
    */
-  async park(eventId: string, who: OperatorActor): Promise<ParkOutcome> {
-    requireActor('park an event', who, true);
+  park(eventId: string, who: OperatorActor): Promise<ParkOutcome> {
+    return this.act('park', 'parked', eventId, who, (state) => {
+      if (!state.pending) return 'not-pending';
+      return state.parked ? 'already-parked' : leased(eventId, 'park', state);
+    });
+  }
+
+  /**
+   * One event's action and its audit row: `done` when the statement changed the event, else
+   * `not-found`, or what `whyNot` makes of the event's state.
+   */
+  private async act<D extends string, W extends string | LeasedOutcome>(
+    action: 'retry' | 'skip' | 'park',
+    done: D,
+    eventId: string,
+    who: OperatorActor,
+    whyNot: (state: EventState) => W,
+  ): Promise<EventOutcome<D | 'not-found' | Extract<W, string>> | Exclude<W, string>> {
+    requireActor(`${action} an event`, who, action !== 'retry');
     if (!isUuid(eventId)) return { outcome: 'not-found', eventId };
-    return this.audited('park', eventId, who, async (client) => {
-      const updated = await client.query(this.sql.park, [eventId, who.actor, who.reason]);
-      if (updated.rowCount === 1) return { outcome: 'parked', eventId } as const;
-      const state = await this.state(client, eventId);
-      if (!state) return { outcome: 'not-found', eventId } as const;
-      if (!state.pending) return { outcome: 'not-pending', eventId } as const;
-      if (state.parked) return { outcome: 'already-parked', eventId } as const;
-      return leased(eventId, 'park', state);
+    return this.audited(action, eventId, who, async (client) => {
+      const params = action === 'retry' ? [eventId] : [eventId, who.actor, who.reason];
+      const updated = await client.query(this.sql[action], params);
+      if (updated.rowCount === 1) return { outcome: done, eventId };
+      const [state] = (await client.query<EventState>(this.sql.state, [eventId])).rows;
+      if (!state) return { outcome: 'not-found' as const, eventId };
+      const why = whyNot(state);
+      return typeof why === 'string'
+        ? { outcome: why as Extract<W, string>, eventId }
+        : (why as Exclude<W, string>);
     });
   }
 
@@ -202,12 +172,6 @@ export class RelayOperatorService {
   async recordAction(action: string, who: OperatorActor, details: object = {}): Promise<void> {
     requireActor(action, who, false);
     await this.audited(action, null, who, () => Promise.resolve({ outcome: 'done' }), details);
-  }
-
-  /** Whether the event is still pending and who holds it; `undefined` when there is no such event. */
-  private async state(client: PoolClient, eventId: string): Promise<EventState | undefined> {
-    const { rows } = await client.query<EventState>(this.sql.state, [eventId]);
-    return rows[0];
   }
 
   /** Runs an action and its audit row in one transaction. */

@@ -10,10 +10,12 @@ export function relayOperatorSql(name: RelayTableName) {
   const n = relayObjectNames(name);
   const T = n.outbox;
   return {
-    /** Parked events (`$1` at most, of aggregate type `$2` if given) and how many wait behind each. */
-    listParked: `SELECT p.id::text AS id, p.event_id, p.event_type, p.aggregate_type, p.aggregate_id,
-              p.aggregate_version::text AS aggregate_version, p.topic, p.created_at, p.parked_at,
-              p.parked_reason, p.attempts, p.last_error, p.error_history,
+    /** Parked events (`$1` at most, of aggregate type `$2` if given) as `ParkedEvent`s. */
+    listParked: `SELECT p.id::text AS id, p.event_id AS "eventId", p.event_type AS "eventType",
+              p.aggregate_type AS "aggregateType", p.aggregate_id AS "aggregateId",
+              p.aggregate_version::text AS "aggregateVersion", p.topic, p.created_at AS "createdAt",
+              p.parked_at AS "parkedAt", p.parked_reason AS "parkedReason", p.attempts,
+              p.last_error AS "lastError", p.error_history AS "errorHistory",
               (SELECT count(*)::int FROM ${T} w WHERE w.aggregate_type = p.aggregate_type
                  AND w.aggregate_id = p.aggregate_id AND w.id > p.id AND ${PENDING('w')}) AS waiting
          FROM ${T} p

@@ -23,8 +23,8 @@ export interface OperatorActor {
   readonly reason?: string;
 }
 
-/** What an action did to one event. */
-type EventOutcome<O extends string> = { readonly outcome: O; readonly eventId: string };
+/** What an action did to one event. @internal */
+export type EventOutcome<O extends string> = { readonly outcome: O; readonly eventId: string };
 
 /** @publicApi */
 export type RetryOutcome = EventOutcome<'retried' | 'not-found' | 'not-parked'>;

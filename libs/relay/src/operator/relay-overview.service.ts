@@ -1,9 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { pressureView, type PressureView } from '@nest-outbox/core/internal';
+import { pressureView } from '@nest-outbox/core/internal';
 import { RelayStatsService } from '../health/relay-stats.service';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS } from '../relay.constants';
 import type { RelayStats } from '../store/relay-stats';
+
+/**
+ * The pressure state as JSON (health details, the console, the pressure row): no `Infinity`;
+ * `unknown` when there is no figure, or none fresh.
+ * @publicApi
+ */
+export interface PressureView {
+  readonly state: 'ok' | 'warn' | 'critical' | 'unknown';
+  /** Why it is not `ok`. */
+  readonly reasons?: readonly string[];
+  readonly [detail: string]: unknown;
+}
 
 /** What an operator tool shows of one relay. @publicApi */
 export interface RelayOverview {

@@ -23,6 +23,8 @@ import type {
 export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 
 const check = new OptionChecks(RELAY_MODULE);
+const ENCODERS = ['relay', 'kafkajs'] as const;
+const COMPRESSIONS = ['none', 'gzip', 'snappy'] as const;
 
 function resolveRetention(
   r: RetentionOptions | false | undefined,
@@ -98,12 +100,14 @@ function resolveListenChannel(listen: RelayTuningOptions['listen']): string | un
 export function resolveRelayOptions(raw: RelayModuleOptions) {
   check.renamed(raw, RENAMED);
   const t: RelayTuningOptions = raw.tuning ?? {};
+  const int = (name: keyof RelayTuningOptions, fallback: number) =>
+    check.integer(`tuning.${name}`, t[name], fallback);
   const schema = raw.schema ?? 'public';
   const table = t.table ?? 'outbox';
   resolveRequired(raw);
   const { maxAttempts, ...backoff } = resolveRetry(t.retry);
-  const leaseMs = check.integer('tuning.leaseMs', t.leaseMs, 30_000);
-  const publishTimeoutMs = check.integer('tuning.publishTimeoutMs', t.publishTimeoutMs, 10_000);
+  const leaseMs = int('leaseMs', 30_000);
+  const publishTimeoutMs = int('publishTimeoutMs', 10_000);
   if (publishTimeoutMs >= leaseMs) {
     check.fail(
       'tuning.publishTimeoutMs',
@@ -123,40 +127,26 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     table,
     qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.table'),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
-    batchSize: check.integer('tuning.batchSize', t.batchSize, 1000),
-    runLimit: check.integer('tuning.runLimit', t.runLimit, 100),
-    maxRequestBytes: check.integer('tuning.maxRequestBytes', t.maxRequestBytes, 900_000),
-    recordEncoder: check.oneOf(
-      'tuning.recordEncoder',
-      t.recordEncoder,
-      ['relay', 'kafkajs'],
-      'relay',
-    ),
-    compression: check.oneOf(
-      'tuning.compression',
-      t.compression,
-      ['none', 'gzip', 'snappy'],
-      'none',
-    ),
+    batchSize: int('batchSize', 1000),
+    runLimit: int('runLimit', 100),
+    maxRequestBytes: int('maxRequestBytes', 900_000),
+    recordEncoder: check.oneOf('tuning.recordEncoder', t.recordEncoder, ENCODERS, 'relay'),
+    compression: check.oneOf('tuning.compression', t.compression, COMPRESSIONS, 'none'),
     synchronousCommit: check.boolean('tuning.synchronousCommit', t.synchronousCommit, false),
     leaseMs,
     publishTimeoutMs,
     backoff,
     maxAttempts,
-    crashLoopThreshold: check.integer('tuning.crashLoopThreshold', t.crashLoopThreshold, 3),
+    crashLoopThreshold: int('crashLoopThreshold', 3),
     pollMinMs,
     pollMaxMs,
     listenChannel: resolveListenChannel(t.listen),
     retention: resolveRetention(raw.retention),
-    unhealthyAfterMs: check.integer('tuning.unhealthyAfterMs', t.unhealthyAfterMs, 60_000),
-    shutdownTimeoutMs: check.integer('tuning.shutdownTimeoutMs', t.shutdownTimeoutMs, 10_000),
-    statsIntervalMs: check.integer('tuning.statsIntervalMs', t.statsIntervalMs, 5_000),
+    unhealthyAfterMs: int('unhealthyAfterMs', 60_000),
+    shutdownTimeoutMs: int('shutdownTimeoutMs', 10_000),
+    statsIntervalMs: int('statsIntervalMs', 5_000),
     pressure: resolvePressureOptions(check, 'pressure', raw.pressure),
-    tableStatsIntervalMs: check.integer(
-      'tuning.tableStatsIntervalMs',
-      t.tableStatsIntervalMs,
-      30_000,
-    ),
+    tableStatsIntervalMs: int('tableStatsIntervalMs', 30_000),
     installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
     verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     autoStart: check.boolean('tuning.autoStart', t.autoStart, true),

@@ -43,13 +43,12 @@ describe('BatchLedger', () => {
       ],
     );
     l.release([row('3')], true);
-    expect(l.empty).toBe(false);
     const entries = l.take();
     expect(entries.acked.map(({ id, partition, offset }) => [id, partition, offset])).toEqual([
       ['1', 0, '7'],
       ['2', 1, '9'],
     ]);
     expect(entries.released).toEqual([{ id: '3', started: true }]);
-    expect(l.empty).toBe(true);
+    expect(l.take()).toEqual({ acked: [], failed: [], released: [] });
   });
 });

@@ -3,14 +3,11 @@ import { publishFailureReason, type PublishFailureReason } from '../errors/failu
 import type { ErrorKind } from '../errors/error-kind';
 import type { PublishAck } from '../publisher/relay-publisher.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
-import type { ReleaseUpdate } from '../store/relay-store.updates';
+import type { AckedRow, ReleaseUpdate } from '../store/relay.store';
 import { decideFailure, type FailureDecision, type FailurePolicyOptions } from './failure.policy';
 
 /** A row the broker acknowledged, and where it went. @internal */
-export interface AckedEntry {
-  readonly id: string;
-  readonly partition: number;
-  readonly offset: string;
+export interface AckedEntry extends AckedRow {
   readonly row: ClaimedRow;
 }
 
@@ -85,11 +82,6 @@ export class BatchLedger {
       cause: error,
     });
     this.release(rest);
-  }
-
-  /** True when nothing was entered since the last `take()`. */
-  get empty(): boolean {
-    return this.acked.length + this.failed.length + this.released.length === 0;
   }
 
   /** Everything entered so far; the ledger starts empty again. */

@@ -1,9 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { logLine } from '@nest-outbox/core/internal';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
+import { RELAY_METRICS } from '../relay.constants';
 import { RelayFigures } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
-import type { FailureUpdate } from '../store/relay-store.updates';
+import type { FailureUpdate } from '../store/relay.store';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import type { AckedEntry, FailedEntry, LedgerEntries } from './batch-ledger';
 import type { BatchOutcome } from './batch-outcome';
@@ -31,7 +32,7 @@ export class OutcomeRecorder {
 
   constructor(
     private readonly store: RelayStore,
-    private readonly metrics: RelayMetrics,
+    @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     private readonly stats: RelayFigures,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RelayMetrics } from '../metrics/relay.metrics';
+import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
 import { BrokerAckWatch, sendPlace } from '../outcome/broker-ack.watch';
@@ -7,7 +7,7 @@ import { emptyOutcome, type BatchOutcome } from '../outcome/batch-outcome';
 import { classifyFailure } from '../outcome/failure.policy';
 import { OutcomeRecorder } from '../outcome/outcome.recorder';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
-import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
+import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStore } from '../store/relay.store';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import { byAggregate, chunkByBytes, planBatch, type PlannedItem } from './batch-plan';
@@ -35,7 +35,7 @@ export class BatchProcessor {
     @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
     private readonly store: RelayStore,
     private readonly recorder: OutcomeRecorder,
-    metrics: RelayMetrics,
+    @Inject(RELAY_METRICS) metrics: RelayMetrics,
   ) {
     this.timed = new TimedPublish(publisher, options, metrics);
   }

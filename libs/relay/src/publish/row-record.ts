@@ -2,9 +2,7 @@ import { toKafkaHeaders } from '@nest-outbox/core';
 import { UnencodableEventError } from '../errors/unencodable-event.error';
 import type { PublishRecord } from '../publisher/relay-publisher.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
-
-/** A legal Kafka topic name (what the broker accepts); `.` and `..` are not. */
-const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+import { isTopicName } from '../routing/topic-router';
 
 /** A header name as a reason shows it: quoted, at most 64 characters. */
 function shown(name: string): string {
@@ -55,7 +53,7 @@ function ownHeaders(value: unknown): Record<string, string> {
  * @internal
  */
 export function toRecord(row: ClaimedRow, topic: string): PublishRecord {
-  if (!TOPIC.test(topic) || topic === '.' || topic === '..')
+  if (!isTopicName(topic))
     throw new UnencodableEventError(
       `topic ${shown(topic)} is not a Kafka topic name (1-249 characters of [a-zA-Z0-9._-])`,
     );

@@ -63,11 +63,6 @@ export class KafkaPublisher implements RelayPublisher {
     this.encoder = new RecordEncoderChoice(encoding.recordEncoder, this.logger);
   }
 
-  /** Whether the relay's own encoder builds this publisher's requests now. */
-  get fastEncoding(): boolean {
-    return this.encoder.fast;
-  }
-
   /** A kafkajs client whose sockets `tracker` can destroy. */
   private client(tracker: SocketTracker): Kafka {
     return new Kafka({ ...this.config, socketFactory: tracker.factory });

@@ -1,11 +1,14 @@
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { RELAY_MODULE } from '../relay.constants';
 
-const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+/** A legal Kafka topic name (what the broker accepts); `.` and `..` are not. @internal */
+export const isTopicName = (topic: string) =>
+  /^[a-zA-Z0-9._-]{1,249}$/.test(topic) && topic !== '.' && topic !== '..';
+
 const PAIR = /^\s*([^=\s,]+)\s*=\s*([^=\s,]+)\s*$/;
 
 function checkTopic(option: string, topic: string): string {
-  if (!TOPIC.test(topic)) {
+  if (!isTopicName(topic)) {
     throw new InvalidOptionsError(
       RELAY_MODULE,
       option,

@@ -54,19 +54,21 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
        claims = t.claims - CASE WHEN v.started THEN 1 ELSE 0 END
   FROM unnest($2::bigint[], $3::bool[]) AS v(id, started)
  WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL`,
+    /** `RelayStats`: one row (an aggregate without GROUP BY); an age is 0 when there is none. */
     stats: `SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
        count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
        count(*) FILTER (WHERE claims > attempts)::int AS suspects,
-       (SELECT ${AGE_MS('f')} FROM ${T} f
-         WHERE ${PENDING('f')} ORDER BY f.id LIMIT 1)::float8 AS oldest_age_ms,
-       (SELECT ${AGE_MS('f')} FROM ${T} f
+       greatest((SELECT ${AGE_MS('f')} FROM ${T} f
+         WHERE ${PENDING('f')} ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestAgeMs",
+       greatest((SELECT ${AGE_MS('f')} FROM ${T} f
          WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
-         ORDER BY f.id LIMIT 1)::float8 AS oldest_unparked_age_ms
+         ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestUnparkedAgeMs"
   FROM ${T} s WHERE ${PENDING('s')}`,
-    /** The outbox table's size and vacuum figures (cheap: catalog views only). */
-    tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS size_bytes,
-       s.n_dead_tup::float8 AS dead_tuples, s.n_live_tup::float8 AS live_tuples,
-       extract(epoch FROM now() - GREATEST(s.last_autovacuum, s.last_vacuum))::float8 AS since_vacuum
+    /** `OutboxTableStats` of table `$1` (cheap: catalog views only). */
+    tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS "sizeBytes",
+       s.n_dead_tup::float8 AS "deadTuples", s.n_live_tup::float8 AS "liveTuples",
+       coalesce(extract(epoch FROM now() - GREATEST(s.last_autovacuum, s.last_vacuum))::float8,
+                'Infinity') AS "secondsSinceVacuum"
   FROM pg_stat_user_tables s WHERE s.relid = to_regclass($1)`,
     exists: `SELECT to_regclass($1) IS NOT NULL AS outbox, to_regclass($2) IS NOT NULL AS audit,
        to_regclass($3) IS NOT NULL AS pressure`,

@@ -7,7 +7,6 @@ import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
 import { commitMode } from '../schema/row-state.sql';
 import type { OutboxTableStats, RelayStats } from './relay-stats';
-import type { FailureUpdate, ReleaseUpdate } from './relay-store.updates';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
 
 /** What the store needs of the relay options. @internal */
@@ -34,6 +33,24 @@ export interface AckedRow {
   readonly id: string;
   readonly partition: number;
   readonly offset: string;
+}
+
+/** What happened to one row whose publish failed. @internal */
+export interface FailureUpdate {
+  readonly id: string;
+  /** Counts as an attempt (false for throttling). */
+  readonly counted: boolean;
+  /** Park it (permanent error or attempts exhausted) instead of backing off. */
+  readonly park: boolean;
+  readonly delayMs: number;
+  readonly kind: string;
+  readonly error: string;
+}
+
+/** Rows handed back without a finished publish. `started` rows had their claim counted. @internal */
+export interface ReleaseUpdate {
+  readonly id: string;
+  readonly started: boolean;
 }
 
 /**
@@ -133,21 +150,7 @@ export class RelayStore {
 
   /** Pending and parked counts and the age of the oldest unpublished event. */
   async stats(): Promise<RelayStats> {
-    const { rows } = await this.pool.query<{
-      pending: number;
-      parked: number;
-      suspects: number;
-      oldest_age_ms: number | null;
-      oldest_unparked_age_ms: number | null;
-    }>(this.sql.stats);
-    const row = rows[0];
-    return {
-      pending: row?.pending ?? 0,
-      parked: row?.parked ?? 0,
-      suspects: row?.suspects ?? 0,
-      oldestAgeMs: Math.max(0, row?.oldest_age_ms ?? 0),
-      oldestUnparkedAgeMs: Math.max(0, row?.oldest_unparked_age_ms ?? 0),
-    };
+    return (await this.pool.query<RelayStats>(this.sql.stats)).rows[0]!;
   }
 
   /** The pressure row as the relays publish it; undefined before the first, or without the table. */
@@ -168,19 +171,6 @@ export class RelayStore {
   /** Size, dead and live tuples and seconds since the last vacuum of the outbox table. */
   async tableStats(): Promise<OutboxTableStats | undefined> {
     const table = relayObjectNames(this.options).outbox.replace(/"/g, '');
-    const { rows } = await this.pool.query<{
-      size_bytes: number;
-      dead_tuples: number;
-      live_tuples: number;
-      since_vacuum: number | null;
-    }>(this.sql.tableStats, [table]);
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      sizeBytes: row.size_bytes,
-      deadTuples: row.dead_tuples,
-      liveTuples: row.live_tuples,
-      secondsSinceVacuum: row.since_vacuum ?? Number.POSITIVE_INFINITY,
-    };
+    return (await this.pool.query<OutboxTableStats>(this.sql.tableStats, [table])).rows[0];
   }
 }

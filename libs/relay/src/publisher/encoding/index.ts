@@ -3,4 +3,3 @@
  * kafkajs' encoder per publisher and falls back safely. Nothing else here is used outside.
  */
 export { RecordEncoderChoice, type KafkaRecordEncoder } from './record-encoder.choice';
-export { fastEncodedRequests } from './kafkajs-produce.hook';

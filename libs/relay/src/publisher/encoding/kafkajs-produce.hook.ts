@@ -48,38 +48,32 @@ export type FastEncodingStatus =
   | { readonly enabled: true }
   | { readonly enabled: false; readonly reason: string };
 
-/** The installed kafkajs version, if it can be read. @internal */
-export function installedKafkajsVersion(): string | undefined {
+/** `require(id)`, or undefined when it fails. */
+function tryRequire<T>(id: string): T | undefined {
   try {
-    return (require('kafkajs/package.json') as { version?: string }).version;
+    return require(id) as T;
   } catch {
     return undefined;
   }
+}
+
+/** The installed kafkajs version, if it can be read. @internal */
+export function installedKafkajsVersion(): string | undefined {
+  return tryRequire<{ version?: string }>('kafkajs/package.json')?.version;
 }
 
 /** kafkajs' Produce request definition, or undefined when this kafkajs is shaped otherwise. @internal */
 export function kafkajsProduceProtocol(): KafkajsProduceDefinition | undefined {
-  try {
-    const { requests } = require('kafkajs/src/protocol/requests') as {
-      requests?: { Produce?: KafkajsProduceDefinition };
-    };
-    const produce = requests?.Produce;
-    const versions = produce?.versions ?? [];
-    if (typeof produce?.protocol !== 'function') return undefined;
-    if (!['3', '4', '5', '6', '7'].every((v) => versions.includes(v))) return undefined;
-    return produce;
-  } catch {
-    return undefined;
-  }
+  type Requests = { requests?: { Produce?: KafkajsProduceDefinition } };
+  const produce = tryRequire<Requests>('kafkajs/src/protocol/requests')?.requests?.Produce;
+  const versions = Array.isArray(produce?.versions) ? produce.versions : [];
+  if (typeof produce?.protocol !== 'function') return undefined;
+  return ['3', '4', '5', '6', '7'].every((v) => versions.includes(v)) ? produce : undefined;
 }
 
 function kafkajsEncoder(): EncoderClass | undefined {
-  try {
-    const Encoder = require('kafkajs/src/protocol/encoder') as unknown;
-    return typeof Encoder === 'function' ? (Encoder as EncoderClass) : undefined;
-  } catch {
-    return undefined;
-  }
+  const Encoder = tryRequire<unknown>('kafkajs/src/protocol/encoder');
+  return typeof Encoder === 'function' ? (Encoder as EncoderClass) : undefined;
 }
 
 /** Why the relay's encoder cannot be used with `version` of kafkajs, or undefined. @internal */
@@ -121,12 +115,6 @@ function markedEncoder(args: ProduceRequestArgs): ProduceEncode | undefined {
 }
 
 let installing: Promise<FastEncodingStatus> | undefined;
-let encodedRequests = 0;
-
-/** Produce requests encoded by the fast path in this process so far (for tests). @internal */
-export function fastEncodedRequests(): number {
-  return encodedRequests;
-}
 
 function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void {
   const original = produce.protocol;
@@ -140,10 +128,7 @@ function install(produce: KafkajsProduceDefinition, Encoder: EncoderClass): void
       const built = build(args);
       const encodeBody = markedEncoder(args);
       if (!encodeBody) return built;
-      const encode = async () => {
-        encodedRequests++;
-        return wrap(await encodeBody(args));
-      };
+      const encode = async () => wrap(await encodeBody(args));
       return { ...built, request: { ...built.request, encode } };
     };
   };
