@@ -1,12 +1,15 @@
 import type { TestingModule } from '@nestjs/testing';
-import { consumeUntil, type ConsumedRecord, type KafkaCluster } from '@test/support';
+import type { ConsumedRecord, KafkaCluster } from '@test/support';
 import { logLevel, type KafkaConfig } from 'kafkajs';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
 import { RelayHealthIndicator } from '../../../libs/relay/src/health/relay.health-indicator';
 import { KafkaPublisher } from '../../../libs/relay/src/publisher/kafka.publisher';
 import { checkDelivery, type RelayScene } from '../../../libs/relay/test/relay-test.fixture';
 import { RecordingPublisher } from '../../../libs/relay/test/recording.publisher';
+import { TopicReader } from '../../../scripts/chaos/topic-reader';
 import { HealthLog } from './health-log';
+import { explainMissing } from './read-back.diagnosis';
+import { readToEnd } from './read-to-end';
 
 /** A relay of `scene` publishing to the cluster through a recording publisher. */
 export async function startClusterRelay(
@@ -73,6 +76,7 @@ export async function busiestLeader(
 /** What an independent reader found in the topic, against what the scene wrote. */
 export interface ReadBack {
   readonly records: ConsumedRecord[];
+  /** Events not in the topic, each with what explains it (see `explainMissing`). */
   readonly missing: string[];
   readonly orderViolations: string[];
   readonly duplicates: string[];
@@ -81,10 +85,12 @@ export interface ReadBack {
 }
 
 /**
- * Reads the whole topic with a consumer of its own until every written event is there, then
- * checks I1 (all present), I3 (per key, first occurrences in version order) and explains
+ * Reads the whole topic, every partition to its end offset, with a reader of its own that is
+ * replaced when it stalls (`readToEnd`), until every written event is there or 120 s passed;
+ * then checks I1 (all present), I3 (per key, first occurrences in version order) and explains
  * each duplicate: its event must have been in two or more of the relay's publish calls (a
- * failed or unacknowledged send, sent again).
+ * failed or unacknowledged send, sent again). Each record is counted once, however often a
+ * replaced or rejoining consumer read it.
  */
 export async function readBack(
   scene: RelayScene,
@@ -93,22 +99,38 @@ export async function readBack(
   recording: RecordingPublisher,
 ): Promise<ReadBack> {
   const expected = scene.producer.written;
-  const wanted = new Set(expected.map((e) => e.eventId));
-  const seen = new Set<string>();
-  const records = await consumeUntil(
-    [topic],
-    (all) => {
-      const last = all[all.length - 1];
-      if (last?.headers.event_id && wanted.has(last.headers.event_id))
-        seen.add(last.headers.event_id);
-      return seen.size >= wanted.size;
-    },
-    { brokers: cluster.brokers, timeoutMs: 120_000 },
-  );
-  const report = checkDelivery(records, expected);
-  const sends = new Map<string, number>();
-  for (const attempt of recording.attempts)
-    for (const id of attempt.eventIds) sends.set(id, (sends.get(id) ?? 0) + 1);
-  const unexplained = report.duplicates.filter((id) => (sends.get(id) ?? 0) < 2);
-  return { records, ...report, unexplained };
+  const reader = new TopicReader(cluster.brokers, [topic]);
+  const records = () =>
+    [...reader.partitions(topic).values()].flat().map(
+      (r): ConsumedRecord => ({
+        topic,
+        partition: r.partition,
+        offset: String(r.offset),
+        key: r.key,
+        value: null,
+        timestamp: '',
+        headers: { event_id: r.eventId, aggregate_version: String(r.version) },
+      }),
+    );
+  try {
+    await reader.start();
+    const allThere = () => {
+      const ids = new Set(records().map((r) => r.headers.event_id));
+      return expected.every((e) => ids.has(e.eventId));
+    };
+    // Past the deadline the check below names each missing event with its explanation.
+    await readToEnd(reader, cluster, topic, { enough: allThere, timeoutMs: 120_000 }).catch(
+      (error: Error) => process.stdout.write(`[faults] read-back: ${error.message}\n`),
+    );
+    const read = records();
+    const report = checkDelivery(read, expected);
+    const sends = new Map<string, number>();
+    for (const attempt of recording.attempts)
+      for (const id of attempt.eventIds) sends.set(id, (sends.get(id) ?? 0) + 1);
+    const unexplained = report.duplicates.filter((id) => (sends.get(id) ?? 0) < 2);
+    const missing = await explainMissing(report.missing, scene, cluster, topic, reader, recording);
+    return { records: read, ...report, missing, unexplained };
+  } finally {
+    await reader.close();
+  }
 }

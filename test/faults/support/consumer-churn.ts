@@ -14,6 +14,7 @@ import { OffsetSampler } from '../../../scripts/chaos/offset-sampler';
 import { TopicReader } from '../../../scripts/chaos/topic-reader';
 import { busiestLeader } from './cluster-relay';
 import { retrying } from './private-scene';
+import { readToEnd } from './read-to-end';
 
 /** What the churn found. */
 export interface ChurnReport {
@@ -204,48 +205,12 @@ export async function runConsumerChurn(cluster: KafkaCluster): Promise<ChurnRepo
     } finally {
       await admin.disconnect();
     }
-    // The reader is a group consumer of its own: after leader kills on a loaded machine its
-    // coordinator can take minutes to settle (like the group above). A reader that makes no
-    // progress for 30 s is replaced by a new one (a new group) that continues where it stopped.
+    // At the end of every partition (a count short of `expected` is left to the per-event
+    // effect checks below, which name any event missing from the topic).
     const expected = report.events + report.resent;
-    const readSoFar = () => [...reader.positions(topic).values()].reduce((s, n) => s + n, 0);
-    const atEnd = async () => {
-      const probe = cluster.kafka().admin();
-      await probe.connect();
-      const ends = await probe.fetchTopicOffsets(topic).finally(() => probe.disconnect());
-      const positions = reader.positions(topic);
-      return ends.every((e) => (positions.get(e.partition) ?? 0) >= Number(e.high));
-    };
-    let lastRead = -1;
-    let lastProgress = Date.now();
-    try {
-      await waitFor(
-        'the reader at the end',
-        async () => {
-          const read = readSoFar();
-          if (read !== lastRead) [lastRead, lastProgress] = [read, Date.now()];
-          else if (Date.now() - lastProgress > 30_000) {
-            await reader.restart();
-            lastProgress = Date.now();
-          }
-          // At the end of every partition (a count short of `expected` is left to the
-          // per-event effect checks below, which name any event missing from the topic).
-          return read >= expected || (await atEnd());
-        },
-        { timeoutMs: 240_000 },
-      );
-    } catch (error) {
-      const admin = cluster.kafka().admin();
-      await admin.connect();
-      const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
-      const positions = reader.positions(topic);
-      const behind = ends.map(
-        (e) => `${e.partition}: ${positions.get(e.partition) ?? 0}/${e.high}`,
-      );
-      throw new Error(
-        `${(error as Error).message}; read ${readSoFar()} of ${expected}; reader restarts ${reader.restarts}; per partition read/end: ${behind.join(', ')}`,
-      );
-    }
+    await readToEnd(reader, cluster, topic).catch((error: Error) => {
+      throw new Error(`${error.message}; ${expected} records expected`);
+    });
     await sampler.sample();
     const { rows } = await db.pool.query<{ event_id: string; n: string }>(
       `SELECT event_id::text, count(*) AS n FROM "${db.name}".effects GROUP BY event_id`,
