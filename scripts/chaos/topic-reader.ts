@@ -39,6 +39,7 @@ export class TopicReader {
   }
 
   async start(): Promise<void> {
+    if (this.closed) return; // a restart timer that fires after close() starts nothing
     const kafka = new Kafka({
       clientId: 'chaos-reader',
       brokers: this.brokers,
