@@ -21,7 +21,7 @@ export interface UndecodableRecord {
 /** What the health indicator reports per Kafka consumer. @publicApi */
 export interface ConsumerSnapshot {
   readonly groupId: string | undefined;
-  readonly status: 'connected' | 'running' | 'rebalancing' | 'crashed' | 'stopped';
+  readonly status: 'starting' | 'connected' | 'running' | 'rebalancing' | 'crashed' | 'stopped';
   readonly assigned: Readonly<Record<string, number[]>> | undefined;
   readonly paused: readonly PoisonPause[];
   /** Records of undecodable batches settled as rejected so far, and the last of them. */

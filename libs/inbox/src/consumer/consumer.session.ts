@@ -70,6 +70,11 @@ export class ConsumerSession {
     this.subscribe();
   }
 
+  /** Its consumer connected but has not joined its group yet: not running until it does. */
+  starting(): void {
+    if (this.assignment === undefined && this.status === 'running') this.status = 'starting';
+  }
+
   /** A record starts: returns the tracker it belongs to (its assignment epoch). */
   begin(topic: string, partition: number, offset: bigint): PartitionOffsetTracker {
     if (this.status === 'stopped' || this.status === 'crashed') {

@@ -30,11 +30,18 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   ) {
     const statuses: { unsubscribe(): void }[] = [];
     const unwatch = watchKafkaServers(modules, (server) => {
-      // Its consumer connects before it runs: attached then, with how to run it again.
+      // Its consumer connects before it runs: attached then, with how to run it again. A start
+      // that failed half-way leaves a consumer the next start replaces: that one is forgotten.
+      let current: Consumer | undefined;
       statuses.push(
         server.status.subscribe((status) => {
           const consumer = String(status) === 'connected' ? consumerOf(server) : undefined;
-          if (consumer) this.attach(consumer, () => server.bindEvents(consumer));
+          if (!consumer) return;
+          if (current && current !== consumer) this.forget(current);
+          current = consumer;
+          const known = this.sessions.has(consumer);
+          const session = this.attach(consumer, () => server.bindEvents(consumer));
+          if (!known) session.starting();
         }),
       );
     });
@@ -60,6 +67,12 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
     }
     if (recover) session.recoverWith(recover);
     return session;
+  }
+
+  /** Drops the session of a consumer its server replaced (it reports nothing any more). */
+  private forget(consumer: Consumer): void {
+    this.sessions.get(consumer)?.close();
+    this.sessions.delete(consumer);
   }
 
   /** What each attached consumer looks like now. */

@@ -3,8 +3,8 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
 
 /**
- * Terminus indicator of the inbox: up when at least one Kafka consumer runs, none
- * is crashed or stopped, and no partition is paused by a poison event. Import it from
+ * Terminus indicator of the inbox: up when at least one Kafka consumer runs (it joined its
+ * group), none is crashed or stopped, and no partition is paused by a poison event. Import it from
  * `@nest-outbox/inbox/health` (the main entry point does not load terminus) and register it next to
  * `TerminusModule` in your health module (`providers: [InboxHealthIndicator]`).
  * @example
@@ -21,7 +21,7 @@ export class InboxHealthIndicator {
   isHealthy<const Key extends string>(key: Key) {
     const indicator = this.healthIndicatorService.check(key);
     const consumers = this.registry.snapshots();
-    if (consumers.length === 0) {
+    if (consumers.every((c) => c.status === 'starting')) {
       return indicator.down({
         message: 'no Kafka consumer running yet (call app.startAllMicroservices())',
         consumers,
