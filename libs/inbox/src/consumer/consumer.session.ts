@@ -15,13 +15,12 @@ import {
   type UndecodableRecord,
 } from './consumer-snapshot';
 import { BatchWindows } from './batch-windows';
-import { CrashRecovery } from './crash.recovery';
+import { CrashRecovery, type CrashPayload } from './crash.recovery';
 import { GroupLag } from './group-lag';
 import { OffsetCommitter } from './offset.committer';
 import { PartitionOffsetTracker } from './partition-offset.tracker';
 import { PoisonPauses } from './poison-pauses';
 
-type CrashPayload = { error?: Error; restart?: boolean; groupId?: string };
 type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
 
 /**
@@ -194,22 +193,12 @@ export class ConsumerSession {
       this.finish(this.begin(p.topic, p.partition, last), last);
   }
 
-  /** Says why the consumer crashed and whether kafkajs restarts it (never a payload). */
+  /** kafkajs crashed the consumer: nothing it holds counts any more; recovery decides the rest. */
   private onCrash(payload: CrashPayload): void {
     this.status = 'crashed';
     this.named(payload.groupId); // a consumer crashing before it ever joined
     this.retireAll();
-    const error = payload.error;
-    const what = error ? `${error.name}: ${error.message}` : 'unknown error';
-    const next = payload.restart
-      ? 'kafkajs restarts it'
-      : this.recover
-        ? 'kafkajs does not restart it: the inbox runs it again'
-        : 'kafkajs does not restart it: restart the process (health stays down until then)';
-    this.logger.error(
-      `consumer crashed group=${payload.groupId ?? this.groupId ?? '?'} stage=consume (${what}); ${next}`,
-    );
-    if (!payload.restart && this.recover) this.recovery.start(this.recover);
+    this.recovery.crashed(payload, this.recover);
   }
 
   /** The consumer left its group: nothing it holds may be committed or stay paused. */

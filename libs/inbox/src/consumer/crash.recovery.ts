@@ -3,8 +3,12 @@ import type { Consumer } from 'kafkajs';
 import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import type { ConsumerRecovery } from './consumer-snapshot';
 
+/** What kafkajs' CRASH event says. @internal */
+export type CrashPayload = { error?: Error; restart?: boolean; groupId?: string };
+
 /**
- * Runs a consumer again after a crash kafkajs does not restart: connect, then the given
+ * Says why a consumer crashed and whether kafkajs restarts it (never a payload), and runs it
+ * again after a crash kafkajs does not restart: connect, then the given
  * recovery, backing off from 1 s to 30 s until it works or the session closes. @internal
  */
 export class CrashRecovery {
@@ -17,6 +21,21 @@ export class CrashRecovery {
     private readonly groupId: () => string,
     private readonly random: () => number = Math.random,
   ) {}
+
+  /** Logs the crash; without kafkajs' own restart, runs the consumer again with `recover`. */
+  crashed(payload: CrashPayload, recover: ConsumerRecovery | undefined): void {
+    const error = payload.error;
+    const what = error ? `${error.name}: ${error.message}` : 'unknown error';
+    const next = payload.restart
+      ? 'kafkajs restarts it'
+      : recover
+        ? 'kafkajs does not restart it: the inbox runs it again'
+        : 'kafkajs does not restart it: restart the process (health stays down until then)';
+    this.logger.error(
+      `consumer crashed group=${payload.groupId ?? this.groupId()} stage=consume (${what}); ${next}`,
+    );
+    if (!payload.restart && recover) this.start(recover);
+  }
 
   /** Starts the recovery loop unless one runs already. */
   start(recover: ConsumerRecovery): void {
