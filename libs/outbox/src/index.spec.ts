@@ -27,6 +27,7 @@ describe('@nest-outbox/outbox public barrel', () => {
        "function OutboxTransactional",
        "interface OutboxTransactionOptions",
        "interface OutboxTuningOptions",
+       "class OutboxUniqueViolationError",
        "class PayloadSerializationError",
        "class PayloadTooLargeError",
        "interface RecordedEvent",

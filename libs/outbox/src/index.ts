@@ -26,6 +26,7 @@ export { InvalidEventError } from './errors/invalid-event.error';
 export { OutboxNotInitializedError } from './errors/outbox-not-initialized.error';
 export { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
 export { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
+export { OutboxUniqueViolationError } from './errors/outbox-unique-violation.error';
 export { OutboxBackPressureError } from './errors/outbox-back-pressure.error';
 export { OutboxHttpExceptionFilter } from './http/outbox-http-exception.filter';
 export { outboxSchemaSql, type OutboxTableName } from './schema/outbox-schema.sql';

@@ -11,6 +11,7 @@ import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transact
 import { ClsService } from 'nestjs-cls';
 import { NoActiveTransactionError } from './errors/no-active-transaction.error';
 import { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
+import { OutboxUniqueViolationError } from './errors/outbox-unique-violation.error';
 import { OutboxMetrics } from './metrics/outbox.metrics';
 import { OutboxPressureService } from './pressure/outbox-pressure.service';
 import type {
@@ -116,6 +117,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
    * the active nestjs-cls transaction, else opens one.
    * @throws OutboxDatabaseUnavailableError (retryable) when the transaction it opened failed
    *   because PostgreSQL was unreachable or went away
+   * @throws OutboxUniqueViolationError when a write in the transaction it opened hit a unique
+   *   constraint (the driver's error, which quotes the value, is its `cause`)
    * @throws OutboxBackPressureError (retryable, before any write) for `critical: false` while
    *   the pressure state is critical
    */
@@ -143,7 +146,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     };
     const result = await this.host.withTransaction(body).catch((error: unknown) => {
       done({ outcome: 'rolled_back' });
-      throw OutboxDatabaseUnavailableError.wrap(error);
+      throw OutboxUniqueViolationError.wrap(OutboxDatabaseUnavailableError.wrap(error));
     });
     done({ outcome: 'committed' });
     if (unit?.hasEvents()) this.afterCommit();

@@ -6,6 +6,7 @@ import {
   type ArgumentsHost,
 } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
+import { OutboxHttpExceptionFilter } from '@nest-outbox/outbox';
 import { QueryFailedError } from 'typeorm';
 import { InvalidRequestException } from './invalid-request.exception';
 import { ValueFreeExceptionFilter } from './value-free-exception.filter';
@@ -14,22 +15,31 @@ const MARKER = 'MARKER-7f3a';
 
 function run(exception: unknown, request: object = { method: 'POST', route: { path: '/orders' } }) {
   const replies: { body: unknown; status: number }[] = [];
+  const headers: Record<string, string> = {};
+  const response = {};
   const http = {
     isHeadersSent: () => false,
     reply: (_res: unknown, body: unknown, status: number) => replies.push({ body, status }),
+    setHeader: (_res: unknown, name: string, value: string) => (headers[name] = value),
     end: () => undefined,
   } as unknown as AbstractHttpAdapter;
-  const host = { getArgByIndex: (i: number) => (i === 0 ? request : {}) } as ArgumentsHost;
+  const host = {
+    getArgByIndex: (i: number) => (i === 0 ? request : response),
+    switchToHttp: () => ({ getResponse: () => response }),
+  } as unknown as ArgumentsHost;
   const logged: string[] = [];
-  const spy = jest
-    .spyOn(Logger.prototype, 'error')
-    .mockImplementation((message: unknown) => void logged.push(String(message)));
+  const spies = (['error', 'warn'] as const).map((level) =>
+    jest
+      .spyOn(Logger.prototype, level)
+      .mockImplementation((...args: unknown[]) => void logged.push(`${level} ${String(args[0])}`)),
+  );
   try {
-    new ValueFreeExceptionFilter(http).catch(exception, host);
+    const outbox = new OutboxHttpExceptionFilter(http);
+    new ValueFreeExceptionFilter(http, outbox).catch(exception, host);
   } finally {
-    spy.mockRestore();
+    spies.forEach((spy) => spy.mockRestore());
   }
-  return { reply: replies[0]!, logged };
+  return { reply: replies[0]!, logged, headers };
 }
 
 function queryFailed(): QueryFailedError {
@@ -40,11 +50,13 @@ function queryFailed(): QueryFailedError {
 }
 
 describe('ValueFreeExceptionFilter (unit)', () => {
-  it('Given PostgreSQL went away mid-command (57P01 under a QueryFailedError), then it answers a typed, retryable 503 without the driver message', () => {
+  it("Given PostgreSQL gone during a read (57P01 under a QueryFailedError), then the outbox's filter answers its typed, retryable 503 with Retry-After, logged as a warning without the driver message", () => {
     const driverError = Object.assign(new Error(`terminating connection ${MARKER}`), {
       code: '57P01',
     });
-    const { reply, logged } = run(new QueryFailedError('COMMIT', [], driverError));
+    const { reply, logged, headers } = run(new QueryFailedError('SELECT', [], driverError));
+    expect(headers).toEqual({ 'Retry-After': '2' });
+    expect(logged).toEqual([expect.stringMatching(/^warn answered 503: database unavailable /)]);
     expect(reply).toEqual({
       status: 503,
       body: {
@@ -67,13 +79,13 @@ describe('ValueFreeExceptionFilter (unit)', () => {
       status: 500,
       body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' },
     });
-    expect(logged).toEqual(['500 on POST /orders/:id/cancel: QueryFailedError code=22P02']);
+    expect(logged).toEqual(['error 500 on POST /orders/:id/cancel: QueryFailedError code=22P02']);
   });
 
   it('Given a thrown non-error, then it answers 500 and logs its type', () => {
     const { reply, logged } = run(MARKER);
     expect(reply.status).toBe(500);
-    expect(logged).toEqual(['500 on POST /orders: thrown string']);
+    expect(logged).toEqual(['error 500 on POST /orders: thrown string']);
   });
 
   it('Given a validation exception, then it answers it as is and logs nothing', () => {

@@ -10,7 +10,10 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
-import { OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
+import {
+  OutboxDatabaseUnavailableError,
+  type OutboxHttpExceptionFilter,
+} from '@nest-outbox/outbox';
 import { describeErrorWithoutValues } from '../observability/value-free-error';
 import { InvalidRequestException } from './invalid-request.exception';
 
@@ -59,8 +62,8 @@ function unreadableRequest(exception: BadRequestException): Answer {
  * server errors without them. Validation errors (`InvalidRequestException`) and the app's
  * own `HttpException`s answer as Nest would. Framework errors that quote the input (bad
  * JSON, bad percent-encoding, body-parser's 413/415) answer a fixed text naming the part.
- * PostgreSQL unreachable or gone answers `503 { error: 'database_unavailable', retryable: true }`
- * (the outbox's own errors go to `OutboxHttpExceptionFilter`, registered after this one).
+ * The outbox's errors go to `OutboxHttpExceptionFilter` (registered after this one), and so
+ * does PostgreSQL unreachable or gone outside a command (a read): 503 `database_unavailable`.
  * Anything else answers `500 { statusCode, error, message: 'Internal server error' }` and
  * logs one line: status, method, route pattern (never the URL: it holds parameters), error
  * class and code (`QueryFailedError code=22P02`), never the message or SQL parameters.
@@ -69,9 +72,16 @@ function unreadableRequest(exception: BadRequestException): Answer {
 export class ValueFreeExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrors');
 
-  constructor(private readonly http: AbstractHttpAdapter) {}
+  constructor(
+    private readonly http: AbstractHttpAdapter,
+    private readonly outbox: OutboxHttpExceptionFilter,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
+    if (OutboxDatabaseUnavailableError.isCause(exception)) {
+      const unavailable = OutboxDatabaseUnavailableError.wrap(exception);
+      return this.outbox.catch(unavailable as OutboxDatabaseUnavailableError, host);
+    }
     const [request, response] = [host.getArgByIndex<RouteOf>(0), host.getArgByIndex<unknown>(1)];
     const answer = this.answer(exception);
     // 503 is /health's answer while a dependency is down; terminus logs it already.
@@ -116,7 +126,6 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
       };
       return { status: exception.status, body };
     }
-    if (OutboxDatabaseUnavailableError.isCause(exception)) return DATABASE_UNAVAILABLE;
     const status = HttpStatus.INTERNAL_SERVER_ERROR;
     return {
       status,
@@ -124,21 +133,6 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
     };
   }
 }
-
-/**
- * PostgreSQL unreachable or gone (a restart, a crash): a typed, retryable answer. A command
- * answered so did not commit, unless the connection broke during its COMMIT; a retry finds
- * out (an applied transition answers 409).
- */
-const DATABASE_UNAVAILABLE: Answer = {
-  status: HttpStatus.SERVICE_UNAVAILABLE,
-  body: {
-    statusCode: HttpStatus.SERVICE_UNAVAILABLE,
-    error: 'database_unavailable',
-    retryable: true,
-    message: 'the database is unavailable; retry the request',
-  },
-};
 
 function routeOf(request: RouteOf | undefined): string {
   const method = request?.method;

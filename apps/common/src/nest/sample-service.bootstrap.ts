@@ -57,14 +57,13 @@ export function runSampleService(name: string, bootstrap: () => Promise<void>): 
  * The HTTP conventions of every sample app, applied before `listen()`: requests validated
  * the Nest way (`RequestValidationPipe`: class-validator DTOs, whitelist, 400 naming the
  * fields), errors answered and logged without values (`ValueFreeExceptionFilter`), and the
- * outbox's errors answered the HTTP way (`OutboxHttpExceptionFilter`, tried first).
+ * outbox's errors and PostgreSQL unavailable answered the HTTP way (`OutboxHttpExceptionFilter`,
+ * tried first for the outbox's errors; the other filter hands it the database's).
  * Global to the HTTP app only: a hybrid app's microservices do not inherit them.
  */
 export function configureSampleHttp(app: INestApplication): void {
   app.useGlobalPipes(new RequestValidationPipe());
   const { httpAdapter } = app.get(HttpAdapterHost);
-  app.useGlobalFilters(
-    new ValueFreeExceptionFilter(httpAdapter),
-    new OutboxHttpExceptionFilter(httpAdapter),
-  );
+  const outbox = new OutboxHttpExceptionFilter(httpAdapter);
+  app.useGlobalFilters(new ValueFreeExceptionFilter(httpAdapter, outbox), outbox);
 }

@@ -3,6 +3,8 @@ import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import { NoActiveTransactionError } from '../errors/no-active-transaction.error';
 import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
+import { OutboxDatabaseUnavailableError } from '../errors/outbox-database-unavailable.error';
+import { OutboxUniqueViolationError } from '../errors/outbox-unique-violation.error';
 import { OutboxHttpExceptionFilter } from './outbox-http-exception.filter';
 
 @Controller()
@@ -15,6 +17,22 @@ class FailingController {
   @Get('busy')
   busy(): never {
     throw new OutboxBackPressureError('OrdersService.place', ['backlog 9000 >= 5000'], 7);
+  }
+
+  @Get('database-down')
+  databaseDown(): never {
+    const driver = Object.assign(new Error('terminating connection secret-id'), { code: '57P01' });
+    throw OutboxDatabaseUnavailableError.wrap(driver);
+  }
+
+  @Get('duplicate')
+  duplicate(): never {
+    const driver = Object.assign(new Error('duplicate key value violates "orders_pkey"'), {
+      code: '23505',
+      constraint: 'orders_pkey',
+      detail: 'Key (id)=(secret-id) already exists.',
+    });
+    throw OutboxUniqueViolationError.wrap(driver);
   }
 
   @Get('no-transaction')
@@ -36,9 +54,10 @@ class FailingModule {}
 
 describe('OutboxHttpExceptionFilter', () => {
   const errors: string[] = [];
+  const warnings: string[] = [];
   const logger: LoggerService = {
     log: () => undefined,
-    warn: () => undefined,
+    warn: (message: unknown) => void warnings.push(String(message)),
     error: (message: unknown) => void errors.push(String(message)),
   };
   let app: INestApplication;
@@ -52,7 +71,10 @@ describe('OutboxHttpExceptionFilter', () => {
 
   afterAll(() => app.close());
 
-  beforeEach(() => (errors.length = 0));
+  beforeEach(() => {
+    errors.length = 0;
+    warnings.length = 0;
+  });
 
   it('answers an InvalidTransitionError 409 without the entity id', async () => {
     const response = await fetch(`${url}/conflict`);
@@ -73,6 +95,40 @@ describe('OutboxHttpExceptionFilter', () => {
       retryable: true,
       retryAfterSeconds: 7,
     });
+    expect(errors).toEqual([]);
+  });
+
+  it('Given PostgreSQL unavailable during commands, then each answers a typed 503 with Retry-After, and the log has one warning for the burst and no error', async () => {
+    const responses = await Promise.all([1, 2, 3].map(() => fetch(`${url}/database-down`)));
+    for (const response of responses) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('2');
+      expect(await response.json()).toEqual({
+        statusCode: 503,
+        error: 'database_unavailable',
+        retryable: true,
+        message: 'the database is unavailable; retry the request',
+      });
+    }
+    expect(warnings).toEqual([
+      'answered 503: database unavailable error_class=OutboxDatabaseUnavailableError reason="Error 57P01"',
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it('Given a unique violation in a command, then it answers 409 conflict naming the constraint, and neither answer nor log has the value', async () => {
+    const response = await fetch(`${url}/duplicate`);
+    expect(response.status).toBe(409);
+    const body = await response.text();
+    expect(JSON.parse(body)).toEqual({
+      statusCode: 409,
+      error: 'conflict',
+      constraint: 'orders_pkey',
+      message: 'a row with the same unique key exists; nothing was written',
+    });
+    expect(body).not.toContain('secret-id');
+    expect(warnings.join('\n')).toContain('constraint=orders_pkey');
+    expect(warnings.join('\n')).not.toContain('secret-id');
     expect(errors).toEqual([]);
   });
 

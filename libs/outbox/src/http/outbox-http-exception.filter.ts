@@ -7,26 +7,54 @@ import {
   type ArgumentsHost,
 } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
+import { logLine } from '@nest-outbox/core/internal';
 import { InvalidTransitionError } from '../errors/invalid-transition.error';
 import { NoActiveTransactionError } from '../errors/no-active-transaction.error';
 import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
+import { OutboxDatabaseUnavailableError } from '../errors/outbox-database-unavailable.error';
+import { OutboxUniqueViolationError } from '../errors/outbox-unique-violation.error';
+import { LogRateLimit } from './log-rate-limit';
 
-type OutboxHttpError = InvalidTransitionError | OutboxBackPressureError | NoActiveTransactionError;
+type OutboxHttpError =
+  | InvalidTransitionError
+  | OutboxBackPressureError
+  | OutboxDatabaseUnavailableError
+  | OutboxUniqueViolationError
+  | NoActiveTransactionError;
+
+/** `Retry-After` of a 503 for PostgreSQL unavailable: a restart or failover takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+/** At most one warning per error class per this window, with the count held back. */
+const LOG_WINDOW_MS = 10_000;
 
 /**
  * Answers the outbox's errors the HTTP way, on any platform (it extends Nest's
- * `BaseExceptionFilter`): `InvalidTransitionError` 409, `OutboxBackPressureError` 503 with
- * `Retry-After`, `NoActiveTransactionError` 500 with one log line saying how to fix the code.
- * Bodies name the case in `error` (`invalid_transition`, `back_pressure`) and carry no ids or
- * values. Other exceptions go to your other filters or Nest's default. Nest tries the global
- * filter registered last first: register a catch-all filter of yours before this one.
+ * `BaseExceptionFilter`), with bodies that name the case in `error` and carry no ids or values:
+ * - `InvalidTransitionError`: 409 `invalid_transition`;
+ * - `OutboxUniqueViolationError` (a write of the command hit a unique constraint): 409
+ *   `conflict` with the constraint's name;
+ * - `OutboxBackPressureError`: 503 `back_pressure` with `Retry-After`;
+ * - `OutboxDatabaseUnavailableError`: 503 `database_unavailable`, `retryable: true`, with
+ *   `Retry-After: 2`;
+ * - `NoActiveTransactionError`: 500, logged at ERROR with how to fix the code.
+ * The two database cases log at WARN, at most one line per error class every 10 s with the
+ * count of the others (an outage answered per request must not flood the log).
+ * Other exceptions go to your other filters or Nest's default. Nest tries the global filter
+ * registered last first: register a catch-all filter of yours before this one.
  * @example
  * providers: [{ provide: APP_FILTER, useClass: OutboxHttpExceptionFilter }]
  * @publicApi
  */
-@Catch(InvalidTransitionError, OutboxBackPressureError, NoActiveTransactionError)
+@Catch(
+  InvalidTransitionError,
+  OutboxBackPressureError,
+  OutboxDatabaseUnavailableError,
+  OutboxUniqueViolationError,
+  NoActiveTransactionError,
+)
 export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
   private readonly logger = new Logger('OutboxHttpExceptionFilter');
+  private readonly warnings = new LogRateLimit(LOG_WINDOW_MS);
 
   override catch(exception: OutboxHttpError, host: ArgumentsHost): void {
     if (exception instanceof InvalidTransitionError) {
@@ -34,15 +62,40 @@ export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
       const body = { statusCode: 409, error: 'invalid_transition', message };
       return super.catch(new ConflictException(body), host);
     }
+    if (exception instanceof OutboxUniqueViolationError) {
+      const { constraint } = exception;
+      this.warn(exception, 'answered 409: unique violation', { constraint });
+      const message = 'a row with the same unique key exists; nothing was written';
+      const body = { statusCode: 409, error: 'conflict', ...(constraint && { constraint }) };
+      return super.catch(new ConflictException({ ...body, message }), host);
+    }
     if (exception instanceof OutboxBackPressureError) {
-      const http = this.applicationRef ?? this.httpAdapterHost?.httpAdapter;
       const retryAfterSeconds = exception.retryAfterSeconds;
-      http?.setHeader(host.switchToHttp().getResponse(), 'Retry-After', String(retryAfterSeconds));
+      this.retryAfter(host, retryAfterSeconds);
       const message = 'the service is catching up on its events; retry later';
       const body = { statusCode: 503, error: 'back_pressure', retryable: true, retryAfterSeconds };
       return super.catch(new ServiceUnavailableException({ ...body, message }), host);
     }
+    if (exception instanceof OutboxDatabaseUnavailableError) {
+      this.warn(exception, 'answered 503: database unavailable', { reason: exception.reason });
+      this.retryAfter(host, DATABASE_RETRY_AFTER_SECONDS);
+      const message = 'the database is unavailable; retry the request';
+      const body = { statusCode: 503, error: 'database_unavailable', retryable: true, message };
+      return super.catch(new ServiceUnavailableException(body), host);
+    }
     this.logger.error(`${exception.name}: ${exception.message}`);
     return super.catch(new InternalServerErrorException(), host);
+  }
+
+  private warn(exception: Error, message: string, fields: Record<string, unknown>): void {
+    const taken = this.warnings.take(exception.name);
+    if (!taken) return;
+    const suppressed = taken.suppressed > 0 ? taken.suppressed : undefined;
+    this.logger.warn(logLine(message, { error: exception, ...fields, suppressed }));
+  }
+
+  private retryAfter(host: ArgumentsHost, seconds: number): void {
+    const http = this.applicationRef ?? this.httpAdapterHost?.httpAdapter;
+    http?.setHeader(host.switchToHttp().getResponse(), 'Retry-After', String(seconds));
   }
 }
