@@ -26,6 +26,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readmeApp, type ReadmeApp } from './readme-app';
+import { stackDocFiles } from './stack-doc';
 
 const HERE = __dirname;
 const ROOT = join(HERE, '..', '..');
@@ -153,12 +154,15 @@ function assemble(app: string, work: string): AppRun {
     CONSUMER_TOPIC: `pkg-consumer-${app}-${RUN}`,
     CONSUMER_GROUP: `pkg-consumer-${app}-${RUN}`,
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    // What docs/STACKS.md's modules connect to.
+    DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   };
   if (app === README_APP) {
     const readme = completeFromReadme(dir, env, work);
     return { app, dir, env, started: Date.now(), readme };
   }
   cpSync(join(HERE, 'shared'), join(dir, 'src', 'shared'), { recursive: true });
+  for (const [file, text] of stackDocFiles(ROOT, app)) writeFileSync(join(dir, file), text);
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };

@@ -1,43 +1,35 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterDrizzleOrm } from '@nestjs-cls/transactional-adapter-drizzle-orm';
 import { InboxModule } from '@nest-outbox/inbox';
 import { OutboxModule } from '@nest-outbox/outbox';
 import { RelayModule } from '@nest-outbox/relay';
-import { drizzle } from 'drizzle-orm/node-postgres';
 import { ClsModule } from 'nestjs-cls';
-import pg from 'pg';
 import type { AppExtras } from '../shared/app-extras.js';
 import { consumerEnv } from '../shared/consumer-env.js';
 import { OrderEventsController } from '../nest/order-events.controller.js';
 import { OrdersService } from '../shared/orders.service.js';
 import { ShipmentsService } from '../shared/shipments.service.js';
 import { DrizzleOrdersService, DrizzleShipmentsService } from './drizzle-orders.service.js';
+import { DRIZZLE, DrizzleModule, type Database } from './drizzle.module.js';
 
 const { schema, databaseUrl, brokers, topic } = consumerEnv;
-export const DRIZZLE = Symbol('DRIZZLE');
+const APP_TABLES = Symbol('APP_TABLES');
 
-/** Drizzle on its own node-postgres pool, and the app's own tables (a drizzle-kit migration's job). */
-@Global()
-@Module({
-  providers: [
-    {
-      provide: DRIZZLE,
-      useFactory: async () => {
-        const db = drizzle(new pg.Pool({ connectionString: databaseUrl, max: 3 }));
-        await db.$client.query(`CREATE TABLE IF NOT EXISTS "${schema}".orders (
-          id uuid PRIMARY KEY, status text NOT NULL, version integer NOT NULL);
-        CREATE TABLE IF NOT EXISTS "${schema}".shipments (
-          order_id uuid PRIMARY KEY, source_event_id uuid NOT NULL)`);
-        return db;
-      },
-    },
-  ],
-  exports: [DRIZZLE],
-})
-class DrizzleModule {}
+/** The app's own tables (a drizzle-kit migration's job). */
+const appTables = {
+  provide: APP_TABLES,
+  useFactory: async (db: Database) => {
+    await db.$client.query(`CREATE TABLE IF NOT EXISTS "${schema}".orders (
+      id uuid PRIMARY KEY, status text NOT NULL, version integer NOT NULL);
+    CREATE TABLE IF NOT EXISTS "${schema}".shipments (
+      order_id uuid PRIMARY KEY, source_event_id uuid NOT NULL)`);
+    return true;
+  },
+  inject: [DRIZZLE],
+};
 
-/** The wiring a user on Drizzle writes: only the adapter line differs from TypeORM's. */
+/** The wiring a user on Drizzle writes (DrizzleModule is docs/STACKS.md's): only the adapter line differs from TypeORM's. */
 @Module({})
 export class AppModule {
   static register(extras: AppExtras = {}): DynamicModule {
@@ -72,6 +64,7 @@ export class AppModule {
       controllers: [OrderEventsController, ...(extras.controllers ?? [])],
       // The shared user path looks the services up by the shared classes.
       providers: [
+        appTables,
         { provide: OrdersService, useClass: DrizzleOrdersService },
         { provide: ShipmentsService, useClass: DrizzleShipmentsService },
         ...(extras.providers ?? []),
