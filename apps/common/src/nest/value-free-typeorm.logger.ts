@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
+import { OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import { describeErrorWithoutValues } from '../observability/value-free-error';
 
 /**
  * TypeORM's logger for the sample apps: it never prints a query's parameters (request
  * values) nor a driver error's message (PostgreSQL echoes the offending value in it).
- * A failed query is logged as its error class and SQLSTATE; queries, slow-query parameters
- * and schema builds are not logged at all; migrations and TypeORM's warnings are.
+ * A failed query is logged as its error class and SQLSTATE, except PostgreSQL unavailable: the
+ * request's answer logs that, once per 10 s (`OutboxHttpExceptionFilter`), where a line per
+ * failed query would flood an outage. Queries, slow-query parameters and schema builds are not
+ * logged at all; migrations and TypeORM's warnings are.
  */
 export class ValueFreeTypeOrmLogger implements TypeOrmLogger {
   private readonly logger = new Logger('TypeORM');
@@ -16,6 +19,7 @@ export class ValueFreeTypeOrmLogger implements TypeOrmLogger {
   }
 
   logQueryError(error: string | Error): void {
+    if (OutboxDatabaseUnavailableError.isCause(error)) return;
     this.logger.error(
       `query failed: ${typeof error === 'string' ? 'driver error' : describeErrorWithoutValues(error)}`,
     );
