@@ -34,6 +34,8 @@ const orderId = randomUUID();
 let child: ChildProcess | undefined;
 let exited: Promise<number | string | null> | undefined;
 let base = '';
+/** What the app wrote to stdout and stderr (echoed as well). */
+let output = '';
 interface StoredRecord {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
@@ -61,9 +63,18 @@ before(async () => {
   base = `http://127.0.0.1:${port}`;
   child = spawn(process.execPath, ['dist/main.js'], {
     env: { ...process.env, DATABASE_URL: appUrl.toString(), PORT: String(port) },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const proc = child;
+  for (const [from, to] of [
+    [proc.stdout, process.stdout],
+    [proc.stderr, process.stderr],
+  ] as const) {
+    from?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      to.write(chunk);
+    });
+  }
   exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal)));
 });
 
@@ -104,6 +115,21 @@ test('the decorated command commits; confirming again answers 409 and records no
     await count(`SELECT count(*) AS n FROM app.outbox WHERE aggregate_id = $1`, [orderId]),
     1,
   );
+});
+
+test('placing an order with an existing id answers 409 conflict, and neither the answer nor the log shows the id', async () => {
+  const id = randomUUID();
+  const place = () => fetch(`${base}/orders/${id}`, { method: 'POST' });
+  assert.equal((await place()).status, 201);
+  const again = await place();
+  assert.equal(again.status, 409);
+  const body = await again.text();
+  assert.equal((JSON.parse(body) as { error: string }).error, 'conflict');
+  assert.ok(!body.includes(id), body);
+  await waitFor('the warning line', async () =>
+    output.includes('unique violation') ? true : undefined,
+  );
+  assert.ok(!output.includes(id), 'the log shows the id');
 });
 
 test('the relay publishes the event to the topic', async () => {
