@@ -95,32 +95,28 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(await inboxMetric(second, 'nest_outbox_inbox_events_applied_total')).toBe(0);
   });
 
-  it.each(['plain', 'batched'] as const)(
-    'applies an event published twice once through a named connection (connectionName, %s transport)',
-    async (transport) => {
-      const topic = uniqueTopic('inbox-named');
-      await createTopics([{ topic, numPartitions: 1 }]);
-      const event = eventRecord();
-      const others = Array.from({ length: 4 }, () => eventRecord());
-      await send(fx.tools.producer, topic, [event, event, ...others, event]);
-      const groupId = uniqueTopic('g');
-      const app = await start(topic, groupId, undefined, {
-        connectionName: `inbox_named_${transport}`,
-        transport,
-      });
-      const rejoins = watchRejoins(app);
-      await waitFor('every offset committed, the duplicates absorbed', async () => {
-        const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
-        return (
-          committed === 7n &&
-          (await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')) >= 2
-        );
-      });
-      await expectDuplicates(app, rejoins, 2);
-      expect(await effects(event.eventId)).toBe(1);
-      for (const other of others) expect(await effects(other.eventId)).toBe(1);
-    },
-  );
+  it('applies an event published twice once through a named connection (connectionName)', async () => {
+    const topic = uniqueTopic('inbox-named');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const event = eventRecord();
+    const others = Array.from({ length: 4 }, () => eventRecord());
+    await send(fx.tools.producer, topic, [event, event, ...others, event]);
+    const groupId = uniqueTopic('g');
+    const app = await start(topic, groupId, undefined, {
+      connectionName: `inbox_named_server`,
+    });
+    const rejoins = watchRejoins(app);
+    await waitFor('every offset committed, the duplicates absorbed', async () => {
+      const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
+      return (
+        committed === 7n &&
+        (await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')) >= 2
+      );
+    });
+    await expectDuplicates(app, rejoins, 2);
+    expect(await effects(event.eventId)).toBe(1);
+    for (const other of others) expect(await effects(other.eventId)).toBe(1);
+  });
 
   it('commits no offset while a handler fails twice, then applies its effect once when it succeeds', async () => {
     const topic = uniqueTopic('inbox-retry');
@@ -194,7 +190,6 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
       partitionsConsumedConcurrently: 2,
       behavior: {
         after: (event) => {
