@@ -118,7 +118,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     for (const other of others) expect(await effects(other.eventId)).toBe(1);
   });
 
-  it('commits no offset while a handler fails twice, then applies its effect once when it succeeds', async () => {
+  it('commits no offset while a handler fails in its chunk and twice more on its own, then applies its effect once when it succeeds', async () => {
     const topic = uniqueTopic('inbox-retry');
     const groupId = uniqueTopic('g');
     await createTopics([{ topic, numPartitions: 1 }]);
@@ -128,25 +128,26 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const app = await start(topic, groupId, {
-      // The effect row is written first, then the handler fails: the rollback must undo it.
+      // The effect row is written first, then the handler fails: the rollback must undo it. The
+      // first failure rolls its chunk back; the record is then replayed on its own (retries).
       after: async () => {
         attempts += 1;
         const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n;
         committedDuringFailures.push(committed);
-        if (attempts <= 2) throw new Error(`transient failure ${attempts}`);
+        if (attempts <= 3) throw new Error(`transient failure ${attempts}`);
         await released;
       },
     });
     await send(fx.tools.producer, topic, [event]);
-    await waitFor('the third attempt', () => attempts === 3);
-    expect(await effects(event.eventId)).toBe(0); // the two failed attempts were rolled back
+    await waitFor('the fourth attempt', () => attempts === 4);
+    expect(await effects(event.eventId)).toBe(0); // the three failed attempts were rolled back
     expect((await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
     release();
     await waitFor(
       'offset 1 committed after the success',
       async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 1n,
     );
-    expect(committedDuringFailures).toEqual([-1n, -1n, -1n]);
+    expect(committedDuringFailures).toEqual([-1n, -1n, -1n, -1n]);
     expect(await effects(event.eventId)).toBe(1);
     expect(await inboxMetric(app, 'nest_outbox_inbox_handler_failures_total')).toBe(2);
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(1);
