@@ -111,7 +111,7 @@ describe('InboxModule: every record settles, whatever its bytes (real PostgreSQL
   });
   afterAll(() => jest.restoreAllMocks());
 
-  it('Given each class of hostile record followed by a canary, when a %s consumer reads them, then each is rejected, dead-lettered or (last resort) logged once, every offset is committed and every canary applied', async () => {
+  it('Given each class of hostile record followed by a canary, when the consumer reads them, then each is rejected, dead-lettered or (last resort) logged once, every offset is committed and every canary applied', async () => {
     const topic = uniqueTopic(`inbox-hostile-server`);
     const groupId = uniqueTopic('g');
     await createTopics([{ topic, numPartitions: 1 }]);
