@@ -4,16 +4,12 @@ import type { Consumer } from 'kafkajs';
 import { ReplaySubject } from 'rxjs';
 import { fakeKafkaConsumer } from '../../test/inbox-unit.fakes';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { InboxKafkaServer } from '../transport/inbox-kafka.server';
 import { resolveInboxOptions } from '../options/inbox-options.resolver';
 import { InboxConsumerRegistry } from './inbox-consumer.registry';
 
-/** A real InboxKafkaServer whose status and consumer the spec sets (it never connects). */
+/** A real ServerKafka whose status and consumer the spec sets (it never connects). */
 function kafkaServer() {
-  const server = new InboxKafkaServer({
-    client: { brokers: ['127.0.0.1:1'] },
-    run: { autoCommit: false },
-  });
+  const server = new ServerKafka({ client: { brokers: ['127.0.0.1:1'] } });
   let consumer: Consumer | undefined;
   Object.assign(server, { unwrap: () => [null, consumer, null] });
   const status$ = (server as unknown as { _status$: ReplaySubject<string> })._status$;
@@ -60,18 +56,6 @@ describe('InboxConsumerRegistry', () => {
     joining.join({ t: [0] });
 
     expect(registry.snapshots().map((s) => s.status)).toEqual(['running', 'starting']);
-  });
-
-  it("does not attach a plain ServerKafka's consumer: the inbox runs only on InboxKafkaServer", () => {
-    const targets = new ReplaySubject<unknown>();
-    const registry = registryOf(targets);
-    const plain = new ServerKafka({ client: { brokers: ['127.0.0.1:1'] } });
-    Object.assign(plain, { unwrap: () => [null, fakeKafkaConsumer().consumer, null] });
-    targets.next(plain);
-
-    (plain as unknown as { _status$: ReplaySubject<string> })._status$.next('connected');
-
-    expect(registry.snapshots()).toHaveLength(0);
   });
 
   it('forgets the consumer of a start that failed half-way once the next start connects a new one', () => {

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
+import type { ServerKafka } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { INBOX_OPTIONS } from '../inbox.constants';
-import { InboxKafkaServer } from '../transport/inbox-kafka.server';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
@@ -11,8 +11,9 @@ import { pollGroupLag } from './group-lag';
 import { watchKafkaServers } from './kafka-servers';
 
 /**
- * The Kafka consumers the inbox handlers run on, one session each: every `InboxKafkaServer`'s
- * consumer is attached when it connects, one started another way by `attach`.
+ * The Kafka consumers the inbox handlers run on, one session each: every Kafka microservice's
+ * consumer is attached when it connects (a plain `ServerKafka` serving an inbox handler is
+ * refused at start-up), one started another way by `attach`.
  * @publicApi
  */
 @Injectable()
@@ -29,7 +30,6 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   ) {
     const statuses: { unsubscribe(): void }[] = [];
     const unwatch = watchKafkaServers(modules, (server) => {
-      if (!(server instanceof InboxKafkaServer)) return;
       // Its consumer connects before it runs: attached then, with how to run it again. A start
       // that failed half-way leaves a consumer the next start replaces: that one is forgotten.
       let current: Consumer | undefined;
@@ -105,7 +105,7 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
 }
 
 /** The server's kafkajs consumer, once it has one. */
-function consumerOf(server: InboxKafkaServer): Consumer | undefined {
+function consumerOf(server: ServerKafka): Consumer | undefined {
   try {
     return server.unwrap<[unknown, Consumer | null]>()[1] ?? undefined;
   } catch {

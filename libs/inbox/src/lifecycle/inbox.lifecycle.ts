@@ -9,7 +9,8 @@ import {
 import { ModulesContainer } from '@nestjs/core';
 import type { ServerKafka } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
-import { refusePlainKafka, watchKafkaServers } from '../consumer/kafka-servers';
+import { watchKafkaServers } from '../consumer/kafka-servers';
+import { refusePlainKafka } from './plain-kafka.refusal';
 import { InboxSchemaMissingError } from '../errors/inbox-schema-missing.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
