@@ -15,7 +15,7 @@
  * profiler does not see): sampling is enabled only during the measured phases after the first
  * one of the process (run one variant per process for a per-variant profile).
  *
- *   npm run bench:inbox   (BENCH_ROUNDS=3 BENCH_EVENTS=50000 BENCH_WARMUP=0 BENCH_TRANSPORT=batched|plain
+ *   npm run bench:inbox   (BENCH_ROUNDS=3 BENCH_EVENTS=50000 BENCH_WARMUP=0
  *                          BENCH_BATCH_SIZE=100 BENCH_CONCURRENCY=6
  *                          BENCH_VARIANTS=record,batch,raw[,batch-pg])
  *
@@ -42,7 +42,7 @@ import 'reflect-metadata';
 import { appendFileSync } from 'node:fs';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import { toKafkaHeaders, uuidv7 } from '@nest-outbox/core';
 import { InboxKafkaServer, INBOX_METRICS_REGISTRY, inboxSchemaSql } from '@nest-outbox/inbox';
 import {
@@ -104,8 +104,6 @@ if (!Number.isSafeInteger(WARMUP) || WARMUP < 0) {
 const PARTITIONS = 6;
 const AGGREGATES = 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** `batched` (default): InboxKafkaServer; `plain`: Nest's ServerKafka, one transaction per record. */
-const TRANSPORT = process.env.BENCH_TRANSPORT === 'plain' ? 'plain' : 'batched';
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? PARTITIONS);
 const VARIANT_NAMES = ['record', 'batch', 'batch-pg', 'raw'] as const;
@@ -192,11 +190,9 @@ function connect(app: INestApplication): void {
     run: { autoCommit: false, partitionsConsumedConcurrently: CONCURRENCY },
     postfixId: '',
   };
-  app.connectMicroservice<MicroserviceOptions>(
-    TRANSPORT === 'plain'
-      ? { transport: Transport.KAFKA, options: kafkaOptions }
-      : { strategy: new InboxKafkaServer({ ...kafkaOptions, inboxBatchSize: BATCH_SIZE }) },
-  );
+  app.connectMicroservice<MicroserviceOptions>({
+    strategy: new InboxKafkaServer({ ...kafkaOptions, inboxBatchSize: BATCH_SIZE }),
+  });
 }
 
 type Mark = { at: bigint; n: number; cpu: ReturnType<typeof ownCpuSplit> };
@@ -299,7 +295,7 @@ async function measure(
   return result;
 }
 
-/** The inbox: the Nest app with InboxKafkaServer (or plain ServerKafka) and the projection. */
+/** The inbox: the Nest app with InboxKafkaServer and the projection. */
 function inboxRound(
   index: number,
   messages: Message[],
@@ -376,7 +372,7 @@ async function main(): Promise<void> {
   console.log(
     `inbox bench: ${TOTAL} records (${UNIQUE} unique + ${DUPLICATES} duplicates) after ${WARMUP} untimed, ${PARTITIONS} partitions, ` +
       `${AGGREGATES} aggregates, ${ROUNDS} round(s), partitionsConsumedConcurrently=${CONCURRENCY}, ` +
-      `transport=${TRANSPORT}${TRANSPORT === 'batched' ? ` inboxBatchSize=${BATCH_SIZE}` : ''}`,
+      `inboxBatchSize=${BATCH_SIZE}`,
   );
   const results: RoundResult[] = [];
   const batches: RoundResult[] = [];
@@ -470,7 +466,6 @@ async function main(): Promise<void> {
       expected_effects: EXPECTED_EFFECTS,
       warmup_records: WARMUP,
       rounds: ROUNDS,
-      transport: TRANSPORT,
       variants: [...VARIANTS].join(','),
     }),
   );

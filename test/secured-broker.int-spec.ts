@@ -81,22 +81,17 @@ describe('Relay and inbox on a SASL_SSL broker with SCRAM-SHA-512 users (private
     return moduleRef;
   }
 
-  const inboxOptions = (
-    config: KafkaConfig,
-    groupId: string,
-    transport: 'batched' | 'plain' = 'batched',
-  ) => ({
+  const inboxOptions = (config: KafkaConfig, groupId: string) => ({
     schema: scene.schema.name,
     topics: [topic],
     groupId,
-    consumer: `projection-${transport}`,
-    transport,
+    consumer: 'projection',
     brokers: kafka.brokers,
     kafka: config,
     logger: logs,
   });
 
-  it('Given SCRAM users and a CA the clients trust, when the relay publishes and the inbox consumes (InboxKafkaServer and ServerKafka), then every event is applied once and the offsets are committed over SASL_SSL', async () => {
+  it('Given SCRAM users and a CA the clients trust, when the relay publishes and the inbox consumes (InboxKafkaServer), then every event is applied once and the offsets are committed over SASL_SSL', async () => {
     await scene.producer.writeMany(60, 6, 20);
     const relay = await startRelay(client(kafka.users.relay));
     await waitFor('relay drained', async () => (await scene.pending()) === 0, {
@@ -105,39 +100,36 @@ describe('Relay and inbox on a SASL_SSL broker with SCRAM-SHA-512 users (private
     const relayHealth = await relay.get(RelayHealthIndicator).isHealthy('relay');
     expect(relayHealth.relay.status).toBe('up');
 
-    // InboxKafkaServer, then plain ServerKafka with the inbox's guard and interceptor.
-    for (const transport of ['batched', 'plain'] as const) {
-      const groupId = uniqueTopic(`secured-${transport}`);
-      const app = await startInboxApp(inboxOptions(client(kafka.users.inbox), groupId, transport));
-      apps.push(app);
-      const { pool, name } = scene.schema;
-      const effects = async () => {
-        const { rows } = await pool.query<{ n: number; d: number }>(
-          `SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM "${name}".effects WHERE consumer = $1`,
-          [`projection-${transport}`],
-        );
-        return rows[0]!;
-      };
-      await waitFor('every event applied', async () => (await effects()).d === 60, {
-        timeoutMs: 120_000,
+    const groupId = uniqueTopic('secured');
+    const app = await startInboxApp(inboxOptions(client(kafka.users.inbox), groupId));
+    apps.push(app);
+    const { pool, name } = scene.schema;
+    const effects = async () => {
+      const { rows } = await pool.query<{ n: number; d: number }>(
+        `SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM "${name}".effects WHERE consumer = $1`,
+        ['projection'],
+      );
+      return rows[0]!;
+    };
+    await waitFor('every event applied', async () => (await effects()).d === 60, {
+      timeoutMs: 120_000,
+    });
+    expect(await effects()).toEqual({ n: 60, d: 60 });
+    // Offsets read over the plaintext listener: the group committed every partition's end.
+    const admin = testKafka(kafka.plaintextBrokers).admin();
+    await admin.connect();
+    try {
+      const ends = new Map(
+        (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]),
+      );
+      await waitFor('offsets committed', async () => {
+        const committed = await committedOffsets(admin, groupId, topic);
+        return [...ends].every(([p, high]) => committed.get(p) === high);
       });
-      expect(await effects()).toEqual({ n: 60, d: 60 });
-      // Offsets read over the plaintext listener: the group committed every partition's end.
-      const admin = testKafka(kafka.plaintextBrokers).admin();
-      await admin.connect();
-      try {
-        const ends = new Map(
-          (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]),
-        );
-        await waitFor('offsets committed', async () => {
-          const committed = await committedOffsets(admin, groupId, topic);
-          return [...ends].every(([p, high]) => committed.get(p) === high);
-        });
-      } finally {
-        await admin.disconnect();
-      }
-      expect(app.get(InboxHealthIndicator).isHealthy('inbox').inbox.status).toBe('up');
+    } finally {
+      await admin.disconnect();
     }
+    expect(app.get(InboxHealthIndicator).isHealthy('inbox').inbox.status).toBe('up');
     await relay.close(); // the cases below publish nothing: no relay of good credentials runs
   });
 

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz -- --records N [--seed S] [--transport plain|batched] [--handler record|batch] [--health-limit-ms MS]`:
+ * `npm run fuzz -- --records N [--seed S] [--handler record|batch] [--health-limit-ms MS]`:
  * the long inbox fuzz run (see inbox-fuzz.run.ts) against the shared broker and PostgreSQL.
  * Prints progress, then a summary (records, stuck partitions, escaped errors, redeliveries,
  * seed) and a last `FUZZ_RESULT {json}` line; exits 1 when a property failed.
@@ -16,10 +16,9 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
 const FUZZ_CLI = {
   name: 'fuzz',
-  usage: `usage: npm run fuzz -- [--records N] [--seed S] [--transport plain|batched] [--handler record|batch] [--health-limit-ms MS]
+  usage: `usage: npm run fuzz -- [--records N] [--seed S] [--handler record|batch] [--health-limit-ms MS]
   --records          generated records (default 10000)
   --seed             fast-check seed (default: drawn and printed)
-  --transport        batched (InboxKafkaServer, default) or plain (Nest's ServerKafka)
   --handler          record (@InboxHandler, default) or batch (@InboxBatchHandler)
   --health-limit-ms  bound of each /health probe (default 1000)
 usage: npm run fuzz -- --relay [--rows N] [--seed S]
@@ -36,7 +35,6 @@ usage: npm run fuzz -- --crash N [--events E] [--batch-size B] [--burners K] [--
   flags: {
     records: { type: 'integer', min: 1, max: 10_000_000 },
     seed: { type: 'integer', min: 0, max: 4_294_967_295 },
-    transport: { type: 'string' },
     handler: { type: 'string' },
     'health-limit-ms': { type: 'integer', min: 100, max: 60_000 },
     relay: { type: 'boolean' },
@@ -97,15 +95,11 @@ void runCli(FUZZ_CLI, process.argv.slice(2), async ({ values }, io) => {
     io.out(`FUZZ_RESULT ${JSON.stringify(summary)}`);
     return summary.failures.length === 0 ? 0 : 1;
   }
-  const transport = values.transport === 'plain' ? 'plain' : 'batched';
   const handler = values.handler === 'batch' ? 'batch' : 'record';
-  io.out(
-    `inbox fuzz: ${values.records ?? 10_000} records, seed ${seed}, transport ${transport}, handler ${handler}`,
-  );
+  io.out(`inbox fuzz: ${values.records ?? 10_000} records, seed ${seed}, handler ${handler}`);
   const summary = await runInboxFuzz({
     records: values.records ?? 10_000,
     seed,
-    transport,
     handler,
     healthLimitMs: values['health-limit-ms'],
     log: (line) => io.out(line),

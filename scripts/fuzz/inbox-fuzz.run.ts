@@ -28,8 +28,6 @@ export interface InboxFuzzOptions {
   readonly seed: number;
   /** Bound of each `/health` probe. @default 1000 */
   readonly healthLimitMs?: number;
-  /** `batched`: InboxKafkaServer chunks; `plain`: Nest's ServerKafka. @default 'batched' */
-  readonly transport?: 'plain' | 'batched';
   /** `batch`: the consumer's handler is an `@InboxBatchHandler`. @default 'record' */
   readonly handler?: 'record' | 'batch';
   readonly partitions?: number;
@@ -95,7 +93,6 @@ export async function runInboxFuzz(options: InboxFuzzOptions): Promise<InboxFuzz
     INBOX_TOPIC: topic,
     INBOX_GROUP: groupId,
     INBOX_HTTP_PORT: String(port),
-    INBOX_TRANSPORT: options.transport ?? 'batched',
     INBOX_HANDLER: options.handler ?? 'record',
   });
   const failures: string[] = [];

@@ -26,6 +26,16 @@ describe('the consumer app built from the root README', () => {
     expect(app.files.get('src/main.ts')).toContain("groupId: 'run-group'");
   });
 
+  it("serves the README's consumer with InboxKafkaServer, and HTTP before the consumer joins", () => {
+    const main = readmeApp(ROOT, NAMES).files.get('src/main.ts')!;
+    expect(main).toContain('strategy: new InboxKafkaServer({');
+    expect(main).not.toContain('Transport.KAFKA');
+    expect(main.indexOf('await app.listen(')).toBeGreaterThan(0);
+    expect(main.indexOf('await app.listen(')).toBeLessThan(
+      main.indexOf('await app.startAllMicroservices()'),
+    );
+  });
+
   it('refuses a README that lost one of the marked blocks, naming it', () => {
     const root = mkdtempSync(join(tmpdir(), 'readme-app-'));
     try {

@@ -5,7 +5,8 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ServerKafka, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
+import { InboxKafkaServer } from '@nest-outbox/inbox';
 import {
   configureSampleHttp,
   connectConsumerInBackground,
@@ -26,9 +27,9 @@ async function bootstrap(): Promise<void> {
     logger: sampleLogger(),
   });
   configureSampleHttp(app);
-  // The server is ours (not `transport: Transport.KAFKA`) so that a failed start can close it
-  // before the next try; the inbox attaches its consumer when it runs.
-  const server = new ServerKafka({
+  // The inbox's own Kafka transport (every codec, capped header decoding); the server is ours so
+  // that a failed start can close it before the next try.
+  const server = new InboxKafkaServer({
     postfixId: '',
     client: { clientId: 'shipping-service', brokers: config.kafkaBrokers },
     consumer: {

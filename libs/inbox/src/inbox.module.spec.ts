@@ -1,10 +1,9 @@
-import { Controller, Global, Injectable, Module } from '@nestjs/common';
-import { EventPattern } from '@nestjs/microservices';
+import { Global, Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { getTransactionHostToken, TransactionHost } from '@nestjs-cls/transactional';
 import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
 import { Registry } from 'prom-client';
-import { InboxHandler } from './decorators/inbox-handler.decorator';
+import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 import { InboxHandlerPolicies } from './options/inbox-handler.policies';
 import { INBOX_METRICS_REGISTRY, INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from './inbox.constants';
 import { InboxModule } from './inbox.module';
@@ -163,13 +162,11 @@ describe('InboxModule registration', () => {
   });
 
   it('is global by default, and with isGlobal: false serves only the modules that import it', async () => {
-    @Controller()
-    class Handlers {
-      @EventPattern('orders')
-      @InboxHandler('projection')
-      on(): void {}
+    @Injectable()
+    class Resumer {
+      constructor(@Inject(InboxConsumerRegistry) readonly registry: InboxConsumerRegistry) {}
     }
-    @Module({ controllers: [Handlers] })
+    @Module({ providers: [Resumer] })
     class FeatureModule {}
     const compile = (inbox: unknown) =>
       Test.createTestingModule({ imports: [FakeTransactionsModule, inbox as never, FeatureModule] })
@@ -177,7 +174,7 @@ describe('InboxModule registration', () => {
         .then((ref) => ref.close());
     await expect(compile(InboxModule.forRoot(options))).resolves.toBeUndefined();
     await expect(compile(InboxModule.forRoot({ ...options, isGlobal: false }))).rejects.toThrow(
-      /InboxHandlerPolicies/,
+      /InboxConsumerRegistry/,
     );
     const local = await Test.createTestingModule({
       imports: [FakeTransactionsModule, InboxModule.forRoot({ ...options, isGlobal: false })],

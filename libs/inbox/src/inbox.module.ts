@@ -10,11 +10,10 @@ import { InboxConfigurableModule, INBOX_OPTIONS_TYPE } from './inbox.module-defi
 import { InboxRoutes } from './invoke/inbox-routes';
 import { InboxLifecycle } from './lifecycle/inbox.lifecycle';
 import { InboxPipeline } from './pipeline/inbox.pipeline';
-import { InboxInterceptor } from './transport/inbox.interceptor';
 import { resolveInboxOptions } from './options/inbox-options.resolver';
 import { InboxStore } from './store/inbox.store';
 
-/** Everything the inbox's pipeline injects (`@InboxHandler` names the interceptor). */
+/** Everything the inbox's pipeline injects. */
 const PIPELINE = [
   InboxStore,
   InboxConsumerRegistry,
@@ -24,7 +23,6 @@ const PIPELINE = [
   ExhaustedEventSettler,
   HandlerFailures,
   InboxPipeline,
-  InboxInterceptor,
 ];
 
 /**
@@ -33,7 +31,7 @@ const PIPELINE = [
  * `isGlobal: false`) next to the application's `ClsModule` with the transactional TypeORM
  * plugin (the inbox uses the application's `TransactionHost`, the one of `connectionName`;
  * it does not register ClsModule itself), then add `@InboxHandler(consumer)` to
- * `@EventPattern` methods.
+ * `@EventPattern` methods and serve them with `InboxKafkaServer`.
  * @example
  * ```ts
  * InboxModule.forRoot({ kafka: { brokers: ['localhost:9092'] }, schema: 'shipping' })

@@ -43,7 +43,6 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
       inboxBatchSize: 50,
       batchHandler: true,
       logger: ['error'],
@@ -149,15 +148,5 @@ describe('@InboxBatchHandler: one call per chunk with its new events (real Postg
     // The rolled-back chunk counted nothing; the warm-up record and the replay count once each.
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(1 + 3);
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_received_total')).toBe(1 + 3);
-  });
-
-  it('Given plain ServerKafka, when records arrive, then the batch handler is called once per record with that one event', async () => {
-    const { topic, groupId, calls } = await warmStart({ transport: 'plain' });
-    const records = [eventRecord(), eventRecord()];
-    await send(fx.tools.producer, topic, [...records, records[0]!], 0);
-
-    await waitFor('every offset committed', async () => (await committed(groupId, topic)) === 4n);
-    expect(calls).toEqual(ids(records).map((id) => [id]));
-    expect(await effectCounts(records)).toEqual(new Map(ids(records).map((id) => [id, 1])));
   });
 });

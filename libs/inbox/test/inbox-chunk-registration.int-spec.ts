@@ -61,7 +61,6 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
       inboxBatchSize: 50,
       logger: ['error'],
       ...options,

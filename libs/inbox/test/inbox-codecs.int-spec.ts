@@ -46,7 +46,6 @@ describe('Compressed batches from any producer (real PostgreSQL + Kafka + a Java
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
     });
     fx.apps.push(app);
     return app;

@@ -1,8 +1,7 @@
 /**
  * Child-process entry for the SIGKILL test: a hybrid app consuming INBOX_TOPIC in group
  * INBOX_GROUP into schema INBOX_SCHEMA. With INBOX_FAULT=kill-after-pg-commit (through
- * the test-only `KillAfterCommitMetrics`) it kills itself right after the PostgreSQL commit of the first applied event (with
- * INBOX_TRANSPORT=batched: of the first chunk that applied one). With INBOX_HTTP_PORT it also
+ * the test-only `KillAfterCommitMetrics`) it kills itself right after the PostgreSQL commit of the first chunk that applied an event. With INBOX_HTTP_PORT it also
  * serves `/health` on that port; INBOX_HANDLER=batch makes its handler an `@InboxBatchHandler`.
  */
 import { KillAfterCommitMetrics } from './inbox-fault.metrics';
@@ -18,7 +17,6 @@ async function main(): Promise<void> {
     schema: env('INBOX_SCHEMA'),
     topics: [env('INBOX_TOPIC')],
     groupId: env('INBOX_GROUP'),
-    transport: process.env.INBOX_TRANSPORT === 'batched' ? 'batched' : 'plain',
     batchHandler: process.env.INBOX_HANDLER === 'batch',
     ...(process.env.INBOX_FAULT === 'kill-after-pg-commit'
       ? { metrics: new KillAfterCommitMetrics() }

@@ -77,7 +77,7 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
     await survivor.stop();
   });
 
-  it('with the batching InboxKafkaServer: a chunk registered ahead and committed, then SIGKILLed before its offsets, is redelivered and absorbed whole', async () => {
+  it('a chunk registered ahead and committed, then SIGKILLed before its offsets, is redelivered and absorbed whole', async () => {
     const topic = uniqueTopic('inbox-crash-b');
     const groupId = uniqueTopic('g');
     await createTopics([{ topic, numPartitions: 1 }]);
@@ -85,7 +85,6 @@ describe('InboxModule crash safety: consumer SIGKILLed between its PostgreSQL co
       INBOX_SCHEMA: db.name,
       INBOX_TOPIC: topic,
       INBOX_GROUP: groupId,
-      INBOX_TRANSPORT: 'batched',
     };
     // One chunk: the first record teaches the server its handler, the rest is registered ahead.
     const chunk = [eventRecord(), eventRecord(), eventRecord(), eventRecord()];

@@ -95,34 +95,30 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(await inboxMetric(second, 'nest_outbox_inbox_events_applied_total')).toBe(0);
   });
 
-  it.each(['plain', 'batched'] as const)(
-    'applies an event published twice once through a named connection (connectionName, %s transport)',
-    async (transport) => {
-      const topic = uniqueTopic('inbox-named');
-      await createTopics([{ topic, numPartitions: 1 }]);
-      const event = eventRecord();
-      const others = Array.from({ length: 4 }, () => eventRecord());
-      await send(fx.tools.producer, topic, [event, event, ...others, event]);
-      const groupId = uniqueTopic('g');
-      const app = await start(topic, groupId, undefined, {
-        connectionName: `inbox_named_${transport}`,
-        transport,
-      });
-      const rejoins = watchRejoins(app);
-      await waitFor('every offset committed, the duplicates absorbed', async () => {
-        const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
-        return (
-          committed === 7n &&
-          (await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')) >= 2
-        );
-      });
-      await expectDuplicates(app, rejoins, 2);
-      expect(await effects(event.eventId)).toBe(1);
-      for (const other of others) expect(await effects(other.eventId)).toBe(1);
-    },
-  );
+  it('applies an event published twice once through a named connection (connectionName)', async () => {
+    const topic = uniqueTopic('inbox-named');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const event = eventRecord();
+    const others = Array.from({ length: 4 }, () => eventRecord());
+    await send(fx.tools.producer, topic, [event, event, ...others, event]);
+    const groupId = uniqueTopic('g');
+    const app = await start(topic, groupId, undefined, {
+      connectionName: `inbox_named_server`,
+    });
+    const rejoins = watchRejoins(app);
+    await waitFor('every offset committed, the duplicates absorbed', async () => {
+      const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0);
+      return (
+        committed === 7n &&
+        (await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')) >= 2
+      );
+    });
+    await expectDuplicates(app, rejoins, 2);
+    expect(await effects(event.eventId)).toBe(1);
+    for (const other of others) expect(await effects(other.eventId)).toBe(1);
+  });
 
-  it('commits no offset while a handler fails twice, then applies its effect once when it succeeds', async () => {
+  it('commits no offset while a handler fails in its chunk and twice more on its own, then applies its effect once when it succeeds', async () => {
     const topic = uniqueTopic('inbox-retry');
     const groupId = uniqueTopic('g');
     await createTopics([{ topic, numPartitions: 1 }]);
@@ -132,25 +128,26 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const app = await start(topic, groupId, {
-      // The effect row is written first, then the handler fails: the rollback must undo it.
+      // The effect row is written first, then the handler fails: the rollback must undo it. The
+      // first failure rolls its chunk back; the record is then replayed on its own (retries).
       after: async () => {
         attempts += 1;
         const committed = (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n;
         committedDuringFailures.push(committed);
-        if (attempts <= 2) throw new Error(`transient failure ${attempts}`);
+        if (attempts <= 3) throw new Error(`transient failure ${attempts}`);
         await released;
       },
     });
     await send(fx.tools.producer, topic, [event]);
-    await waitFor('the third attempt', () => attempts === 3);
-    expect(await effects(event.eventId)).toBe(0); // the two failed attempts were rolled back
+    await waitFor('the fourth attempt', () => attempts === 4);
+    expect(await effects(event.eventId)).toBe(0); // the three failed attempts were rolled back
     expect((await committedOffsets(fx.tools.admin, groupId, topic)).get(0) ?? -1n).toBe(-1n);
     release();
     await waitFor(
       'offset 1 committed after the success',
       async () => (await committedOffsets(fx.tools.admin, groupId, topic)).get(0) === 1n,
     );
-    expect(committedDuringFailures).toEqual([-1n, -1n, -1n]);
+    expect(committedDuringFailures).toEqual([-1n, -1n, -1n, -1n]);
     expect(await effects(event.eventId)).toBe(1);
     expect(await inboxMetric(app, 'nest_outbox_inbox_handler_failures_total')).toBe(2);
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(1);
@@ -162,7 +159,7 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_received_total')).toBe(1);
     expect(
       await registry.getSingleMetricAsString('nest_outbox_inbox_handler_duration_seconds'),
-    ).toMatch(/inbox_handler_duration_seconds_count\{consumer="[^"]+"\} 3$/m);
+    ).toMatch(/inbox_handler_duration_seconds_count\{consumer="[^"]+"\} 4$/m); // every attempt
     // Applied and committed: no distance left between the two offsets.
     await waitFor(
       'the applied-to-committed distance to close',
@@ -194,7 +191,6 @@ describe('InboxModule: one effect per event (real PostgreSQL + Kafka)', () => {
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
       partitionsConsumedConcurrently: 2,
       behavior: {
         after: (event) => {

@@ -69,9 +69,6 @@ describe('Header bombs: records with tens of thousands of headers (real PostgreS
       INBOX_TOPIC: topic,
       INBOX_GROUP: groupId,
       INBOX_HTTP_PORT: String(port),
-      // The capped header decoding is the inbox's own kafkajs, run by InboxKafkaServer only:
-      // Nest's plain ServerKafka decodes as stock kafkajs does.
-      INBOX_TRANSPORT: 'batched',
     });
     try {
       await child.waitForOutput('INBOX_READY', 90_000);

@@ -15,25 +15,21 @@ function consumerOf(app: INestApplication): Consumer {
 describe('InboxModule attaches its Kafka microservice at start (real PostgreSQL + Kafka)', () => {
   const fx = useInboxFixture('inbox_attach');
 
-  it.each(['plain', 'batched'] as const)(
-    'reports the inbox up on a quiet topic before any record, with no attach call (%s transport)',
-    async (transport) => {
-      const topic = uniqueTopic('inbox-quiet');
-      await createTopics([{ topic, numPartitions: 1 }]);
-      const app = await startInboxApp({
-        schema: fx.db.name,
-        topics: [topic],
-        groupId: uniqueTopic('g'),
-        transport,
-      });
-      fx.apps.push(app);
-      const health = app.get(InboxHealthIndicator).isHealthy('inbox');
-      expect(health.inbox.status).toBe('up');
-      const sessions = app.get(InboxConsumerRegistry).snapshots();
-      expect(sessions).toHaveLength(1);
-      expect(sessions[0]!.status).toBe('running');
-    },
-  );
+  it('reports the inbox up on a quiet topic before any record, with no attach call', async () => {
+    const topic = uniqueTopic('inbox-quiet');
+    await createTopics([{ topic, numPartitions: 1 }]);
+    const app = await startInboxApp({
+      schema: fx.db.name,
+      topics: [topic],
+      groupId: uniqueTopic('g'),
+    });
+    fx.apps.push(app);
+    const health = app.get(InboxHealthIndicator).isHealthy('inbox');
+    expect(health.inbox.status).toBe('up');
+    const sessions = app.get(InboxConsumerRegistry).snapshots();
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.status).toBe('running');
+  });
 
   it('attaches each application to its own consumer when two share a process and a topic', async () => {
     const topic = uniqueTopic('inbox-shared');

@@ -23,9 +23,7 @@ describe("InboxKafkaServer's own kafkajs: another kafkajs consumer in the proces
     const canary = eventRecord();
     await send(fx.tools.producer, topic, [{ ...many, headers }, canary]);
 
-    fx.apps.push(
-      await startInboxApp({ schema: fx.db.name, topics: [topic], groupId, transport: 'batched' }),
-    );
+    fx.apps.push(await startInboxApp({ schema: fx.db.name, topics: [topic], groupId }));
     const seen: KafkaMessage[] = [];
     const plain = testKafka().consumer({ groupId: uniqueTopic('plain'), maxWaitTimeInMs: 100 });
     await plain.connect();

@@ -23,13 +23,7 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import {
-  Ctx,
-  EventPattern,
-  KafkaContext,
-  Transport,
-  type MicroserviceOptions,
-} from '@nestjs/microservices';
+import { Ctx, EventPattern, KafkaContext } from '@nestjs/microservices';
 import { ClsPluginTransactional, getTransactionHostToken } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { TransactionHost } from '@nestjs-cls/transactional';
@@ -73,9 +67,7 @@ export interface InboxTestAppOptions {
   /** kafkajs client settings beyond the brokers (ssl, sasl, ...) of the consumer and the module. */
   readonly kafka?: Omit<KafkaConfig, 'brokers'>;
   readonly logger?: false | ('error' | 'warn' | 'log')[] | LoggerService;
-  /** `batched`: the InboxKafkaServer strategy (chunks of `inboxBatchSize` records per transaction). */
-  readonly transport?: 'plain' | 'batched';
-  /** Records per chunk of the batched transport. @default 10 */
+  /** Records per chunk (one PostgreSQL transaction) of the InboxKafkaServer. @default 10 */
   readonly inboxBatchSize?: number;
   /** Extra kafkajs consumer config. */
   readonly consumerConfig?: Record<string, unknown>;
@@ -102,7 +94,8 @@ export function effectsDdl(schema: string): string {
     kafka_partition int NOT NULL, kafka_offset bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`;
 }
 
-function buildAppModule(o: InboxTestAppOptions): Type {
+/** The test application's root module (controllers, TypeORM, ClsModule, InboxModule, terminus). */
+export function buildAppModule(o: InboxTestAppOptions): Type {
   const consumer = o.consumer ?? 'test-projection';
   const behavior = o.behavior ?? {};
 
@@ -229,7 +222,22 @@ export async function createInboxApp(o: InboxTestAppOptions): Promise<INestAppli
       ).createNestApplication({ logger })
     : await NestFactory.create(buildAppModule(o), { logger });
   app.enableShutdownHooks();
-  const kafkaOptions = {
+  app.connectMicroservice(
+    {
+      strategy: new InboxKafkaServer({
+        ...consumerOptions(o),
+        connectionName: o.connectionName,
+        inboxBatchSize: o.inboxBatchSize ?? 10,
+      }),
+    },
+    { inheritAppConfig: true },
+  );
+  return app;
+}
+
+/** The Kafka microservice's options (client, consumer, subscribe, run) of the test app. */
+export function consumerOptions(o: InboxTestAppOptions) {
+  return {
     client: {
       clientId: `inbox-test`,
       brokers: o.brokers ?? KAFKA_BROKERS,
@@ -251,17 +259,4 @@ export async function createInboxApp(o: InboxTestAppOptions): Promise<INestAppli
     },
     postfixId: '',
   };
-  app.connectMicroservice<MicroserviceOptions>(
-    o.transport === 'batched'
-      ? {
-          strategy: new InboxKafkaServer({
-            ...kafkaOptions,
-            connectionName: o.connectionName,
-            inboxBatchSize: o.inboxBatchSize ?? 10,
-          }),
-        }
-      : { transport: Transport.KAFKA, options: kafkaOptions },
-    { inheritAppConfig: true },
-  );
-  return app;
 }

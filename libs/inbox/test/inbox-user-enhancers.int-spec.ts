@@ -86,63 +86,55 @@ describe("The application's own guard and interceptor on an @InboxHandler method
     return effects.rows.map((r) => r.event_id).sort();
   }
 
-  it.each(['plain', 'batched'] as const)(
-    'run for each record, each applied once (%s transport)',
-    async (transport) => {
-      const { topic, groupId, records } = await topicOf(`inbox-enhancers-${transport}`, 5);
-      const guard = new NotingGuard();
-      const interceptor = new NotingInterceptor();
-      fx.apps.push(
-        await startInboxApp({
-          schema: fx.db.name,
-          topics: [topic],
-          groupId,
-          transport,
-          consumer: `enhancers-${transport}`,
-          methodGuards: [guard],
-          methodInterceptors: [interceptor],
-        }),
-      );
-      const effects = await effectsOnceCommitted(groupId, topic, 5, `enhancers-${transport}`);
+  it('run for each record, each applied once', async () => {
+    const { topic, groupId, records } = await topicOf(`inbox-enhancers-server`, 5);
+    const guard = new NotingGuard();
+    const interceptor = new NotingInterceptor();
+    fx.apps.push(
+      await startInboxApp({
+        schema: fx.db.name,
+        topics: [topic],
+        groupId,
+        consumer: `enhancers-server`,
+        methodGuards: [guard],
+        methodInterceptors: [interceptor],
+      }),
+    );
+    const effects = await effectsOnceCommitted(groupId, topic, 5, `enhancers-server`);
 
-      const all = ['0', '1', '2', '3', '4'];
-      expect([...new Set(guard.offsets)].sort()).toEqual(all);
-      expect([...new Set(interceptor.offsets)].sort()).toEqual(all);
-      expect(effects).toEqual(records.map((r) => r.eventId).sort());
-    },
-  );
+    const all = ['0', '1', '2', '3', '4'];
+    expect([...new Set(guard.offsets)].sort()).toEqual(all);
+    expect([...new Set(interceptor.offsets)].sort()).toEqual(all);
+    expect(effects).toEqual(records.map((r) => r.eventId).sort());
+  });
 
-  it.each(['plain', 'batched'] as const)(
-    'apply its pipe to the decoded event, and its exception filter to a failing call under InboxKafkaServer (under plain ServerKafka it wraps the inbox, which retries inside), each event applied once (%s transport)',
-    async (transport) => {
-      const { topic, groupId, records } = await topicOf(`inbox-pipes-${transport}`, 3);
-      const flaky = records[1]!.eventId;
-      const pipe = new NotingPipe();
-      const filter = new NotingFilter();
-      let failed = false;
-      fx.apps.push(
-        await startInboxApp({
-          schema: fx.db.name,
-          topics: [topic],
-          groupId,
-          transport,
-          consumer: `pipes-${transport}`,
-          methodPipes: [pipe],
-          methodFilters: [filter],
-          behavior: {
-            before: (event) => {
-              if (event.eventId !== flaky || failed) return;
-              failed = true;
-              throw new FlakyEffectError('the effect fails once');
-            },
+  it('apply its pipe to the decoded event, and its exception filter to a failing call, each event applied once', async () => {
+    const { topic, groupId, records } = await topicOf(`inbox-pipes-server`, 3);
+    const flaky = records[1]!.eventId;
+    const pipe = new NotingPipe();
+    const filter = new NotingFilter();
+    let failed = false;
+    fx.apps.push(
+      await startInboxApp({
+        schema: fx.db.name,
+        topics: [topic],
+        groupId,
+        consumer: `pipes-server`,
+        methodPipes: [pipe],
+        methodFilters: [filter],
+        behavior: {
+          before: (event) => {
+            if (event.eventId !== flaky || failed) return;
+            failed = true;
+            throw new FlakyEffectError('the effect fails once');
           },
-        }),
-      );
-      const effects = await effectsOnceCommitted(groupId, topic, 3, `pipes-${transport}`);
+        },
+      }),
+    );
+    const effects = await effectsOnceCommitted(groupId, topic, 3, `pipes-server`);
 
-      expect([...new Set(pipe.eventIds)].sort()).toEqual(records.map((r) => r.eventId).sort());
-      expect(filter.offsets).toEqual(transport === 'batched' ? ['1'] : []);
-      expect(effects).toEqual(records.map((r) => r.eventId).sort());
-    },
-  );
+    expect([...new Set(pipe.eventIds)].sort()).toEqual(records.map((r) => r.eventId).sort());
+    expect(filter.offsets).toEqual(['1']);
+    expect(effects).toEqual(records.map((r) => r.eventId).sort());
+  });
 });

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
+import { InboxKafkaServer } from '@nest-outbox/inbox';
 import { InvalidTransitionError } from '@nest-outbox/outbox';
 import { Kafka, logLevel, type IHeaders } from 'kafkajs';
 import pg from 'pg';
@@ -48,18 +49,17 @@ export function userPath(
     await admin.disconnect();
     app = await NestFactory.create(appModule, { logger: ['error', 'warn'] });
     app.connectMicroservice<MicroserviceOptions>({
-      transport: Transport.KAFKA,
-      options: {
+      strategy: new InboxKafkaServer({
         postfixId: '',
         client: { clientId: `${schema}-consumer`, brokers },
         consumer: { groupId },
         subscribe: { fromBeginning: true },
         // The inbox commits each offset itself, after the effect's PostgreSQL commit.
         run: { autoCommit: false },
-      },
+      }),
     });
-    await app.startAllMicroservices();
     await app.listen(0, '127.0.0.1');
+    await app.startAllMicroservices();
   });
 
   after(async () => {

@@ -30,7 +30,7 @@ export interface ConsumerSnapshot {
 
 /**
  * Runs a crashed consumer again (subscribe + run with its handlers), for example
- * `() => server.bindEvents(consumer)` of the ServerKafka that owns it. @publicApi
+ * `() => server.bindEvents(consumer)` of the InboxKafkaServer that owns it. @publicApi
  */
 export type ConsumerRecovery = () => Promise<void>;
 

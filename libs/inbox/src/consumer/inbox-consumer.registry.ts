@@ -12,8 +12,8 @@ import { watchKafkaServers } from './kafka-servers';
 
 /**
  * The Kafka consumers the inbox handlers run on, one session each: every Kafka microservice's
- * consumer is attached when it connects; one started another way on its first record, or by
- * `attach`.
+ * consumer is attached when it connects (a plain `ServerKafka` serving an inbox handler is
+ * refused at start-up), one started another way by `attach`.
  * @publicApi
  */
 @Injectable()

@@ -3,9 +3,8 @@ import { markInboxHandler } from './inbox-handler.decorator';
 
 /**
  * `@InboxHandler` for throughput: the method receives `@InboxEvents()` and runs once per chunk.
- * Under `InboxKafkaServer` the list holds the chunk's new events for this consumer in offset
- * order, and Nest's pipeline runs once per chunk; under plain `ServerKafka`, or on a replay
- * record by record, it holds one event. Otherwise `@InboxHandler`'s contract; an error rolls
+ * The list holds the chunk's new events for this consumer in offset order, and Nest's pipeline
+ * runs once per chunk; on a replay record by record it holds one event. Otherwise `@InboxHandler`'s contract; an error rolls
  * the whole chunk back. `@Ctx()` and `@Payload()` are the chunk's last record's.
  * @example
  * ```ts

@@ -4,7 +4,7 @@ import { InboxMisuseError } from '../errors/inbox-misuse.error';
 
 /**
  * Parameter decorator of an `@InboxBatchHandler` method: the decoded `EventEnvelope`s it
- * applies, in offset order (one under plain `ServerKafka` or on a record-by-record replay).
+ * applies, in offset order (one on a record-by-record replay).
  * @example
  * async onOrders(@InboxEvents() events: readonly EventEnvelope<OrderConfirmed>[]) {}
  * @publicApi

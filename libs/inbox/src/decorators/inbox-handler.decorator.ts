@@ -1,15 +1,15 @@
-import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { SetMetadata } from '@nestjs/common';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { INBOX_HANDLER_METADATA } from '../inbox.constants';
 import type { InboxHandlerOptions } from '../options/inbox-options.interface';
 import type { InboxHandlerMetadata } from '../options/inbox-handler.policies';
-import { InboxInterceptor } from '../transport/inbox.interceptor';
 
 /**
  * Makes an `@EventPattern` Kafka handler idempotent: bad records are recorded and skipped, and
  * the handler runs at most once per (`consumer`, `event_id`), in one transaction with the inbox
  * row, before the offset is committed. Write through `TransactionHost.tx`. Needs
- * `InboxModule.forRoot()` and `run: { autoCommit: false }`.
+ * `InboxModule.forRoot()` and the `InboxKafkaServer` transport (any other Kafka server serving
+ * the topic is refused at start-up).
  * @param consumer the name of this projection / effect; the dedup key is (consumer, event_id)
  * @example
  * ```ts
@@ -36,8 +36,5 @@ export function markInboxHandler(
       `@${decorator}(consumer): consumer must be a non-empty name of at most 200 characters (got ${JSON.stringify(consumer)}), for example 'shipping-projection'`,
     );
   }
-  return applyDecorators(
-    SetMetadata(INBOX_HANDLER_METADATA, metadata),
-    UseInterceptors(InboxInterceptor),
-  );
+  return SetMetadata(INBOX_HANDLER_METADATA, metadata);
 }

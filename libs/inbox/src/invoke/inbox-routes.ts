@@ -80,7 +80,7 @@ export class InboxRoutes {
         undefined,
         {
           guards: true,
-          interceptors: hasInterceptors(found),
+          interceptors: declared(INTERCEPTORS, found) > 0,
           filters: declared(FILTERS, found) > 0,
         },
         'rpc',
@@ -134,11 +134,6 @@ function declared(key: string, { instance, fn }: Found): number {
     | undefined;
   const onMethod = Reflect.getMetadata(key, fn) as unknown[] | undefined;
   return (onClass?.length ?? 0) + (onMethod?.length ?? 0);
-}
-
-/** False when the inbox's own interceptor (which steps aside on this path) is the only one. */
-function hasInterceptors(found: Found): boolean {
-  return declared(INTERCEPTORS, found) > 1;
 }
 
 /**

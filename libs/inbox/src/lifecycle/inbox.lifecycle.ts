@@ -7,8 +7,10 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
+import type { ServerKafka } from '@nestjs/microservices';
 import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
 import { watchKafkaServers } from '../consumer/kafka-servers';
+import { refusePlainKafka } from './plain-kafka.refusal';
 import { InboxSchemaMissingError } from '../errors/inbox-schema-missing.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
@@ -21,7 +23,8 @@ import { InboxKafkaServer } from '../transport/inbox-kafka.server';
 
 /**
  * The inbox's start-up and shutdown: tables, handlers, the link to the application's
- * `InboxKafkaServer`, topic retention check, pruner. @internal
+ * `InboxKafkaServer` (any other Kafka server serving an inbox topic is refused), topic
+ * retention check, pruner. @internal
  */
 @Injectable()
 export class InboxLifecycle
@@ -30,6 +33,8 @@ export class InboxLifecycle
   private readonly logger = new Logger('InboxModule');
   private pruner: InboxPruner | undefined;
   private readonly unwatch: () => void;
+  private readonly plain: ServerKafka[] = [];
+  private readonly statuses: { unsubscribe(): void }[] = [];
   handlers: DiscoveredInboxHandler[] = [];
 
   constructor(
@@ -40,8 +45,8 @@ export class InboxLifecycle
     @Inject(InboxConsumerRegistry) registry: InboxConsumerRegistry,
     @Inject(ModulesContainer) modules: ModulesContainer,
   ) {
-    this.unwatch = watchKafkaServers(modules, (server) => {
-      if (!(server instanceof InboxKafkaServer)) return;
+    const unwatch = watchKafkaServers(modules, (server) => {
+      if (!(server instanceof InboxKafkaServer)) return this.watchPlain(server);
       server.useInbox({
         pipeline,
         routes: (topic) => routes.forTopic(topic),
@@ -49,6 +54,28 @@ export class InboxLifecycle
         connectionName: options.connectionName,
       });
     });
+    this.unwatch = () => {
+      unwatch();
+      for (const s of this.statuses.splice(0)) s.unsubscribe();
+    };
+  }
+
+  /**
+   * Another Kafka server is refused at start-up (below); one started before the application
+   * initialised (`startAllMicroservices()` before `listen()`) is refused when its consumer
+   * connects, before it subscribes: the error escapes as an uncaught exception and the process
+   * stops before any record is consumed.
+   */
+  private watchPlain(server: ServerKafka): void {
+    this.plain.push(server);
+    const status = server.status.subscribe((s) => {
+      if (String(s) === 'connected') refusePlainKafka([server], this.topics(this.routes.explore()));
+    });
+    this.statuses.push(status);
+  }
+
+  private topics(handlers: DiscoveredInboxHandler[]): string[] {
+    return [...new Set(handlers.flatMap((h) => h.topics))];
   }
 
   async onModuleInit(): Promise<void> {
@@ -60,7 +87,8 @@ export class InboxLifecycle
 
   async onApplicationBootstrap(): Promise<void> {
     this.handlers = this.routes.explore();
-    const topics = [...new Set(this.handlers.flatMap((h) => h.topics))];
+    const topics = this.topics(this.handlers);
+    refusePlainKafka(this.plain, topics);
     await checkTopicRetention(this.options, topics, this.logger);
     const { keepMs, batchSize, intervalMs } = this.options.retention;
     if (Number.isFinite(keepMs)) {

@@ -211,8 +211,8 @@ describe('InboxKafkaServer', () => {
       await expect(s.bindEvents(kafka as unknown as Consumer)).rejects.toThrow(
         new InboxMisuseError(
           "InboxKafkaServer: topic 'other' has 1 @EventPattern handler(s) without @InboxHandler or " +
-            '@InboxBatchHandler. Serve that topic with a separate Nest Kafka microservice ' +
-            '(Transport.KAFKA), or make its handlers inbox handlers.',
+            '@InboxBatchHandler. Serve that topic from an application without inbox handlers, ' +
+            'or make its handlers inbox handlers.',
         ),
       );
       expect(kafka.subscribe).not.toHaveBeenCalled();

@@ -107,8 +107,8 @@ export class InboxKafkaServer extends ServerKafka {
     if (routes.length === 0 || routes.length !== handlers) {
       throw new InboxMisuseError(
         `InboxKafkaServer: topic '${topic}' has ${handlers - routes.length} @EventPattern handler(s) without ` +
-          '@InboxHandler or @InboxBatchHandler. Serve that topic with a separate Nest Kafka microservice ' +
-          '(Transport.KAFKA), or make its handlers inbox handlers.',
+          '@InboxHandler or @InboxBatchHandler. Serve that topic from an application without inbox ' +
+          'handlers, or make its handlers inbox handlers.',
       );
     }
     return routes;

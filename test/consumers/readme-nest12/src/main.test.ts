@@ -32,6 +32,7 @@ const db = new pg.Pool({ connectionString: appUrl.toString(), max: 2 });
 const kafka = new Kafka({ clientId: `${database}-check`, brokers, logLevel: logLevel.NOTHING });
 const orderId = randomUUID();
 let child: ChildProcess | undefined;
+let member: ChildProcess | undefined;
 let exited: Promise<number | string | null> | undefined;
 let base = '';
 /** What the app wrote to stdout and stderr (echoed as well). */
@@ -57,8 +58,33 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A member of the app's group that stops answering, as a consumer that crashed a moment ago:
+ * the app's consumer cannot join until it leaves. It leaves on SIGCONT + SIGTERM.
+ */
+async function stalledMember(): Promise<ChildProcess> {
+  const script = `const { Kafka, logLevel } = require('kafkajs');
+const c = new Kafka({ brokers: process.env.BROKERS.split(','), logLevel: logLevel.NOTHING })
+  .consumer({ groupId: process.env.GROUP, sessionTimeout: 120000, rebalanceTimeout: 120000 });
+c.on(c.events.GROUP_JOIN, () => console.log('JOINED'));
+process.on('SIGTERM', () => c.disconnect().finally(() => process.exit(0)));
+c.connect().then(() => c.subscribe({ topic: process.env.TOPIC }))
+  .then(() => c.run({ autoCommit: false, eachMessage: async () => {} }));`;
+  const proc = spawn(process.execPath, ['-e', script], {
+    env: { ...process.env, BROKERS: brokers.join(','), GROUP: group, TOPIC: topic },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.on('data', (d: Buffer) => d.toString().includes('JOINED') && resolve());
+    proc.once('exit', () => reject(new Error('the stalled member exited before joining')));
+  });
+  proc.kill('SIGSTOP');
+  return proc;
+}
+
 before(async () => {
   await server.query(`CREATE DATABASE "${database}"`);
+  member = await stalledMember();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   child = spawn(process.execPath, ['dist/main.js'], {
@@ -79,6 +105,7 @@ before(async () => {
 });
 
 after(async () => {
+  member?.kill('SIGKILL');
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await exited;
   await db.end();
@@ -89,6 +116,22 @@ after(async () => {
   await admin.deleteGroups([group, `${database}-check`]).catch(() => undefined);
   await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
   await admin.disconnect();
+});
+
+test('while its consumer waits to join the group, HTTP serves and /health says the inbox is joining', async () => {
+  const answer = await waitFor('/health to report the inbox joining', async () => {
+    const response = await fetch(`${base}/health`).catch(() => undefined);
+    if (response?.status !== 503) return undefined;
+    const body = (await response.json()) as { error?: { inbox?: { message?: string } } };
+    return body.error?.inbox?.message === 'joining its consumer group' ? body : undefined;
+  });
+  assert.equal(answer.error?.inbox?.message, 'joining its consumer group');
+  // The application serves meanwhile: a command commits.
+  const other = randomUUID();
+  assert.equal((await fetch(`${base}/orders/${other}`, { method: 'POST' })).status, 201);
+  // The stalled member leaves: the app's consumer joins.
+  member?.kill('SIGTERM');
+  member?.kill('SIGCONT');
 });
 
 test('/health answers 200 on the quiet topic, before any record', async () => {
