@@ -108,6 +108,39 @@ describe('Marks kept through a lost database connection (real PostgreSQL + Kafka
     expect(result).toMatchObject({ pendingMarks: 0, dropped: 0, leaseLost: 0 });
   });
 
+  it('Given marks kept as the relay is asked to stop, when it shuts down gracefully, then it makes them before it ends: the relay that drains the rest publishes none of them again', async () => {
+    const scene = await fixture.newScene('relay_kept_stop');
+    const topic = uniqueTopic('kept-stop');
+    await createTopics([{ topic, numPartitions: 3 }]);
+    await scene.producer.writeMany(300, 30, 100);
+    const relay = await scene.start({
+      connection: { connectionString: proxy.url(new URL(DATABASE_URL).pathname.slice(1)) },
+      routing: { defaultTopic: topic },
+      tuning: { batchSize: 100, synchronousCommit: true, autoStart: false },
+    });
+    const loop = relay.get(RelayLoop);
+    const registry = relay.get<Registry>(RELAY_METRICS_REGISTRY);
+    let stopped: Promise<void> | undefined;
+    // The stop begins while the mark is cut off: no claim comes after it to make the marks.
+    const fired = proxy.armOnce(MARK, () => void (stopped = loop.stop()), { forward: false });
+    await loop.start();
+    await fired;
+    await stopped;
+    expect(await metric(registry, 'marks_recovered_total')).toBeGreaterThan(0);
+    expect(await metric(registry, 'pending_marks')).toBe(0);
+    expect(await metric(registry, 'published_again_total', { cause: 'mark_dropped' })).toBe(0);
+
+    await scene.start({ routing: { defaultTopic: topic }, tuning: { batchSize: 100 } });
+    await waitFor('drained', async () => (await scene.pending()) === 0, { timeoutMs: 60_000 });
+    const total = await topicRecordCount(topic);
+    const records = await consumeUntil([topic], (all) => all.length >= total);
+    expect(checkDelivery(records, scene.producer.written)).toEqual({
+      duplicates: [],
+      missing: [],
+      orderViolations: [],
+    });
+  });
+
   it('Given rows marked by lease A and rows another claim took, when A marks them again after an outage, then its own marks count as marked and the taken rows are refused; a first mark still refuses a marked row', async () => {
     const { scene } = fixture;
     const relay = await scene.start({

@@ -8,7 +8,7 @@ import type { FailureUpdate } from '../store/relay.store';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import type { FailedEntry, LedgerEntries } from './batch-ledger';
 import { emptyOutcome, type BatchOutcome } from './batch-outcome';
-import { PendingMarks, type KeptMark } from './pending-marks';
+import { PendingMarks, type KeptMark, type PendingGroup } from './pending-marks';
 
 /** The store's row update for a failed head. */
 function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpdate {
@@ -32,6 +32,8 @@ function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpda
 export class OutcomeRecorder {
   private readonly logger = new Logger('RelayBatch');
   private readonly pending: PendingMarks;
+  /** The kept marks `flushPending` is marking (taken out of `pending`). */
+  private flushing: PendingGroup | undefined;
 
   constructor(
     private readonly store: RelayStore,
@@ -54,11 +56,14 @@ export class OutcomeRecorder {
     for (let group = this.pending.next(); group; group = this.pending.next()) {
       let notMarked: ReadonlySet<string>;
       try {
+        this.flushing = group;
         notMarked = await this.store.mark(group.leaseToken, group.marks, true);
       } catch (error) {
         this.pending.putBack(group);
         if (!isDatabaseUnavailable(error)) this.pending.dropAll();
         throw error;
+      } finally {
+        this.flushing = undefined;
       }
       this.metrics.marksRecovered.inc(group.marks.length - notMarked.size);
       this.account(group.marks, notMarked, outcome);
@@ -79,7 +84,8 @@ export class OutcomeRecorder {
     );
     await Promise.race([this.flushPending(outcome).catch(() => undefined), late]);
     clearTimeout(timer);
-    const dropped = this.pending.dropAll();
+    // A mark still unanswered may yet commit: counted as given up all the same.
+    const dropped = this.pending.dropAll(this.flushing?.marks.length);
     if (dropped > 0)
       this.logger.warn(logLine('kept marks given up at shutdown', { count: dropped }));
     return outcome;

@@ -71,9 +71,12 @@ export class PendingMarks {
     this.add(group, 'oldest');
   }
 
-  /** Gives every kept mark up (counted as dropped): the relay stops, or the database refused. */
-  dropAll(): number {
-    const dropped = this.count;
+  /**
+   * Gives every kept mark up (counted as dropped): the relay stops, or the database refused.
+   * @param inFlight marks taken by `next` whose mark has not answered, given up too
+   */
+  dropAll(inFlight = 0): number {
+    const dropped = this.count + inFlight;
     this.groups = [];
     this.count = 0;
     this.dropped(dropped);
