@@ -5,6 +5,8 @@ interface ArmedFault {
   readonly pattern: Buffer;
   /** Only a connection that sent this first can fire the fault (its own next statement). */
   readonly after: Buffer | undefined;
+  /** False: the message never reaches the server (the statement surely did not run). */
+  readonly forward: boolean;
   readonly action: () => Promise<void> | void;
   readonly fired: (at: string) => void;
 }
@@ -48,16 +50,18 @@ export class PgFaultProxy {
    * Arms one fault; resolves (with the time it fired) once `action` ran. Messages matching
    * while another fault is armed wait for nothing: one fault at a time. With `after`, only a
    * connection that sent `after` first fires it (e.g. the COMMIT of one transaction, not any
-   * other connection's COMMIT).
+   * other connection's COMMIT). With `forward: false` the matching message is dropped instead
+   * of forwarded: the client's statement surely never ran.
    */
   armOnce(
     pattern: string,
     action: () => Promise<void> | void,
-    options: { after?: string } = {},
+    options: { after?: string; forward?: boolean } = {},
   ): Promise<string> {
     return new Promise((fired) => {
       const after = options.after === undefined ? undefined : Buffer.from(options.after);
-      this.armed = { pattern: Buffer.from(pattern), after, action, fired };
+      const forward = options.forward ?? true;
+      this.armed = { pattern: Buffer.from(pattern), after, forward, action, fired };
     });
   }
 
@@ -92,7 +96,7 @@ export class PgFaultProxy {
       }
       this.armed = undefined;
       held = true;
-      upstream.write(chunk);
+      if (fault.forward) upstream.write(chunk);
       void (async () => {
         try {
           await fault.action();

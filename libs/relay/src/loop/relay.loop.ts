@@ -13,7 +13,8 @@ import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { emptyOutcome, type RelayTotals } from '../outcome/batch-outcome';
+import { emptyOutcome, type BatchOutcome, type RelayTotals } from '../outcome/batch-outcome';
+import { OutcomeRecorder } from '../outcome/outcome.recorder';
 import { BatchProcessor } from '../publish/batch.processor';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
@@ -55,6 +56,7 @@ export class RelayLoop
     @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
     private readonly claimer: RelayClaimer,
     private readonly processor: BatchProcessor,
+    private readonly recorder: OutcomeRecorder,
     private readonly store: RelayStore,
     @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
@@ -157,17 +159,23 @@ export class RelayLoop
     }
   }
 
-  /** One claim: a batch to publish, what to do next, or how long to wait after an error. */
+  /**
+   * One claim: a batch to publish, what to do next, or how long to wait after an error. Marks
+   * an outage kept come first: their rows stay leased to this relay until then.
+   */
   private async claimStep(): Promise<ClaimedBatch | 'idle' | 'work' | number> {
     let batch;
+    let stage = 'mark';
     try {
+      if (this.recorder.pendingMarks > 0) this.add(await this.recorder.flushPending());
+      stage = 'claim';
       const stopTimer = this.metrics.claimSeconds.startTimer();
       batch = await this.claimer.claim(this.options);
       stopTimer();
       this.claimErrors.reset();
     } catch (error) {
       const delay = this.claimErrors.next();
-      this.logger.error(logLine('claim failed', { stage: 'claim', error, retry_in_ms: delay }));
+      this.logger.error(logLine(`${stage} failed`, { stage, error, retry_in_ms: delay }));
       return delay;
     }
     for (const p of batch.crashLoopParked) {
@@ -182,16 +190,19 @@ export class RelayLoop
   /** Publishes a claimed batch and adds its outcome to the totals. */
   private async processStep(batch: ClaimedBatch): Promise<void> {
     try {
-      const outcome = await this.processor.process(batch, this.abort.signal, () => this.stopping);
+      this.add(await this.processor.process(batch, this.abort.signal, () => this.stopping));
       this.counts.batches++;
-      for (const k of ['published', 'leaseLost', 'failed', 'released'] as const)
-        this.counts[k] += outcome[k];
     } catch (error) {
       // A database error while recording the outcome: the lease expires and the rows return.
       this.logger.error(
         logLine('batch failed; its rows return when the lease expires', { stage: 'mark', error }),
       );
     }
+  }
+
+  private add(outcome: BatchOutcome): void {
+    for (const k of ['published', 'leaseLost', 'failed', 'released'] as const)
+      this.counts[k] += outcome[k];
   }
 
   /**
@@ -218,6 +229,7 @@ export class RelayLoop
       await this.running;
     }
     clearTimeout(timer);
+    this.add(await this.recorder.flushPendingBy(this.stopBy - SHUTDOWN_RESERVE_MS));
     this.running = undefined;
     await this.listener?.stop();
     this.listener = undefined;

@@ -96,7 +96,17 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
       "Backlog figures taken: from this relay's stats statement or another relay's pressure row",
       ['source'],
     ),
+    // Marks kept through a database outage (PendingMarks).
+    pendingMarks: make.gauge(
+      'pending_marks',
+      'Acknowledged events whose mark waits for the database to answer again',
+    ),
+    marksRecovered: make.counter(
+      'marks_recovered_total',
+      'Acknowledged events marked once the database answered again after their mark failed',
+    ),
   };
+  m.publishedAgain.inc({ cause: 'mark_dropped' }, 0);
   for (const source of ['own', 'peer']) m.statsSamples.inc({ source }, 0);
   for (const cause of ['lease_lost', 'kill_after_ack', 'replay'])
     m.publishedAgain.inc({ cause }, 0);

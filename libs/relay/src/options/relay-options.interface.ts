@@ -139,7 +139,10 @@ export interface RelayTuningOptions {
   readonly classifyError?: ErrorClassifier;
   /** Health is down when the oldest event the relay can publish is older than this. @default 60000 */
   readonly unhealthyAfterMs?: number;
-  /** Bound on the whole graceful shutdown. @default 10000 */
+  /**
+   * Bound on the whole graceful shutdown (marks kept through a database outage, at most
+   * `MAX_PENDING_MARKS` = 10,000 events, are made within it or given up). @default 10000
+   */
   readonly shutdownTimeoutMs?: number;
   /** Period of the backlog figures and the pressure row, shared by the relays of one outbox. @default 5000 */
   readonly statsIntervalMs?: number;

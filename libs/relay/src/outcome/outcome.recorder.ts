@@ -1,13 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { logLine } from '@nest-outbox/core/internal';
+import { isDatabaseUnavailable, logLine } from '@nest-outbox/core/internal';
 import type { RelayMetrics } from '../metrics/relay.metrics';
 import { RELAY_METRICS } from '../relay.constants';
 import { RelayFigures } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
 import type { FailureUpdate } from '../store/relay.store';
 import type { ClaimedBatch } from '../claim/claimed-batch';
-import type { AckedEntry, FailedEntry, LedgerEntries } from './batch-ledger';
-import type { BatchOutcome } from './batch-outcome';
+import type { FailedEntry, LedgerEntries } from './batch-ledger';
+import { emptyOutcome, type BatchOutcome } from './batch-outcome';
+import { PendingMarks, type KeptMark, type PendingGroup } from './pending-marks';
 
 /** The store's row update for a failed head. */
 function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpdate {
@@ -23,18 +24,72 @@ function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpda
 /**
  * Records what became of a batch's rows: marks the acknowledged ones (fenced by the lease;
  * refused marks are "lease lost"), backs off or parks the failed heads, hands the rest back,
- * and counts each in the metrics and the logs (ids and kinds, never a payload).
+ * and counts each in the metrics and the logs (ids and kinds, never a payload). Marks that
+ * fail because the database is unavailable are kept (bounded) and marked when it answers.
  * @internal
  */
 @Injectable()
 export class OutcomeRecorder {
   private readonly logger = new Logger('RelayBatch');
+  private readonly pending: PendingMarks;
+  /** The kept marks `flushPending` is marking (taken out of `pending`). */
+  private flushing: PendingGroup | undefined;
 
   constructor(
     private readonly store: RelayStore,
     @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     private readonly stats: RelayFigures,
-  ) {}
+  ) {
+    this.pending = new PendingMarks(metrics);
+  }
+
+  /** Acknowledged events whose mark waits for the database. */
+  get pendingMarks(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Marks the kept marks, oldest claim first, each fenced by its own lease token. Throws when
+   * the database still fails (what is left stays kept, unless the error is not an outage).
+   */
+  async flushPending(outcome = emptyOutcome()): Promise<BatchOutcome> {
+    for (let group = this.pending.next(); group; group = this.pending.next()) {
+      let notMarked: ReadonlySet<string>;
+      try {
+        this.flushing = group;
+        notMarked = await this.store.mark(group.leaseToken, group.marks, true);
+      } catch (error) {
+        this.pending.putBack(group);
+        if (!isDatabaseUnavailable(error)) this.pending.dropAll();
+        throw error;
+      } finally {
+        this.flushing = undefined;
+      }
+      this.metrics.marksRecovered.inc(group.marks.length - notMarked.size);
+      this.account(group.marks, notMarked, outcome);
+    }
+    return outcome;
+  }
+
+  /**
+   * `flushPending` until `deadline` (epoch ms) at most, when the relay stops: what is left
+   * then is given up (its events are published again once their lease runs out).
+   */
+  async flushPendingBy(deadline: number): Promise<BatchOutcome> {
+    const outcome = emptyOutcome();
+    if (this.pending.size === 0) return outcome;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>(
+      (resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))),
+    );
+    await Promise.race([this.flushPending(outcome).catch(() => undefined), late]);
+    clearTimeout(timer);
+    // A mark still unanswered may yet commit: counted as given up all the same.
+    const dropped = this.pending.dropAll(this.flushing?.marks.length);
+    if (dropped > 0)
+      this.logger.warn(logLine('kept marks given up at shutdown', { count: dropped }));
+    return outcome;
+  }
 
   /** Writes `entries` for `batch` and adds them to `outcome`. */
   async record(batch: ClaimedBatch, entries: LedgerEntries, outcome: BatchOutcome): Promise<void> {
@@ -49,11 +104,30 @@ export class OutcomeRecorder {
 
   private async mark(
     batch: ClaimedBatch,
-    acked: readonly AckedEntry[],
+    acked: readonly KeptMark[],
     outcome: BatchOutcome,
   ): Promise<void> {
     const stopTimer = this.metrics.markSeconds.startTimer();
-    const notMarked = await this.store.mark(batch.leaseToken, acked).finally(() => stopTimer());
+    let notMarked: ReadonlySet<string>;
+    try {
+      notMarked = await this.store.mark(batch.leaseToken, acked).finally(() => stopTimer());
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      // Acknowledged: marked when the database answers again, never published again for this.
+      this.pending.keep(batch.leaseToken, acked);
+      const fields = { count: acked.length, stage: 'mark', error };
+      this.logger.warn(logLine('database unavailable: marks kept until it answers', fields));
+      return;
+    }
+    this.account(acked, notMarked, outcome);
+  }
+
+  /** Counts marked rows as published and refused ones as lease lost. */
+  private account(
+    acked: readonly KeptMark[],
+    notMarked: ReadonlySet<string>,
+    outcome: BatchOutcome,
+  ): void {
     const marked = acked.length - notMarked.size;
     outcome.published += marked;
     this.metrics.published.inc(marked);
@@ -74,12 +148,9 @@ export class OutcomeRecorder {
   }
 
   /** Observes the marked events' delay and attempts; returns the ones whose lease was lost. */
-  private observeMarked(
-    acked: readonly AckedEntry[],
-    notMarked: ReadonlySet<string>,
-  ): AckedEntry[] {
+  private observeMarked(acked: readonly KeptMark[], notMarked: ReadonlySet<string>): KeptMark[] {
     const now = Date.now();
-    const lost: AckedEntry[] = [];
+    const lost: KeptMark[] = [];
     let again = 0;
     for (const a of acked) {
       if (notMarked.has(a.id)) {

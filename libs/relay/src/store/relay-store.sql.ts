@@ -9,6 +9,19 @@ import { HISTORY, PENDING } from '../schema/row-state.sql';
 const AGE_MS = (alias: string) =>
   `CASE WHEN isfinite(${alias}.created_at) THEN extract(epoch FROM now() - ${alias}.created_at) * 1000 END`;
 
+/** The mark statement (see `mark` below); `unless` excludes more ids from the ones it returns. */
+function markSql(T: string, unless: string): string {
+  return `WITH m AS (
+  UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
+         lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
+    FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
+   WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
+     AND (SELECT set_config('synchronous_commit', $5::text, true)) IS NOT NULL
+  RETURNING t.id)
+SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
+ WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.id = u.id)${unless}`;
+}
+
 /**
  * The statements that record a batch's outcome (fenced by the lease token) and read the
  * relay's figures. Identifiers are validated before they are interpolated; values are bound.
@@ -26,15 +39,16 @@ export function relayStoreSql(name: RelayTableName) {
      * is never mistaken for a relay that died mid-publish. It sets its own synchronous_commit
      * (`$5`): one round trip. Returns the ids it did not mark (their lease was lost).
      */
-    mark: `WITH m AS (
-  UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
-         lease_expires_at = NULL, next_attempt_at = NULL, attempts = t.attempts + 1, last_error = NULL
-    FROM unnest($2::bigint[], $3::int[], $4::bigint[]) AS v(id, p, o)
-   WHERE t.id = v.id AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
-     AND (SELECT set_config('synchronous_commit', $5::text, true)) IS NOT NULL
-  RETURNING t.id)
-SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
- WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.id = u.id)`,
+    mark: markSql(T, ''),
+    /**
+     * `mark` again for marks whose first try failed with the database unavailable: that try
+     * may have committed unseen, so a row this lease already marked counts as marked.
+     */
+    remark: markSql(
+      T,
+      `
+   AND NOT EXISTS (SELECT 1 FROM ${T} p WHERE p.id = u.id AND p.lease_owner = $1 AND p.published_at IS NOT NULL)`,
+    ),
     /** Backs off or parks failed heads, with their error in the history (fenced as `mark`). */
     fail: `UPDATE ${T} t SET
        attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,

@@ -101,16 +101,25 @@ export class RelayStore {
 
   /**
    * Marks acknowledged rows published, in one statement that commits on its own. Returns the
-   * ids it did not mark: their lease was lost (expired, or taken by another relay).
+   * ids it did not mark: their lease was lost (taken by another claim).
+   * @param again the mark of these rows failed before (database unavailable) and may have
+   *   committed unseen: a row this lease already marked counts as marked
    */
-  async mark(leaseToken: string, acks: readonly AckedRow[]): Promise<ReadonlySet<string>> {
-    const { rows } = await this.pool.query<{ id: string }>(this.sql.mark, [
-      leaseToken,
-      numberArray(acks.map((a) => a.id)),
-      numberArray(acks.map((a) => a.partition)),
-      numberArray(acks.map((a) => a.offset)),
-      this.markCommitMode(),
-    ]);
+  async mark(
+    leaseToken: string,
+    acks: readonly AckedRow[],
+    again = false,
+  ): Promise<ReadonlySet<string>> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      again ? this.sql.remark : this.sql.mark,
+      [
+        leaseToken,
+        numberArray(acks.map((a) => a.id)),
+        numberArray(acks.map((a) => a.partition)),
+        numberArray(acks.map((a) => a.offset)),
+        this.markCommitMode(),
+      ],
+    );
     return rows.length === 0 ? NONE : new Set(rows.map((r) => r.id));
   }
 
