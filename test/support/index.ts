@@ -34,3 +34,14 @@ export {
   type JavaRecord,
 } from './java-kafka';
 export { describeWithTool, findTool, type Tool } from './needs-tool';
+export {
+  BATCH_ATTRIBUTES_AT,
+  BATCH_RECORD_COUNT_AT,
+  KafkaFetchRewriter,
+  recordBatches,
+  replaceBatch,
+  sealBatch,
+  type FetchedPartition,
+  type RecordBatchBytes,
+  type RecordsRewrite,
+} from './kafka-fetch-rewriter';

@@ -62,3 +62,4 @@ export {
   type SqlIsolationLevel,
 } from '../sql/transactional-adapter.interface';
 export type { DataStackFixture } from '../sql/data-stack-fixture';
+export { crc32c } from '../crc32c';

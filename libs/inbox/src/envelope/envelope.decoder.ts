@@ -8,7 +8,7 @@ import {
 } from './json-bounds';
 import { headerStrings, valueByteLength, type ParsedRecord } from './record-parts';
 import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../kafkajs/header-decoding';
-import { undecodableBatch } from '../kafkajs/inbox-codecs';
+import { undecodableBatch } from '../kafkajs/undecodable-batch';
 
 export { headerStrings, valueBytes, type ParsedRecord } from './record-parts';
 

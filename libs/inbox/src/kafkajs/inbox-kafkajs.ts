@@ -8,7 +8,12 @@ import {
   type HeaderBytesDecoder,
   type HeaderReader,
 } from './header-decoding';
-import { installInboxCodecs, undecodableFailure, UNDECODABLE_BATCH_HEADER } from './inbox-codecs';
+import { installInboxCodecs } from './inbox-codecs';
+import {
+  fetchRecordsDecoder,
+  recordBatchDecoder,
+  type BatchDecoderParts,
+} from './record-batch.decoder';
 
 /** The kafkajs version whose decoder the inbox's own instance was written and checked against. */
 const CHECKED_KAFKAJS_VERSION = '2.2.4';
@@ -21,7 +26,6 @@ type Replacement = (own: unknown, load: Loader) => unknown;
 /** kafkajs' `Decoder` as the inbox's subclass uses it. */
 interface StockDecoder extends HeaderBytesDecoder {
   readVarIntArray(reader: unknown): unknown[];
-  readVarIntBytes(): Buffer | null;
 }
 type DecoderClass = new (buffer: Buffer) => StockDecoder;
 
@@ -74,14 +78,10 @@ function privateLoader(root: string, replace: ReadonlyMap<string, Replacement>):
   return loader;
 }
 
-/**
- * kafkajs' `Decoder` with linear, capped header reading (`MAX_RECORD_HEADERS`) and undecodable
- * batches read as marked records (see `installInboxCodecs`).
- */
+/** kafkajs' `Decoder` with linear, capped header reading (`MAX_RECORD_HEADERS`). */
 function inboxDecoder(Stock: DecoderClass, load: Loader): DecoderClass {
   // Loaded on first use, once kafkajs' modules are all loaded (they require the decoder first).
   let readHeader: unknown;
-  let encodeRecord: ((r: object) => { buffer: Buffer }) | undefined;
   class InboxDecoder extends Stock {
     slice(size: number) {
       return new InboxDecoder(this.buffer.slice(this.offset, this.offset + size));
@@ -92,26 +92,38 @@ function inboxDecoder(Stock: DecoderClass, load: Loader): DecoderClass {
       if (reader !== readHeader) return super.readVarIntArray(reader);
       return readRecordHeaders(this, reader as HeaderReader, MAX_RECORD_HEADERS);
     }
-
-    override readVarIntBytes(): Buffer | null {
-      const failure = this.buffer.length === 0 ? undecodableFailure(this.buffer) : undefined;
-      if (failure === undefined) return super.readVarIntBytes();
-      const headers = { [UNDECODABLE_BATCH_HEADER]: failure };
-      encodeRecord ??= load('src/protocol/recordBatch/record/v0') as typeof encodeRecord;
-      const record = encodeRecord!({
-        offsetDelta: this.offset++,
-        key: null,
-        value: null,
-        headers,
-      });
-      return new Stock(record.buffer).readVarIntBytes();
-    }
   }
   return InboxDecoder;
 }
 
+/** The parts of the private kafkajs the inbox's record batch decoder uses. */
+function batchParts(load: Loader): BatchDecoderParts {
+  const { KafkaJSPartialMessageError } = load('src/errors') as {
+    KafkaJSPartialMessageError: new (message: string) => Error;
+  };
+  const { LOG_APPEND_TIME, CREATE_TIME } = load('src/protocol/timestampTypes') as Record<
+    string,
+    number
+  >;
+  return {
+    Decoder: load('src/protocol/decoder') as BatchDecoderParts['Decoder'],
+    readRecord: load(
+      'src/protocol/recordBatch/record/v0/decoder',
+    ) as BatchDecoderParts['readRecord'],
+    partial: (message) => new KafkaJSPartialMessageError(message),
+    timestampType: (attributes) => (attributes & 0x8 ? LOG_APPEND_TIME! : CREATE_TIME!),
+  };
+}
+
 type KafkaClass = new (config: KafkaConfig) => Kafka;
 let kafkajs: KafkaClass | undefined;
+let privateFiles: Loader | undefined;
+
+/** A file of the inbox's own kafkajs, by its path under kafkajs' root (tests). @internal */
+export function inboxKafkaFile(relative: string): unknown {
+  inboxKafka();
+  return privateFiles!(relative);
+}
 
 /**
  * kafkajs' `Kafka` for the inbox's own consumer, on a private module table with the inbox's
@@ -130,7 +142,16 @@ export function inboxKafka(): KafkaClass {
   const replace = new Map<string, Replacement>([
     ['src/protocol/decoder.js', (own, load) => inboxDecoder(own as DecoderClass, load)],
     ['src/protocol/message/compression/index.js', (own) => installInboxCodecs(own as never)],
+    ['src/protocol/recordBatch/v0/decoder.js', (_, load) => recordBatchDecoder(batchParts(load))],
+    [
+      'src/protocol/requests/fetch/v4/decodeMessages.js',
+      (_, load) =>
+        fetchRecordsDecoder(
+          batchParts(load),
+          load('src/protocol/recordBatch/v0/decoder') as ReturnType<typeof recordBatchDecoder>,
+        ),
+    ],
   ]);
-  const load = privateLoader(root, replace);
+  const load = (privateFiles = privateLoader(root, replace));
   return (kafkajs = (load('index.js') as { Kafka: KafkaClass }).Kafka);
 }

@@ -1,14 +1,12 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- lz4js and snappyjs have no types */
 import fc from 'fast-check';
-import { unlz4, unsnappy } from './kafka-codecs';
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import {
-  installInboxCodecs,
-  undecodableBatch,
-  undecodableFailure,
-  UNDECODABLE_BATCH_HEADER,
-} from './inbox-codecs';
+import { zstdFrame } from '../../test/record-batch.fixtures';
+import { installInboxCodecs } from './inbox-codecs';
 import { inboxKafka } from './inbox-kafkajs';
+import { MAX_BATCH_BYTES, unlz4, unsnappy } from './kafka-codecs';
+import { undecodableBatch, UNDECODABLE_BATCH_HEADER } from './undecodable-batch';
+import { unzstd } from './zstd-frames';
 
 const lz4 = require('lz4js') as { compress(src: Uint8Array): Uint8Array };
 const snappy = require('snappyjs') as { compress(src: Uint8Array): Uint8Array };
@@ -32,9 +30,12 @@ describe('kafka codecs', () => {
         fc.array(fc.uint8Array({ maxLength: 3000 }), { minLength: 1, maxLength: 4 }),
         (blocks) => {
           const all = Buffer.concat(blocks);
-          expect(unsnappy(Buffer.from(snappy.compress(all)))).toEqual(all);
-          expect(unsnappy(xerial(blocks))).toEqual(all);
-          expect(unlz4(Buffer.from(lz4.compress(all)))).toEqual(all);
+          expect(unsnappy(Buffer.from(snappy.compress(all)), MAX_BATCH_BYTES)).toEqual(all);
+          expect(unsnappy(xerial(blocks), MAX_BATCH_BYTES)).toEqual(all);
+          expect(unlz4(Buffer.from(lz4.compress(all)), MAX_BATCH_BYTES)).toEqual(all);
+          expect(unzstd(zstdFrame(blocks.map((b) => Buffer.from(b))), MAX_BATCH_BYTES)).toEqual(
+            all,
+          );
         },
       ),
       { numRuns: 200 },
@@ -43,16 +44,33 @@ describe('kafka codecs', () => {
 
   it('refuses a xerial block that runs past the batch', () => {
     const framed = xerial([Buffer.from('hello hello hello')]);
-    expect(() => unsnappy(framed.subarray(0, framed.length - 3))).toThrow(RangeError);
+    expect(() => unsnappy(framed.subarray(0, framed.length - 3), MAX_BATCH_BYTES)).toThrow(
+      'snappy truncated',
+    );
   });
 
-  it("names the codec of an undecodable batch only in the transport's own form", () => {
-    const reason = (value: string) => undecodableBatch({ [UNDECODABLE_BATCH_HEADER]: value });
-    expect(reason('lz4 Error')).toBe(
-      'record of a batch that could not be decompressed (lz4 Error)',
+  it('stops each codec at its limit, xerial blocks and zstd frames counted together', () => {
+    const kib = Buffer.alloc(1024, 7);
+    expect(() => unsnappy(xerial([kib, kib]), 2047)).toThrow('snappy exceeds 2047 bytes');
+    expect(unsnappy(xerial([kib, kib]), 2048)).toHaveLength(2048);
+    expect(() => unlz4(Buffer.from(lz4.compress(Buffer.concat([kib, kib]))), 2047)).toThrow(
+      'lz4 exceeds 2047 bytes',
     );
-    expect(reason('gzip Error Z_BUF_ERROR')).toContain('(gzip Error Z_BUF_ERROR)');
-    expect(reason('snappy <script>\n')).toContain('(unknown codec)');
+    const frame = zstdFrame([{ byte: 1, times: 65_536 }, Buffer.alloc(65_536, 2)]); // window 128 KiB
+    const frames = Buffer.concat([frame, frame]);
+    expect(() => unzstd(frames, 262_143)).toThrow('zstd exceeds 262143 bytes');
+    expect(unzstd(frames, 262_144)).toHaveLength(262_144);
+    expect(() => unzstd(frame, 131_071)).toThrow('zstd exceeds 131071 bytes'); // its window
+  });
+
+  it("names why a batch is undecodable only in the batch decoder's own form", () => {
+    const reason = (value: string) => undecodableBatch({ [UNDECODABLE_BATCH_HEADER]: value });
+    expect(reason('crc mismatch')).toBe(
+      'record of a batch that could not be decoded (crc mismatch)',
+    );
+    expect(reason('gzip exceeds 33554432 bytes')).toContain('(gzip exceeds 33554432 bytes)');
+    expect(reason('unknown codec 5')).toContain('(unknown codec 5)');
+    expect(reason('snappy <script>\n')).toContain('(unknown failure)');
     expect(undecodableBatch({})).toBeUndefined();
   });
 });
@@ -79,23 +97,24 @@ describe("the inbox's own codec table", () => {
     );
   });
 
-  it('uses a codec the application registered, and turns a failed batch into a marker that names the codec', async () => {
+  it("compresses with a codec the application registered, and decompresses with the inbox's bounded one", async () => {
     const { Codecs } = installInboxCodecs({ Codecs: {} as Table });
     const before = appTable[CompressionTypes.LZ4];
     appTable[CompressionTypes.LZ4] = () => ({
-      compress: () => Promise.resolve(Buffer.alloc(0)),
-      decompress: () => Promise.resolve(Buffer.from('from the app')),
+      compress: () => Promise.resolve(Buffer.from('from the app')),
+      decompress: () => Promise.resolve(Buffer.from('unbounded')),
     });
     try {
       const lz4Codec = Codecs[CompressionTypes.LZ4]!();
-      expect((await lz4Codec.decompress(Buffer.from('x'))).toString()).toBe('from the app');
+      expect((await lz4Codec.compress({ buffer: Buffer.from('x') })).toString()).toBe(
+        'from the app',
+      );
+      const framed = Buffer.from(lz4.compress(Buffer.from('bounded')));
+      expect((await lz4Codec.decompress(framed)).toString()).toBe('bounded');
+      await expect(lz4Codec.decompress(Buffer.from('not lz4'))).rejects.toThrow('lz4');
     } finally {
       appTable[CompressionTypes.LZ4] = before;
     }
-    const marker = await Codecs[CompressionTypes.LZ4]!().decompress(Buffer.from('not lz4'));
-    expect(marker).toHaveLength(0);
-    expect(undecodableFailure(marker)).toMatch(/^lz4 \w+/);
-    expect(undecodableFailure(Buffer.alloc(0))).toBeUndefined();
   });
 
   it("leaves the application's kafkajs table as kafkajs has it", () => {

@@ -1,4 +1,4 @@
-import { crc32c } from './crc32c';
+import { crc32c } from '@nest-outbox/core/internal';
 import {
   encodeRecords,
   headerEntries,
