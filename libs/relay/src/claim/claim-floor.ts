@@ -27,8 +27,9 @@ export interface WindowSighting {
  * moves to it only once a later window's snapshot shows every transaction of the candidate's
  * snapshot ended (its xmin at or past the candidate's xmax); then such rows are visible to that
  * later window, which read from the old bound, and the bound becomes the lower of the two
- * windows' first rows. Every `BOTTOM_RESCAN_MS` a window reads from the oldest end again.
- * A relay restarted starts from the oldest end.
+ * windows' first rows. Every `BOTTOM_RESCAN_MS` a window reads from the oldest end again; it
+ * is also what finds rows an operator republished below the bound. A relay restarted starts from
+ * the oldest end. A parked or blocked row is pending: the bound stays at or below it.
  * @internal
  */
 export class ClaimFloor {
