@@ -14,6 +14,14 @@ export interface WindowSighting {
   readonly xmin: bigint;
   /** `pg_snapshot_xmax` of the window's snapshot: every transaction below it had begun. */
   readonly xmax: bigint;
+  /** The audit table's last id the window saw (an operator action adds one). */
+  readonly auditMark: bigint;
+}
+
+/** Where a window starts: from `id`, unless the audit moved past `auditMark`. @internal */
+export interface WindowStart {
+  readonly id: bigint;
+  readonly auditMark: bigint;
 }
 
 /**
@@ -27,26 +35,35 @@ export interface WindowSighting {
  * moves to it only once a later window's snapshot shows every transaction of the candidate's
  * snapshot ended (its xmin at or past the candidate's xmax); then such rows are visible to that
  * later window, which read from the old bound, and the bound becomes the lower of the two
- * windows' first rows. Every `BOTTOM_RESCAN_MS` a window reads from the oldest end again; it
- * is also what finds rows an operator republished below the bound. A relay restarted starts from
- * the oldest end. A parked or blocked row is pending: the bound stays at or below it.
+ * windows' first rows. Every `BOTTOM_RESCAN_MS` a window reads from the oldest end again, and so
+ * does a window that finds a new audit row (an operator may have republished rows below the
+ * bound: the window checks in its own snapshot, so it never reads past them); the bound is then
+ * settled anew. A relay restarted starts from the oldest end. A parked or blocked row is
+ * pending: the bound stays at or below it.
  * @internal
  */
 export class ClaimFloor {
   private bound: bigint | undefined;
   private candidate: { readonly first: bigint; readonly xmax: bigint } | undefined;
+  private auditMark = 0n;
   private bottomReadAt = -Infinity;
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
   /** Where the next window starts: undefined for the oldest end. */
-  start(): bigint | undefined {
-    return this.now() - this.bottomReadAt >= BOTTOM_RESCAN_MS ? undefined : this.bound;
+  start(): WindowStart | undefined {
+    if (this.bound === undefined || this.now() - this.bottomReadAt >= BOTTOM_RESCAN_MS)
+      return undefined;
+    return { id: this.bound, auditMark: this.auditMark };
   }
 
-  /** Takes in what a window read from `from` (as `start()` gave it) saw. */
-  saw(from: bigint | undefined, window: WindowSighting): void {
-    if (from === undefined) this.bottomReadAt = this.now();
+  /** Takes in what a window started at `from` (as `start()` gave it) saw. */
+  saw(from: WindowStart | undefined, window: WindowSighting): void {
+    if (from === undefined || from.auditMark !== window.auditMark) {
+      this.bottomReadAt = this.now();
+      if (window.auditMark !== this.auditMark) this.bound = this.candidate = undefined;
+      this.auditMark = window.auditMark;
+    }
     const c = this.candidate;
     if (c && window.xmin >= c.xmax) {
       this.bound = window.first === undefined || c.first < window.first ? c.first : window.first;

@@ -23,6 +23,8 @@ interface LeaseSummary {
   last_id: string | null;
   /** The lowest id the window read, and the bounds of the statement's snapshot (xid8 text). */
   window_first: string | null;
+  /** The audit table's last id (the window's). */
+  audit_mark: string;
   snapshot_xmin: string;
   snapshot_xmax: string;
 }
@@ -102,11 +104,12 @@ export class RelayClaimer {
       claim,
       this.sql.leaseWindow({ ...this.args(claim, settings.batchSize, windowRows), from }),
     );
-    const { window_first: first, snapshot_xmin: xmin, snapshot_xmax: xmax } = window.summary;
+    const { window_first: first, audit_mark, snapshot_xmin, snapshot_xmax } = window.summary;
     this.floor.saw(from, {
       first: first === null ? undefined : BigInt(first),
-      xmin: BigInt(xmin),
-      xmax: BigInt(xmax),
+      xmin: BigInt(snapshot_xmin),
+      xmax: BigInt(snapshot_xmax),
+      auditMark: BigInt(audit_mark),
     });
     const crashLoopParked = [...(window.summary.crash_loop ?? [])];
     let rows = window.rows;
