@@ -34,14 +34,22 @@ export class BenchCommands {
   }
 }
 
-/** Writer (OutboxModule, decorated commands) and relay (RelayModule) in one application. */
+/**
+ * Writer (OutboxModule, decorated commands) and relay (RelayModule) in one application; the
+ * writer alone with `relay: false` (its notifications on, for a relay in another process).
+ */
 @Module({})
 export class RelayBenchAppModule {
-  static register(databaseUrl: string, schema: string, relay: RelayModuleOptions): DynamicModule {
+  static register(
+    databaseUrl: string,
+    schema: string,
+    relay: RelayModuleOptions | false,
+    poolMax = 8,
+  ): DynamicModule {
     return {
       module: RelayBenchAppModule,
       imports: [
-        TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, extra: { max: 8 } }),
+        TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, extra: { max: poolMax } }),
         ClsModule.forRoot({
           global: true,
           plugins: [
@@ -51,8 +59,11 @@ export class RelayBenchAppModule {
             }),
           ],
         }),
-        OutboxModule.forRoot({ schema, tuning: { table: 'outbox', notifyChannel: false } }),
-        RelayModule.forRoot(relay),
+        OutboxModule.forRoot({
+          schema,
+          tuning: relay ? { table: 'outbox', notifyChannel: false } : { table: 'outbox' },
+        }),
+        ...(relay ? [RelayModule.forRoot(relay)] : []),
       ],
       providers: [BenchCommands],
     };

@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { REPO_ROOT, spawnJs, type TsChild } from '@test/support';
 
 /** The libraries, as compiled JavaScript resolves them (`@nest-outbox/<name>`). */
-const LIBS = ['core', 'outbox', 'relay', 'inbox'];
+const LIBS = ['core', 'outbox', 'relay', 'relay-console', 'inbox'];
 
 /**
  * Entry points compiled with the project's own `tsc` into a fresh folder under `.cache/`

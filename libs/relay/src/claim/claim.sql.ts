@@ -19,7 +19,19 @@ export interface LeaseArgs {
   readonly crashLoopThreshold: number;
   /** The skip scan's start: after this (aggregate type, aggregate id); none: from the first. */
   readonly cursor?: readonly [string, string];
+  /**
+   * The window's start (see `ClaimFloor`): ids from `id` while the audit's last id is still
+   * `auditMark` (an operator action may have made rows below it pending again); none: from the
+   * oldest end.
+   */
+  readonly from?: { readonly id: bigint; readonly auditMark: bigint };
 }
+
+/** The lowest bigint: a window from it reads from the oldest end. */
+const LOWEST_ID = '(-9223372036854775807 - 1)';
+
+/** The last id of the audit table (0 when empty): each operator action adds one. */
+const AUDIT_MARK = (audit: string) => `(SELECT coalesce(max(a.id), 0) FROM ${audit} a)`;
 
 /** A lease statement's values as SQL literals. */
 type Literals = ReturnType<typeof literals>;
@@ -30,7 +42,7 @@ function integer(name: string, value: number): string {
   return String(value);
 }
 
-function literals(args: LeaseArgs) {
+function literals(args: LeaseArgs, audit: string) {
   const threshold = integer('crashLoopThreshold', args.crashLoopThreshold);
   return {
     limit: integer('limit', args.limit),
@@ -46,6 +58,11 @@ function literals(args: LeaseArgs) {
     afterCursor: args.cursor
       ? `(o.aggregate_type, o.aggregate_id) > (${escapeLiteral(args.cursor[0])}::text, ${escapeLiteral(args.cursor[1])}::text)`
       : 'TRUE',
+    fromId:
+      args.from === undefined
+        ? 'TRUE'
+        : `o.id >= (SELECT CASE WHEN ${AUDIT_MARK(audit)} = ${BigInt(args.from.auditMark)} THEN ${BigInt(args.from.id)}
+                          ELSE ${LOWEST_ID} END)`,
   };
 }
 
@@ -95,7 +112,8 @@ const NO_ROW = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
  * - `c`: the park of the heads whose publishes kept killing the relay (checked again as `l`
  *   does; disjoint from `l`'s rows: such a head's run is not kept).
  * Then the leased rows, and a last row (id NULL) with what the caller needs: rows picked and
- * kept, the heads parked, and `summary` (the statement's own figures).
+ * kept, the heads parked, `summary` (the statement's own figures: its count, the skip scan's
+ * last aggregate, the window's first id) and the bounds of the statement's snapshot.
  */
 const LEASE_RUNS = (T: string, v: Literals, summary: string) => `p AS MATERIALIZED (
   SELECT r.id, h.id AS head_id, r.claims - r.attempts AS unfinished, (${FREE('r')}) AS free
@@ -121,13 +139,16 @@ c AS (
      AND coalesce(t.published_at, t.skipped_at) IS NULL AND ${FREE('t')}
   RETURNING t.id, t.event_id, t.aggregate_id, t.event_type)
 SELECT l.*, NULL::int AS picked, NULL::int AS kept, NULL::json AS crash_loop,
-       NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id
+       NULL::int AS window_rows, NULL::text AS last_type, NULL::text AS last_id,
+       NULL::text AS window_first, NULL::text AS audit_mark, NULL::text AS snapshot_xmin,
+       NULL::text AS snapshot_xmax
   FROM l
 UNION ALL
 SELECT ${NO_ROW}, (SELECT count(*)::int FROM p), (SELECT count(*)::int FROM k WHERE k.kept),
        (SELECT json_agg(json_build_object('eventId', c.event_id, 'aggregateId', c.aggregate_id,
                                           'eventType', c.event_type) ORDER BY c.id) FROM c),
-       ${summary}`;
+       ${summary}, pg_snapshot_xmin(pg_current_snapshot())::text,
+       pg_snapshot_xmax(pg_current_snapshot())::text`;
 
 /**
  * The statements of the claim. Identifiers are validated before they are interpolated; values
@@ -135,7 +156,7 @@ SELECT ${NO_ROW}, (SELECT count(*)::int FROM p), (SELECT count(*)::int FROM k WH
  * @internal
  */
 export function claimSql(name: RelayTableName, commitMode: 'on' | 'off') {
-  const T = relayObjectNames(name).outbox;
+  const { outbox: T, audit } = relayObjectNames(name);
   const lockName = `'${name.schema}.${name.table}'`;
   /**
    * One whole claim transaction, sent as one simple query: claims take turns per outbox table on
@@ -150,15 +171,17 @@ ${lease};
 COMMIT`;
   return {
     /**
-     * Leases runs from the heads found in a window: the first `size` pending rows in id order (a
-     * prefix of the id order, so an aggregate's first row in it is its head). The summary says
-     * how many rows the window held: a full window with too few picked sends on to `leaseScan`.
+     * Leases runs from the heads found in a window: the first `size` pending rows in id order
+     * from `from` (a prefix of the id order: no pending row lies below a `ClaimFloor` bound, so
+     * an aggregate's first row in it is its head). The summary says how many rows the window
+     * held (a full window with too few picked sends on to `leaseScan`), its first id and the
+     * audit's last id.
      */
     leaseWindow: (args: LeaseArgs) => {
-      const v = literals(args);
+      const v = literals(args, audit);
       return transaction(`WITH w AS MATERIALIZED (
   SELECT o.id, o.aggregate_type, o.aggregate_id, (${FREE('o')}) AS free FROM ${T} o
-   WHERE ${PENDING('o')}
+   WHERE ${PENDING('o')} AND ${v.fromId}
    ORDER BY o.id
    LIMIT ${v.size}),
 h AS (
@@ -168,7 +191,7 @@ h AS (
    WHERE f.free
    ORDER BY f.id
    LIMIT ${v.limit}),
-${LEASE_RUNS(T, v, '(SELECT count(*)::int FROM w), NULL, NULL')}`);
+${LEASE_RUNS(T, v, `(SELECT count(*)::int FROM w), NULL, NULL, (SELECT min(w.id)::text FROM w), ${AUDIT_MARK(audit)}::text`)}`);
     },
     /**
      * The fallback when the window is mostly one blocked backlog: a skip scan of the aggregate
@@ -177,7 +200,7 @@ ${LEASE_RUNS(T, v, '(SELECT count(*)::int FROM w), NULL, NULL')}`);
      * one (the next cursor; fewer than `size` means the scan wrapped).
      */
     leaseScan: (args: LeaseArgs) => {
-      const v = literals(args);
+      const v = literals(args, audit);
       return transaction(`WITH RECURSIVE a AS (
   (SELECT o.aggregate_type, o.aggregate_id, o.id, 1 AS n FROM ${T} o
     WHERE ${PENDING('o')} AND ${v.afterCursor}
@@ -200,7 +223,7 @@ ${LEASE_RUNS(
   T,
   v,
   `(SELECT count(*)::int FROM s), (SELECT l.aggregate_type FROM s l ORDER BY l.n DESC LIMIT 1),
-       (SELECT l.aggregate_id FROM s l ORDER BY l.n DESC LIMIT 1)`,
+       (SELECT l.aggregate_id FROM s l ORDER BY l.n DESC LIMIT 1), NULL, NULL`,
 )}`);
     },
   };

@@ -5,6 +5,7 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { commitMode } from '../schema/row-state.sql';
 import { relayStoreSql } from '../store/relay-store.sql';
+import { ClaimFloor } from './claim-floor';
 import { claimSql, type ClaimSql, type LeaseArgs } from './claim.sql';
 import type { ClaimedBatch, ClaimedRow, ClaimSettings } from './claimed-batch';
 
@@ -20,6 +21,12 @@ interface LeaseSummary {
   /** The last aggregate the skip scan read (its next cursor). */
   last_type: string | null;
   last_id: string | null;
+  /** The lowest id the window read, and the bounds of the statement's snapshot (xid8 text). */
+  window_first: string | null;
+  /** The audit table's last id (the window's). */
+  audit_mark: string;
+  snapshot_xmin: string;
+  snapshot_xmax: string;
 }
 
 /** What one lease statement came to. */
@@ -72,6 +79,8 @@ export class RelayClaimer {
   private sequence = 0;
   /** Where the next skip scan starts (none: from the first aggregate). */
   private scanCursor: [string, string] | undefined;
+  /** Where windows start, so that they do not walk the entries of rows published long ago. */
+  private readonly floor = new ClaimFloor();
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
@@ -90,10 +99,18 @@ export class RelayClaimer {
     const claim: Claim = { leaseToken: `${this.options.relayId}:${++this.sequence}`, settings };
     const leaseDeadline = Date.now() + settings.leaseMs;
     const windowRows = settings.windowRows ?? 2 * settings.batchSize;
+    const from = this.floor.start();
     const window = await this.lease(
       claim,
-      this.sql.leaseWindow(this.args(claim, settings.batchSize, windowRows)),
+      this.sql.leaseWindow({ ...this.args(claim, settings.batchSize, windowRows), from }),
     );
+    const { window_first: first, audit_mark, snapshot_xmin, snapshot_xmax } = window.summary;
+    this.floor.saw(from, {
+      first: first === null ? undefined : BigInt(first),
+      xmin: BigInt(snapshot_xmin),
+      xmax: BigInt(snapshot_xmax),
+      auditMark: BigInt(audit_mark),
+    });
     const crashLoopParked = [...(window.summary.crash_loop ?? [])];
     let rows = window.rows;
     const missing = settings.batchSize - window.summary.picked;

@@ -47,18 +47,21 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
 
   /**
    * One pass: batches until fewer rows than the batch size are left, or another instance
-   * holds the lock. Returns the number of rows removed.
+   * holds the lock. Returns the number of rows removed. Each batch starts where the one before
+   * it ended; a row marked late with an earlier `published_at` waits for the next pass.
    */
   async runOnce(maxBatches = 1000): Promise<number> {
     const retention = this.options.retention;
     if (!retention) return 0;
     const statement = retention.mode === 'archive' ? this.sql.archive : this.sql.delete;
     let total = 0;
+    let from: string | null = null;
     for (let i = 0; i < maxBatches && !this.stopped; i++) {
-      const removed = await this.batch(statement, retention.keepMs, retention.batchSize);
-      if (removed === undefined) break;
-      total += removed;
-      if (removed < retention.batchSize) break;
+      const batch = await this.batch(statement, [retention.keepMs, retention.batchSize, from]);
+      if (batch === undefined) break;
+      total += batch.removed;
+      from = batch.last ?? from;
+      if (batch.removed < retention.batchSize) break;
     }
     if (total > 0)
       this.logger.log(`housekeeping removed ${total} published row(s) (${retention.mode})`);
@@ -66,11 +69,18 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
   }
 
   /** One short transaction; `undefined` when another instance is at it. */
-  private batch(statement: string, olderThanMs: number, size: number): Promise<number | undefined> {
+  private batch(
+    statement: string,
+    values: [olderThanMs: number, size: number, from: string | null],
+  ): Promise<{ removed: number; last: string | null } | undefined> {
     return inTransaction(this.pool, async (client) => {
       const lock = await client.query<{ ok: boolean }>(this.sql.lock);
       if (!lock.rows[0]?.ok) return undefined;
-      return (await client.query(statement, [olderThanMs, size])).rowCount ?? 0;
+      const { rows } = await client.query<{ removed: number; last: string | null }>(
+        statement,
+        values,
+      );
+      return rows[0];
     });
   }
 

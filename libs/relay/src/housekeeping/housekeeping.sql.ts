@@ -5,23 +5,32 @@ const HOUSEKEEPING_LOCK = 1852796277;
 
 /**
  * The statements of housekeeping: one instance at a time (a transaction-scoped try-lock),
- * published rows older than `$1` ms removed in batches of `$2`. Identifiers are validated
- * before they are interpolated.
+ * published rows older than `$1` ms and published at `$3` or later (NULL: any) removed in
+ * batches of `$2`. Each returns one row: how many rows it removed and the last `published_at`
+ * among them (text, to the microsecond), the next batch's `$3`: a batch does not walk again the
+ * index entries of the rows the batches before it removed, which stay until no snapshot can
+ * see them.
  * @internal
  */
 export function housekeepingSql(name: RelayTableName) {
   const n = relayObjectNames(name);
   const T = n.outbox;
   const olderPublished = `SELECT id FROM ${T} WHERE published_at IS NOT NULL AND published_at < now() - $1 * interval '1 millisecond'
+     AND published_at >= coalesce($3::timestamptz, '-infinity')
    ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED`;
+  const removed = `SELECT count(*)::int AS removed, max(published_at)::text AS last FROM gone`;
   return {
     lock: `SELECT pg_try_advisory_xact_lock(${HOUSEKEEPING_LOCK}, hashtext('${name.schema}.${name.table}')) AS ok`,
-    delete: `DELETE FROM ${T} WHERE id IN (
-  ${olderPublished})`,
+    delete: `WITH gone AS (
+  DELETE FROM ${T} WHERE id IN (
+    ${olderPublished})
+  RETURNING published_at)
+${removed}`,
     archive: `WITH moved AS (
   DELETE FROM ${T} WHERE id IN (
     ${olderPublished})
-  RETURNING *)
-INSERT INTO ${n.archive} SELECT * FROM moved`,
+  RETURNING *),
+gone AS (INSERT INTO ${n.archive} SELECT * FROM moved RETURNING published_at)
+${removed}`,
   };
 }
