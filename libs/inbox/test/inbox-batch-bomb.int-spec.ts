@@ -50,7 +50,6 @@ describe('Decompression bombs (real PostgreSQL + Kafka: batches the broker accep
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
     });
     fx.apps.push(app);
     const bombs: [string, CompressionTypes, number, typeof gzipBomb | typeof zstdBomb][] = [

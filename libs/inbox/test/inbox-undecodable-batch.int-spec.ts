@@ -97,7 +97,6 @@ describe('Record batches damaged between the broker and the inbox (real PostgreS
       schema: fx.db.name,
       topics: [topic],
       groupId,
-      transport: 'batched',
       brokers: proxy.brokers,
     });
     fx.apps.push(app);
