@@ -1,8 +1,5 @@
 import 'reflect-metadata';
 
-// kafkajs 2 prints a partitioner notice at every producer start; the default one is what we want.
-process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
-
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';

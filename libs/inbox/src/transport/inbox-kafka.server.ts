@@ -5,7 +5,7 @@ import {
   type KafkaOptions,
   type MessageHandler,
 } from '@nestjs/microservices';
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { Partitioners, type Consumer, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { recordOf, type ChunkRecord, type InboxRoute } from '../chunk/chunk';
 import type { ConsumerSession } from '../consumer/consumer.session';
@@ -37,7 +37,11 @@ export class InboxKafkaServer extends ServerKafka {
   private inbox: InboxLink | undefined;
 
   constructor(options: InboxKafkaServerOptions) {
-    super(options);
+    // kafkajs' own default partitioner, named so that kafkajs does not warn on every start.
+    super({
+      ...options,
+      producer: { createPartitioner: Partitioners.DefaultPartitioner, ...options.producer },
+    });
     const size = options.inboxBatchSize ?? 100;
     if (!Number.isInteger(size) || size < 1) {
       throw new InvalidOptionsError(
