@@ -25,6 +25,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { javaToolArgs } from '../support/java-kafka';
 import { readmeApp, type ReadmeApp } from './readme-app';
 import { stackDocFiles } from './stack-doc';
 
@@ -142,14 +143,14 @@ function completeFromReadme(dir: string, env: Record<string, string>, work: stri
 }
 
 /** Copies the app and the shared sources it takes into `work`. */
-function assemble(app: string, work: string): AppRun {
+function assemble(app: string, work: string, javaTool: string[]): AppRun {
   const dir = join(work, app);
   cpSync(join(HERE, app), dir, {
     recursive: true,
     filter: (src) => !/[\\/](node_modules|dist)$/.test(src),
   });
   const names = `${app.replace(/-/g, '_')}_${RUN}`;
-  const env = {
+  const env: Record<string, string> = {
     CONSUMER_SCHEMA: `pkg_c_${names}`,
     CONSUMER_TOPIC: `pkg-consumer-${app}-${RUN}`,
     CONSUMER_GROUP: `pkg-consumer-${app}-${RUN}`,
@@ -158,6 +159,8 @@ function assemble(app: string, work: string): AppRun {
     DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   };
   if (app === README_APP) {
+    // An independent producer (Java kafka-clients) for the README app's compressed batches.
+    env.KAFKA_TOOL = JSON.stringify(javaTool);
     const readme = completeFromReadme(dir, env, work);
     return { app, dir, env, started: Date.now(), readme };
   }
@@ -235,7 +238,8 @@ function result(target: AppRun, failedStep: string | undefined): AppResult {
  * one after the other (the shared stack and the machine's two cores).
  */
 async function runApps(apps: string[], work: string, tarballs: string[]): Promise<AppResult[]> {
-  const targets = apps.map((app) => assemble(app, work));
+  const javaTool = await javaToolArgs();
+  const targets = apps.map((app) => assemble(app, work, javaTool));
   const prepared = await Promise.all(targets.map((t) => prepare(t, tarballs)));
   const results: AppResult[] = [];
   for (const [i, target] of targets.entries()) {

@@ -59,19 +59,28 @@ function compiledTool(): Promise<string> {
   return compiled;
 }
 
-async function runTool(args: string[], stdin: string): Promise<string> {
-  const jvm = [
+/**
+ * The JVM arguments that run the tool (`java ...args produce|consume ...`): for a process
+ * outside this workspace, such as an app of the consumer matrix.
+ */
+export async function javaToolArgs(): Promise<string[]> {
+  return [
     '-cp',
     `${await compiledTool()}:${KAFKA_LIBS}/*`,
     '-Xmx256m',
     '-XX:+UseSerialGC',
     '-XX:TieredStopAtLevel=1',
     `-Dlog4j2.configurationFile=${REPO_ROOT}/scripts/kafka/log4j2.yaml`,
+    'KafkaTool',
   ];
+}
+
+async function runTool(args: string[], stdin: string): Promise<string> {
+  const jvm = await javaToolArgs();
   return new Promise((resolve, reject) => {
     const child = execFile(
       'java',
-      [...jvm, 'KafkaTool', ...args],
+      [...jvm, ...args],
       { maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) =>
         error
