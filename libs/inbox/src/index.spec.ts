@@ -52,6 +52,7 @@ describe('@nest-outbox/inbox public barrel', () => {
        "const InboxEvents",
        "function InboxHandler",
        "interface InboxHandlerOptions",
+       "class InboxHandlerSkippedError",
        "class InboxKafkaServer",
        "type InboxKafkaServerOptions",
        "interface InboxMetricsOptions",

@@ -25,6 +25,7 @@ export type {
   PoisonPause,
   UndecodableRecord,
 } from './consumer/consumer-snapshot';
+export { InboxHandlerSkippedError } from './errors/inbox-handler-skipped.error';
 export { InboxMisuseError } from './errors/inbox-misuse.error';
 export { InboxPermanentError } from './errors/inbox-permanent.error';
 export { InboxRetentionTooShortError } from './errors/inbox-retention-too-short.error';

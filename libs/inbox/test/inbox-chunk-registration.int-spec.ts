@@ -1,12 +1,4 @@
-import {
-  Injectable,
-  type CallHandler,
-  type ExecutionContext,
-  type NestInterceptor,
-} from '@nestjs/common';
-import type { KafkaContext } from '@nestjs/microservices';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
-import { of, type Observable } from 'rxjs';
 import { InboxStore } from '../src/store/inbox.store';
 import { committedOffsets, send } from './inbox-test.kafka';
 import { inboxMetric, useInboxFixture } from './inbox-test.fixture';
@@ -16,18 +8,6 @@ import { eventRecord } from './inbox-test.records';
 jest.setTimeout(90_000);
 
 type TestRecord = ReturnType<typeof eventRecord>;
-
-/** Lets every handler call through but the one of the `skipped` event (the method never runs). */
-@Injectable()
-class SkipOneInterceptor implements NestInterceptor {
-  constructor(private readonly skipped: string) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const message = context.switchToRpc().getContext<KafkaContext>().getMessage();
-    const eventId = (message.headers as Record<string, unknown>).event_id;
-    return eventId === this.skipped ? of(undefined) : next.handle();
-  }
-}
 
 describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (real PostgreSQL + Kafka)', () => {
   const fx = useInboxFixture('inbox_chunk');
@@ -150,21 +130,5 @@ describe('InboxKafkaServer: a chunk registers its inbox rows in one statement (r
     expect(effects).toEqual(new Map(ids(chunk).map((id) => [id, 1])));
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_applied_total')).toBe(3 + 5);
     expect(await inboxMetric(app, 'nest_outbox_inbox_events_duplicate_total')).toBe(1);
-  });
-
-  it("Given the application's interceptor that skips the handler of one event in a chunk, when the chunk is consumed, then that event is recorded as handled without its effect (the application's choice), the others are applied once, and every offset is committed from one registration statement", async () => {
-    const skipped = eventRecord();
-    const { topic, groupId, bulkIds } = await warmStart({
-      methodInterceptors: [new SkipOneInterceptor(skipped.eventId)],
-    });
-    const applied = [eventRecord(), eventRecord()];
-    await send(fx.tools.producer, topic, [applied[0]!, skipped, applied[1]!], 0);
-    await waitFor('the chunk committed', async () => (await committedTotal(groupId, topic)) === 6n);
-
-    expect(await countBy('inbox', [skipped])).toEqual(new Map([[skipped.eventId, 1]]));
-    expect(await countBy('effects', [skipped])).toEqual(new Map());
-    expect(await countBy('effects', applied)).toEqual(new Map(ids(applied).map((id) => [id, 1])));
-    expect(bulkIds()).toEqual([expect.arrayContaining(ids([...applied, skipped]))]);
-    expect(bulkIds()[0]).toHaveLength(3);
   });
 });

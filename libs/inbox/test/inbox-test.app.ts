@@ -9,6 +9,7 @@ import {
   Get,
   Inject,
   Module,
+  SetMetadata,
   UseFilters,
   UseGuards,
   UseInterceptors,
@@ -83,9 +84,14 @@ export interface InboxTestAppOptions {
   readonly methodInterceptors?: NestInterceptor[];
   readonly methodPipes?: PipeTransform[];
   readonly methodFilters?: ExceptionFilter[];
+  /** The application's global interceptors (`app.useGlobalInterceptors`). */
+  readonly globalInterceptors?: NestInterceptor[];
   /** In place of the module's `InboxMetrics` (a test-only fault, e.g. `KillAfterCommitMetrics`). */
   readonly metrics?: InboxMetrics;
 }
+
+/** `SetMetadata` key on the test handler: what an application's guard reads with `Reflector`. */
+export const HANDLER_MARK = 'inbox-test:handler-mark';
 
 /** DDL of the effect table the test handler writes. */
 export function effectsDdl(schema: string): string {
@@ -107,6 +113,7 @@ export function buildAppModule(o: InboxTestAppOptions): Type {
     ) {}
 
     @EventPattern(o.topics)
+    @SetMetadata(HANDLER_MARK, 'effect-handler')
     @UseGuards(...(o.methodGuards ?? []))
     @UseInterceptors(...(o.methodInterceptors ?? []))
     @UsePipes(...(o.methodPipes ?? []))
@@ -222,6 +229,7 @@ export async function createInboxApp(o: InboxTestAppOptions): Promise<INestAppli
       ).createNestApplication({ logger })
     : await NestFactory.create(buildAppModule(o), { logger });
   app.enableShutdownHooks();
+  app.useGlobalInterceptors(...(o.globalInterceptors ?? []));
   app.connectMicroservice(
     {
       strategy: new InboxKafkaServer({

@@ -7,13 +7,14 @@ import type {
   NestInterceptor,
   PipeTransform,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { EventEnvelope } from '@nest-outbox/core';
 import type { KafkaContext } from '@nestjs/microservices';
 import { createTopics, uniqueTopic, waitFor } from '@test/support';
-import { tap, throwError, type Observable } from 'rxjs';
+import { EMPTY, of, tap, throwError, type Observable } from 'rxjs';
 import { committedOffsets, send } from './inbox-test.kafka';
 import { useInboxFixture } from './inbox-test.fixture';
-import { startInboxApp } from './inbox-test.app';
+import { HANDLER_MARK, startInboxApp } from './inbox-test.app';
 import { eventRecord } from './inbox-test.records';
 
 jest.setTimeout(90_000);
@@ -21,11 +22,13 @@ jest.setTimeout(90_000);
 const offsetOf = (context: ExecutionContext) =>
   context.switchToRpc().getContext<KafkaContext>().getMessage().offset;
 
-/** The application's own guard: notes each record it lets through. */
+/** The application's own guard: notes each record it lets through, and the handler's mark. */
 class NotingGuard implements CanActivate {
   readonly offsets: string[] = [];
+  readonly marks: unknown[] = [];
   canActivate(context: ExecutionContext): boolean {
     this.offsets.push(offsetOf(context));
+    this.marks.push(new Reflector().get(HANDLER_MARK, context.getHandler()));
     return true;
   }
 }
@@ -49,6 +52,15 @@ class NotingPipe implements PipeTransform {
   }
 }
 
+/** The application's own interceptor: answers for the handler of the events it knows. */
+class SkippingInterceptor implements NestInterceptor {
+  constructor(private readonly answers: ReadonlyMap<string, Observable<unknown>>) {}
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const { headers } = context.switchToRpc().getContext<KafkaContext>().getMessage();
+    return this.answers.get(String(headers?.event_id)) ?? next.handle();
+  }
+}
+
 class FlakyEffectError extends Error {}
 
 /** The application's own exception filter: notes the offsets it saw fail, and rethrows. */
@@ -61,7 +73,7 @@ class NotingFilter implements ExceptionFilter {
   }
 }
 
-describe("The application's own guard and interceptor on an @InboxHandler method (real PostgreSQL + Kafka)", () => {
+describe("The application's guards, interceptors, pipes and filters around an @InboxHandler method (real PostgreSQL + Kafka)", () => {
   const fx = useInboxFixture('inbox_enhancers');
 
   /** A fresh one-partition topic holding `n` events, and a group to read it with. */
@@ -86,10 +98,11 @@ describe("The application's own guard and interceptor on an @InboxHandler method
     return effects.rows.map((r) => r.event_id).sort();
   }
 
-  it('run for each record, each applied once', async () => {
+  it("run for each record (the method's guard and interceptor, the application's global interceptor), each applied once", async () => {
     const { topic, groupId, records } = await topicOf(`inbox-enhancers-server`, 5);
     const guard = new NotingGuard();
     const interceptor = new NotingInterceptor();
+    const global = new NotingInterceptor();
     fx.apps.push(
       await startInboxApp({
         schema: fx.db.name,
@@ -98,13 +111,16 @@ describe("The application's own guard and interceptor on an @InboxHandler method
         consumer: `enhancers-server`,
         methodGuards: [guard],
         methodInterceptors: [interceptor],
+        globalInterceptors: [global],
       }),
     );
     const effects = await effectsOnceCommitted(groupId, topic, 5, `enhancers-server`);
 
     const all = ['0', '1', '2', '3', '4'];
     expect([...new Set(guard.offsets)].sort()).toEqual(all);
+    expect(new Set(guard.marks)).toEqual(new Set(['effect-handler']));
     expect([...new Set(interceptor.offsets)].sort()).toEqual(all);
+    expect([...new Set(global.offsets)].sort()).toEqual(all);
     expect(effects).toEqual(records.map((r) => r.eventId).sort());
   });
 
@@ -136,5 +152,44 @@ describe("The application's own guard and interceptor on an @InboxHandler method
     expect([...new Set(pipe.eventIds)].sort()).toEqual(records.map((r) => r.eventId).sort());
     expect(filter.offsets).toEqual(['1']);
     expect(effects).toEqual(records.map((r) => r.eventId).sort());
+  });
+
+  it('dead-letter an event whose interceptor answered without calling the handler (InboxHandlerSkippedError), never marking it applied; the others are applied once and every offset is committed', async () => {
+    const { topic, groupId, records } = await topicOf(`inbox-skipping`, 4);
+    const [applied0, answered, applied2, empty] = records.map((r) => r.eventId);
+    const interceptor = new SkippingInterceptor(
+      new Map<string, Observable<unknown>>([
+        [answered!, of('cached')],
+        [empty!, EMPTY],
+      ]),
+    );
+    fx.apps.push(
+      await startInboxApp({
+        schema: fx.db.name,
+        topics: [topic],
+        groupId,
+        consumer: `skipping`,
+        methodInterceptors: [interceptor],
+      }),
+    );
+    const effects = await effectsOnceCommitted(groupId, topic, 4, `skipping`);
+
+    expect(effects).toEqual([applied0, applied2].sort());
+    const inbox = await fx.db.pool.query<{ event_id: string }>(
+      `SELECT event_id FROM "${fx.db.name}".inbox WHERE consumer = 'skipping'`,
+    );
+    expect(inbox.rows.map((r) => r.event_id).sort()).toEqual([applied0, applied2].sort());
+    const rejected = await fx.db.pool.query(
+      `SELECT kafka_offset, reason_code, reason FROM "${fx.db.name}".inbox_rejected
+       WHERE consumer = 'skipping' ORDER BY kafka_offset`,
+    );
+    const skipped = (offset: string) => ({
+      kafka_offset: offset,
+      reason_code: 'handler_failed',
+      reason: expect.stringContaining(
+        'InboxHandlerSkippedError: EffectController.onEvent: an interceptor returned without calling next.handle()',
+      ),
+    });
+    expect(rejected.rows).toEqual([skipped('1'), skipped('3')]);
   });
 });

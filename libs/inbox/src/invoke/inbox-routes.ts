@@ -1,8 +1,12 @@
-import { Inject, Injectable, type Type } from '@nestjs/common';
-import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Inject, Injectable } from '@nestjs/common';
+import { EXCEPTION_FILTERS_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } from '@nestjs/core';
 import { PARAM_ARGS_METADATA, PATTERN_METADATA } from '@nestjs/microservices/constants';
-import { isObservable, lastValueFrom } from 'rxjs';
+import { RpcParamsFactory } from '@nestjs/microservices/factories/rpc-params-factory';
+import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
 import type { InboxRoute } from '../chunk/chunk';
+import { InboxHandlerSkippedError } from '../errors/inbox-handler-skipped.error';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { InboxHandlerPolicies } from '../options/inbox-handler.policies';
 
@@ -14,20 +18,8 @@ export interface DiscoveredInboxHandler {
   readonly topics: string[];
 }
 
-/** Nest's metadata keys of `@UseInterceptors` and `@UseFilters` (`@nestjs/common/constants`). */
-const INTERCEPTORS = '__interceptors__';
-const FILTERS = '__exceptionFilters__';
-
-/**
- * What `@Payload()` (`RpcParamtype.PAYLOAD`, 3) and `@Ctx()` (`CONTEXT`, 6) read from an inbox
- * call's arguments `[payload, context]`, as Nest's `RpcParamsFactory` (not in its barrel) does.
- */
-const rpcParams = {
-  exchangeKeyForValue(type: number, data: string | undefined, args: unknown[]): unknown {
-    if (type === 3) return data ? (args[0] as Record<string, unknown> | null)?.[data] : args[0];
-    return type === 6 ? args[1] : null;
-  },
-};
+/** The call in progress: set once its handler method runs (interceptors may skip it). */
+const calls = new AsyncLocalStorage<{ ran: boolean }>();
 
 type Found = DiscoveredInboxHandler & {
   readonly instance: object;
@@ -36,8 +28,7 @@ type Found = DiscoveredInboxHandler & {
 
 /**
  * Every `@InboxHandler` method of the application, validated at start-up, and callable per topic
- * through `ExternalContextCreator`: the method's own guards, interceptors, pipes and exception
- * filters apply as under Nest's own RPC pipeline. @internal
+ * through Nest's `ExternalContextCreator`. @internal
  */
 @Injectable()
 export class InboxRoutes {
@@ -67,33 +58,51 @@ export class InboxRoutes {
 
   private build(): Map<string, InboxRoute[]> {
     const byTopic = new Map<string, InboxRoute[]>();
-    const contexts = withoutGlobalInterceptors(this.contexts);
     for (const found of this.find()) {
       const { consumer, policy, batch } = this.policies.forHandler(found.fn)!;
-      const call = contexts.create(
-        found.instance as never,
-        found.fn as never,
-        found.method,
-        PARAM_ARGS_METADATA,
-        rpcParams as never,
-        undefined,
-        undefined,
-        {
-          guards: true,
-          interceptors: declared(INTERCEPTORS, found) > 0,
-          filters: declared(FILTERS, found) > 0,
-        },
-        'rpc',
-      ) as InboxRoute['invoke'];
-      // An exception filter's answer is handed back as is: an RPC filter's `throwError` must fail.
-      const invoke: InboxRoute['invoke'] = async (payload, context) => {
-        const result = await call(payload, context);
-        return isObservable(result) ? lastValueFrom(result, { defaultValue: undefined }) : result;
-      };
-      const route: InboxRoute = { consumer, policy, batch, invoke };
+      const route: InboxRoute = { consumer, policy, batch, invoke: this.invoker(found) };
       for (const topic of found.topics) byTopic.set(topic, [...(byTopic.get(topic) ?? []), route]);
     }
     return byTopic;
+  }
+
+  /**
+   * The method called as Nest's RPC pipeline would: guards, interceptors (the application's
+   * global ones too), pipes; exception filters when the method or its controller declares one
+   * (Nest's fallback filter would log the error's message). A call whose interceptors returned
+   * without running the method fails with `InboxHandlerSkippedError`.
+   */
+  private invoker({ instance, fn, method, controller }: Found): InboxRoute['invoke'] {
+    const filters = new Reflector().getAllAndMerge<unknown[]>(EXCEPTION_FILTERS_METADATA, [
+      fn,
+      instance.constructor,
+    ]);
+    const call = this.contexts.create(
+      instance as never,
+      marking(fn),
+      method,
+      PARAM_ARGS_METADATA,
+      new RpcParamsFactory() as never, // Nest types its `data` narrower than `ParamsFactory`
+      undefined,
+      undefined,
+      { guards: true, interceptors: true, filters: filters.length > 0 },
+      'rpc',
+    );
+    return async (payload, context) => {
+      const state = { ran: false };
+      try {
+        const result: unknown = await calls.run(state, () => call(payload, context));
+        // An exception filter's answer is handed back as is: an RPC filter's `throwError` fails.
+        const value = isObservable(result)
+          ? await lastValueFrom(result, { defaultValue: undefined })
+          : result;
+        if (state.ran) return value;
+      } catch (error) {
+        // An interceptor's `EMPTY` fails Nest's `lastValueFrom` before the method ran.
+        if (state.ran || !(error instanceof EmptyError)) throw error;
+      }
+      throw new InboxHandlerSkippedError(`${controller}.${method}`);
+    };
   }
 
   private find(): Found[] {
@@ -127,24 +136,17 @@ export class InboxRoutes {
   }
 }
 
-/** How many enhancers under `key` the method and its controller declare. */
-function declared(key: string, { instance, fn }: Found): number {
-  const onClass = Reflect.getMetadata(key, (instance as { constructor: Type }).constructor) as
-    | unknown[]
-    | undefined;
-  const onMethod = Reflect.getMetadata(key, fn) as unknown[] | undefined;
-  return (onClass?.length ?? 0) + (onMethod?.length ?? 0);
-}
-
 /**
- * The application's `ExternalContextCreator` without its global interceptors: they would wrap
- * every record's call in Nest's interceptor chain (nestjs-cls registers one in every app). The
- * method's and its controller's interceptors still run, and global guards and pipes.
+ * `fn` noting in the call in progress that it ran; it carries `fn`'s metadata (guards,
+ * interceptors, pipes, filters, `SetMetadata`), which Nest and `Reflector` read from the handler.
  */
-function withoutGlobalInterceptors(contexts: ExternalContextCreator): ExternalContextCreator {
-  const inner = (contexts as unknown as { interceptorsContextCreator?: object })
-    .interceptorsContextCreator;
-  if (!inner) return contexts;
-  const local = Object.create(inner, { getGlobalMetadata: { value: () => [] } }) as object;
-  return Object.create(contexts, { interceptorsContextCreator: { value: local } }) as never;
+function marking(fn: Found['fn']): Found['fn'] {
+  const marked = function (this: unknown, ...args: unknown[]): unknown {
+    const state = calls.getStore();
+    if (state) state.ran = true;
+    return fn.apply(this, args);
+  };
+  for (const key of Reflect.getOwnMetadataKeys(fn) as unknown[])
+    Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, fn), marked);
+  return marked;
 }

@@ -1,5 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 import { errorLabel } from '@nest-outbox/core/internal';
+import { InboxHandlerSkippedError } from '../errors/inbox-handler-skipped.error';
 import { InboxPermanentError } from '../errors/inbox-permanent.error';
 
 /**
@@ -7,7 +8,9 @@ import { InboxPermanentError } from '../errors/inbox-permanent.error';
  * values refused; the inbox's own errors keep their (value-free) message. @internal
  */
 export function describeFailure(error: unknown): string {
-  if (error instanceof NestOutboxError && !(error instanceof InboxPermanentError))
+  const users =
+    error instanceof InboxPermanentError && !(error instanceof InboxHandlerSkippedError);
+  if (error instanceof NestOutboxError && !users)
     return `${error.name}: ${error.message}`.slice(0, 500);
   return errorLabel(error);
 }
