@@ -7,7 +7,13 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Backoff, errorLabel, logLine, OUTBOX_WAKEUP } from '@nest-outbox/core/internal';
+import {
+  Backoff,
+  errorLabel,
+  isDatabaseUnavailable,
+  logLine,
+  OUTBOX_WAKEUP,
+} from '@nest-outbox/core/internal';
 import type { OutboxWakeup } from '@nest-outbox/core/internal';
 import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
@@ -175,7 +181,9 @@ export class RelayLoop
       this.claimErrors.reset();
     } catch (error) {
       const delay = this.claimErrors.next();
-      this.logger.error(logLine(`${stage} failed`, { stage, error, retry_in_ms: delay }));
+      // An outage is expected to pass (a WARN per backed-off attempt); anything else is a bug.
+      const level = isDatabaseUnavailable(error) ? 'warn' : 'error';
+      this.logger[level](logLine(`${stage} failed`, { stage, error, retry_in_ms: delay }));
       return delay;
     }
     for (const p of batch.crashLoopParked) {
