@@ -141,11 +141,13 @@ fetch_kafka() {
   touch "$CACHE/libs/.complete"
 }
 
-# "N files, M MB" downloaded so far, from Maven's "Downloaded from ... (12 kB at ...)" lines.
+# "N jars, M MB" in place so far, and how many files Maven downloaded from Maven Central for it
+# (none when its local repository, ~/.m2, had them all: then the jars are only copied).
 fetched() {
-  awk '/Downloaded from/ { n++; s = $0; sub(/.*\(/, "", s); split(s, a, " ")
-         b += a[1] * (a[2] == "MB" ? 1e6 : a[2] == "kB" ? 1e3 : 1) }
-       END { printf "%d files, %.1f MB", n, b / 1e6 }' "$1"
+  local jars mb
+  jars=$(find "$CACHE/libs" -name '*.jar' 2>/dev/null | wc -l)
+  mb=$(du -sm "$CACHE/libs" 2>/dev/null | cut -f1)
+  printf '%d jars, %s MB (%d files downloaded)' "$jars" "${mb:-0}" "$(grep -c 'Downloaded from' "$1")"
 }
 
 start_kafka_process() {
@@ -254,7 +256,15 @@ cmd_status() {
   if pg_up; then echo "postgres: up ($DATABASE_URL)"; else echo "postgres: down"; fi
   if kafka_up; then echo "kafka: up ($KAFKA_BROKERS)"; else echo "kafka: down"; fi
   if local_kafka_running; then echo "local kafka pid: $(cat "$PID_FILE")"; fi
-  if [ -f "$STATE/postgres-$(db_port).json" ]; then embedded_pg status || true; fi
+  # Every embedded server this script started, whatever its port (fault tests and benches use
+  # others than DATABASE_URL's).
+  local record port
+  for record in "$STATE"/postgres-*.json; do
+    [ -f "$record" ] || continue
+    port=${record##*/postgres-}
+    port=${port%.json}
+    DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres" embedded_pg status || true
+  done
 }
 
 # --- the three-node cluster (scripts/kafka/cluster-server.properties; same jars) ---

