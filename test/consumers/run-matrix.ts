@@ -212,6 +212,13 @@ function userPath(target: AppRun): Promise<string | undefined> {
   const before: StepSpec[] = target.readme
     ? [['README: topic', 'bash', ['-e', '-c', target.readme.topic], 120_000]]
     : [];
+  // The tables, created the way docs/STACKS.md tells the app's stack (its `db:migrate` script).
+  const manifest = JSON.parse(readFileSync(join(target.dir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  if (manifest.scripts?.['db:migrate']) {
+    before.push(['npm run db:migrate', 'npm', ['run', '-s', 'db:migrate'], 300_000]);
+  }
   return runSteps(target, [
     ...before,
     [
