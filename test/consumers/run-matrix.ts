@@ -3,8 +3,9 @@
  * package.json and package-lock.json) is copied into a temporary directory outside the
  * workspace with the shared user path (shared/, plus shared-health/ when the app depends on
  * @nestjs/terminus), installed from the registry exactly as its lockfile says (`npm ci`)
- * together with the five packed libraries (`npm pack` of libs/*), compiled with its own `tsc`
- * and run with plain `node --test` against the real PostgreSQL and Kafka, in a schema, topic
+ * together with the five packed libraries (`npm pack` of libs/*), compiled with its own `tsc`,
+ * its tables created by its `db:migrate` script (when it has one), and run with plain
+ * `node --test` against the real PostgreSQL and Kafka, in a schema, topic
  * and consumer group of its own. Prints one line per app and, last, `N passed, N failed`.
  * The app `readme-nest12` is a bare Nest skeleton completed from the root README instead: its
  * install line, its code blocks as src/ files, its topic command (see readme-app.ts).
@@ -212,6 +213,13 @@ function userPath(target: AppRun): Promise<string | undefined> {
   const before: StepSpec[] = target.readme
     ? [['README: topic', 'bash', ['-e', '-c', target.readme.topic], 120_000]]
     : [];
+  // The tables, created the way docs/STACKS.md tells the app's stack (its `db:migrate` script).
+  const manifest = JSON.parse(readFileSync(join(target.dir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  if (manifest.scripts?.['db:migrate']) {
+    before.push(['npm run db:migrate', 'npm', ['run', '-s', 'db:migrate'], 300_000]);
+  }
   return runSteps(target, [
     ...before,
     [

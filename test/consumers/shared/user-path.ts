@@ -42,7 +42,7 @@ export function userPath(
     Number((await pool.query<{ n: string }>(sql, params)).rows[0]?.n);
 
   before(async () => {
-    await pool.query(`CREATE SCHEMA "${schema}"`);
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
