@@ -28,9 +28,11 @@ export {
 export { acquireFaultSlot } from './fault-slot';
 export {
   javaConsume,
+  javaGroupOffsets,
   javaProduce,
   type JavaCompression,
   type JavaConsumedRecord,
+  type JavaGroupOffset,
   type JavaRecord,
 } from './java-kafka';
 export { describeWithTool, findTool, type Tool } from './needs-tool';

@@ -131,3 +131,28 @@ export async function javaConsume(
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as JavaConsumedRecord);
 }
+
+/** A partition's offset committed by a group (-1 when none) and its log end offset. */
+export interface JavaGroupOffset {
+  partition: number;
+  committed: number;
+  logEnd: number;
+}
+
+/**
+ * The offsets `groupId` committed on `topic` and each partition's log end, read with Kafka's own
+ * Admin client (the calls `kafka-consumer-groups.sh --describe` makes), sorted by partition.
+ */
+export async function javaGroupOffsets(
+  brokers: string[],
+  groupId: string,
+  topic: string,
+): Promise<JavaGroupOffset[]> {
+  const args = ['group-offsets', '--brokers', brokers.join(','), '--group', groupId];
+  const out = await runTool([...args, '--topic', topic], '');
+  return out
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as JavaGroupOffset)
+    .sort((a, b) => a.partition - b.partition);
+}

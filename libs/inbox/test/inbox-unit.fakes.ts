@@ -224,7 +224,9 @@ export function fakeKafkaConsumer() {
   } as unknown as Consumer;
   const join = (memberAssignment: Record<string, number[]>) =>
     emitter.emit(CONSUMER_EVENTS.GROUP_JOIN, { payload: { groupId: 'g', memberAssignment } });
-  return { consumer, commits, join };
+  const emit = (event: keyof typeof CONSUMER_EVENTS, payload: object) =>
+    emitter.emit(CONSUMER_EVENTS[event], { payload });
+  return { consumer, commits, join, emit };
 }
 
 /** Reads a counter of `metrics`: the sum of its series matching `labels`. */

@@ -11,12 +11,16 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -33,6 +37,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>consume: prints each record of --topic as a JSON line {"partition","offset","key",
  * "headers","value"} (read_committed) until --count records arrived or --timeout-ms passed
  * without a record.
+ *
+ * <p>group-offsets: prints, for each partition of --topic, {"partition","committed","logEnd"}:
+ * the offset --group committed (-1 when none) and the log end offset, read with the Admin calls
+ * kafka-consumer-groups.sh --describe makes.
  */
 public final class KafkaTool {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,7 +52,8 @@ public final class KafkaTool {
     switch (mode) {
       case "produce" -> produce(opts);
       case "consume" -> consume(opts);
-      default -> throw new IllegalArgumentException("usage: KafkaTool produce|consume --brokers B --topic T ...");
+      case "group-offsets" -> groupOffsets(opts);
+      default -> throw new IllegalArgumentException("usage: KafkaTool produce|consume|group-offsets --brokers B --topic T ...");
     }
   }
 
@@ -125,6 +134,28 @@ public final class KafkaTool {
       }
     }
     System.out.flush();
+  }
+
+  private static void groupOffsets(Map<String, String> opts) throws Exception {
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, required(opts, "brokers"));
+    String topic = required(opts, "topic");
+    try (Admin admin = Admin.create(props)) {
+      var committed = admin.listConsumerGroupOffsets(required(opts, "group")).partitionsToOffsetAndMetadata().get();
+      var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (var p : partitions) latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+      var ends = admin.listOffsets(latest).all().get();
+      for (var p : partitions) {
+        var tp = new TopicPartition(topic, p.partition());
+        var offset = committed.get(tp);
+        ObjectNode out = JSON.createObjectNode();
+        out.put("partition", p.partition());
+        out.put("committed", offset == null ? -1 : offset.offset());
+        out.put("logEnd", ends.get(tp).offset());
+        System.out.println(JSON.writeValueAsString(out));
+      }
+    }
   }
 
   private static ObjectNode toJson(ConsumerRecord<byte[], byte[]> record) {

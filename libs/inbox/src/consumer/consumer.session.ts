@@ -18,19 +18,22 @@ import { BatchWindows } from './batch-windows';
 import { CrashRecovery, type CrashPayload } from './crash.recovery';
 import { GroupLag } from './group-lag';
 import { OffsetCommitter } from './offset.committer';
+import { OffsetRefusals } from './offsets-in-log';
 import { PartitionOffsetTracker } from './partition-offset.tracker';
 import { PoisonPauses } from './poison-pauses';
 
 type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
 
 /**
- * Everything the inbox knows about one kafkajs consumer: status, assignment, offset trackers,
- * committer, poison pauses, crash recovery, lag and batch windows. Nothing is committed between
- * REBALANCING and GROUP_JOIN; revoked partitions and a stopped consumer retire their trackers,
- * so late results are never committed and re-reads are absorbed by the inbox. @internal
+ * All the inbox knows of one kafkajs consumer: status, assignment, offset trackers (never past
+ * the last high watermark), committer, pauses, crash recovery, lag, batch windows. Nothing is
+ * committed between REBALANCING and GROUP_JOIN; revoked partitions and a stopped consumer retire
+ * their trackers, so late results are never committed and re-reads are absorbed. @internal
  */
 export class ConsumerSession {
   private readonly trackers = new Map<string, PartitionOffsetTracker>();
+  private readonly logEnds = new Map<string, bigint>();
+  readonly refusals: OffsetRefusals;
   private readonly pauses: PoisonPauses;
   private readonly committer: OffsetCommitter;
   private readonly recovery: CrashRecovery;
@@ -57,6 +60,7 @@ export class ConsumerSession {
     random?: () => number,
   ) {
     this.pauses = new PoisonPauses(consumer, metrics);
+    this.refusals = new OffsetRefusals(metrics, logger);
     this.committer = new OffsetCommitter(
       consumer,
       logger,
@@ -84,7 +88,7 @@ export class ConsumerSession {
     const k = partitionKey(topic, partition);
     let tracker = this.trackers.get(k);
     if (!tracker) {
-      tracker = new PartitionOffsetTracker(topic, partition);
+      tracker = new PartitionOffsetTracker(topic, partition, () => this.logEnds.get(k));
       this.trackers.set(k, tracker);
     }
     tracker.begin(offset);
@@ -183,7 +187,10 @@ export class ConsumerSession {
     on(events.CONNECT, () => {
       if (this.status === 'stopped') this.status = 'connected';
     });
-    on<BatchEndPayload>(events.START_BATCH_PROCESS, (p) => this.windows.start(p));
+    on<BatchEndPayload>(events.START_BATCH_PROCESS, (p) => {
+      this.windows.start(p);
+      this.logEnds.set(partitionKey(p.topic, p.partition), BigInt(p.highWatermark));
+    });
     on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) => this.onBatchEnd(p));
   }
 

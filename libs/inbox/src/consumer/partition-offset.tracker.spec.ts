@@ -49,4 +49,36 @@ describe('PartitionOffsetTracker', () => {
     t.live = false;
     expect(t.committable()).toBeUndefined();
   });
+
+  it('never commits past the high watermark the broker last reported, whatever finished', () => {
+    const t = new PartitionOffsetTracker('t', 0, () => 9n);
+    t.begin(8n);
+    t.begin(1003n); // a record whose offset the log does not have
+    t.finish(8n);
+    t.finish(1003n);
+    expect(t.committable()).toBe(9n);
+    t.committedUpTo(9n);
+    expect(t.committable()).toBeUndefined();
+  });
+
+  it('never moves back below what it committed when a later fetch reports a lower log end', () => {
+    let logEnd = 20n;
+    const t = new PartitionOffsetTracker('t', 0, () => logEnd);
+    t.begin(11n);
+    t.finish(11n);
+    t.committedUpTo(12n);
+    logEnd = 5n;
+    t.begin(12n);
+    t.finish(12n);
+    expect(t.committable()).toBeUndefined();
+  });
+
+  it('commits up to the log end once it grows past the finished records', () => {
+    let logEnd = 3n;
+    const t = new PartitionOffsetTracker('t', 0, () => logEnd);
+    t.begin(2n);
+    t.finish(2n);
+    logEnd = 10n;
+    expect(t.committable()).toBe(3n);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The offsets of one partition in one assignment. `committable()` never passes an offset still
- * in flight; counts per offset, as kafkajs may redeliver a record still running. @internal
+ * in flight, nor the log end the broker last reported; counts per offset, as kafkajs may
+ * redeliver a record still running. @internal
  */
 export class PartitionOffsetTracker {
   private readonly inFlight = new Map<bigint, number>();
@@ -11,9 +12,11 @@ export class PartitionOffsetTracker {
   /** False once the partition was revoked: nothing is committed for it any more. */
   live = true;
 
+  /** @param logEnd the partition's high watermark in its last fetch, when one was seen */
   constructor(
     readonly topic: string,
     readonly partition: number,
+    private readonly logEnd: () => bigint | undefined = () => undefined,
   ) {}
 
   begin(offset: bigint): void {
@@ -35,6 +38,8 @@ export class PartitionOffsetTracker {
     if (!this.live || this.maxFinished === undefined) return undefined;
     let next = this.maxFinished + 1n;
     for (const offset of this.inFlight.keys()) if (offset < next) next = offset;
+    const logEnd = this.logEnd();
+    if (logEnd !== undefined && next > logEnd) next = logEnd;
     if (this.committed !== undefined && next <= this.committed) return undefined;
     return next;
   }

@@ -9,6 +9,7 @@ import {
   type HeaderReader,
 } from './header-decoding';
 import { installInboxCodecs } from './inbox-codecs';
+import { keepOffsetsOnRangeError, type ConsumerGroupClass } from './offset-out-of-range';
 import {
   fetchRecordsDecoder,
   recordBatchDecoder,
@@ -127,7 +128,7 @@ export function inboxKafkaFile(relative: string): unknown {
 
 /**
  * kafkajs' `Kafka` for the inbox's own consumer, on a private module table with the inbox's
- * `Decoder` and codecs; other clients decode as stock. Throws unless kafkajs is exactly the
+ * `Decoder`, codecs and OffsetOutOfRange recovery; other clients run as stock. Throws unless kafkajs is exactly the
  * version this was checked against. @internal
  */
 export function inboxKafka(): KafkaClass {
@@ -142,6 +143,7 @@ export function inboxKafka(): KafkaClass {
   const replace = new Map<string, Replacement>([
     ['src/protocol/decoder.js', (own, load) => inboxDecoder(own as DecoderClass, load)],
     ['src/protocol/message/compression/index.js', (own) => installInboxCodecs(own as never)],
+    ['src/consumer/consumerGroup.js', (own) => keepOffsetsOnRangeError(own as ConsumerGroupClass)],
     ['src/protocol/recordBatch/v0/decoder.js', (_, load) => recordBatchDecoder(batchParts(load))],
     [
       'src/protocol/requests/fetch/v4/decodeMessages.js',

@@ -55,7 +55,12 @@ async function started(options: { inboxBatchSize?: number } = {}) {
       return Promise.resolve(script.outcomeOf(r.consumer, record.offset));
     },
   };
-  const session = {} as ConsumerSession;
+  const session = {
+    refusals: {
+      refuse: (_: unknown, r: { code: string; offsets: bigint[] }, consumers: string[]) =>
+        trace.push(`refused ${r.code} ${r.offsets.join(',')} for ${consumers.join(',')}`),
+    },
+  } as unknown as ConsumerSession;
   const routes = [route('a'), route('b')];
   const link: InboxLink = {
     pipeline: pipeline as unknown as InboxPipeline,
@@ -80,10 +85,15 @@ async function started(options: { inboxBatchSize?: number } = {}) {
   };
   await server.bindEvents(consumer as unknown as Consumer);
   const live = { running: true, stale: false };
-  /** Runs `eachBatch` over partition t/0's records at `offsets`. */
-  const consume = (offsets: number[]) =>
+  /** Runs `eachBatch` over partition t/0's records at `offsets` (log end: past the last). */
+  const consume = (offsets: number[], highWatermark = String(Math.max(-1, ...offsets) + 1)) =>
     config!.eachBatch!({
-      batch: { topic: 't', partition: 0, messages: offsets.map((o) => kafkaMessage(o)) },
+      batch: {
+        topic: 't',
+        partition: 0,
+        highWatermark,
+        messages: offsets.map((o) => kafkaMessage(o)),
+      },
       resolveOffset: (offset: string) => trace.push(`resolve ${offset}`),
       heartbeat: () => {
         trace.push('heartbeat');
@@ -144,6 +154,19 @@ describe('InboxKafkaServer', () => {
       'resolve 3',
       'heartbeat',
       ...chunkRan('4'),
+    ]);
+  });
+
+  it('refuses records past the log end or not increasing before any chunk, and never resolves them', async () => {
+    const { trace, consume } = await started();
+
+    await consume([0, 1, 1003, 2, 1, 3], '4');
+
+    expect(trace).toEqual([
+      'refused offset_beyond_log_end 1003 for a,b',
+      'refused offset_not_increasing 1 for a,b',
+      ...chunkRan('0,1'),
+      ...chunkRan('2,3'),
     ]);
   });
 

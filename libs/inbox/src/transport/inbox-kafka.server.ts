@@ -9,6 +9,7 @@ import { Partitioners, type Consumer, type EachBatchPayload, type KafkaMessage }
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { recordOf, type ChunkRecord, type InboxRoute } from '../chunk/chunk';
 import type { ConsumerSession } from '../consumer/consumer.session';
+import { offsetsInLog } from '../consumer/offsets-in-log';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { inboxKafka } from '../kafkajs/inbox-kafkajs';
 import type { InboxLink } from './inbox-link';
@@ -118,7 +119,10 @@ export class InboxKafkaServer extends ServerKafka {
     return routes;
   }
 
-  /** eachBatch: chunk by chunk; a failed chunk is replayed record by record. */
+  /**
+   * eachBatch: chunk by chunk; a failed chunk is replayed record by record. Records at offsets
+   * the log cannot have are refused first: never handled, resolved nor committed.
+   */
   private async consume(
     payload: EachBatchPayload,
     { pipeline }: InboxLink,
@@ -127,11 +131,12 @@ export class InboxKafkaServer extends ServerKafka {
   ): Promise<void> {
     const { batch } = payload;
     const live = () => payload.isRunning() && !payload.isStale();
-    for (let i = 0; i < batch.messages.length; i += this.batchSize) {
+    const { kept, refused } = offsetsInLog(batch.messages, batch.highWatermark);
+    const consumers = routes.map((r) => r.consumer);
+    for (const refusal of refused) session.refusals.refuse(batch, refusal, consumers);
+    for (let i = 0; i < kept.length; i += this.batchSize) {
       if (!live()) return;
-      const chunk = batch.messages
-        .slice(i, i + this.batchSize)
-        .map((m) => this.toRecord(m, payload));
+      const chunk = kept.slice(i, i + this.batchSize).map((m) => this.toRecord(m, payload));
       try {
         await pipeline.runChunk(session, routes, chunk);
         payload.resolveOffset(chunk[chunk.length - 1]!.position.offset);
