@@ -52,11 +52,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
       key,
       fingerprint: sha256Of(request.method, url, request.body ?? null),
     };
-    // `next.handle()` is called inside the transaction, so the handler runs in its context.
-    const run = async () => ({
-      status: response.statusCode,
-      body: await lastValueFrom(next.handle() as Observable<unknown>, { defaultValue: undefined }),
-    });
+    // `next.handle()` is called inside the transaction, so the handler runs in its context;
+    // the status is read after it, which may have set one (`@Res({ passthrough: true })`).
+    const run = async () => {
+      const body = await lastValueFrom(next.handle() as Observable<unknown>, {
+        defaultValue: undefined,
+      });
+      return { status: response.statusCode, body };
+    };
     return defer(() => this.idempotency.run(idempotent, run, { command, ...options })).pipe(
       map((answer) => {
         if (answer.replayed) response.status(answer.status);
