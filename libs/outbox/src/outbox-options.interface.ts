@@ -44,7 +44,7 @@ export interface OutboxIdempotencyOptions {
    * @default () => '' (one scope for every caller)
    */
   scope?: (context: ExecutionContext) => string;
-  /** Keys and their answers are deleted this many milliseconds after their command (checked every minute at most). @default 86400000 (24 h) */
+  /** Keys and their answers are deleted this many milliseconds after their command (checked every minute by each process that ran one). @default 86400000 (24 h) */
   retentionMs?: number;
 }
 
