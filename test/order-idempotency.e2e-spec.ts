@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { SampleSystem } from '../scripts/sample-system';
 
 /**
- * `POST /orders` with an `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), on the
- * order service run as users run it: a retry gets the first answer, never a second order.
+ * The order commands with an `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header,
+ * `@Idempotent()`), on the order service run as users run it: a retry gets the first answer,
+ * never a second order nor a 409 for a cancel that happened.
  */
-describe('sample order service: POST /orders with an Idempotency-Key (e2e)', () => {
+describe('sample order service: commands with an Idempotency-Key (e2e)', () => {
   let system: SampleSystem;
 
   beforeAll(async () => {
@@ -92,6 +93,27 @@ describe('sample order service: POST /orders with an Idempotency-Key (e2e)', () 
       expect(text).not.toContain(long);
     }
     expect(await written('idem-forms')).toEqual({ orders: 1, created: 1 });
+  });
+
+  it('Given a cancel answered with a key, when it is retried with that key after its answer was lost, then it answers the first 200 (not 409) and one order.cancelled exists', async () => {
+    const { body: order } = await system.http.createOrder('idem-cancel');
+    const cancel = async () => {
+      const response = await fetch(`${system.orders.url}/orders/${order.id}/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `"${order.id}"` },
+        body: JSON.stringify({ reason: 'customer request' }),
+      });
+      return { status: response.status, text: await response.text() };
+    };
+    const first = await cancel();
+    expect(first.status).toBe(200);
+    expect(await cancel()).toEqual(first);
+    expect((await system.http.cancel(order.id)).status).toBe(409);
+    const { rows } = await system.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${system.names.ordersSchema}".outbox WHERE aggregate_id = $1 AND event_type = 'order.cancelled'`,
+      [order.id],
+    );
+    expect(rows[0]!.n).toBe(1);
   });
 
   it('Given no key, then two identical requests place two orders (the key is opt-in)', async () => {

@@ -5,6 +5,11 @@ describe('@nest-outbox/outbox public barrel', () => {
     expect(barrelExports('libs/outbox/src/index.ts')).toMatchInlineSnapshot(`
      [
        "function createOutboxMigration",
+       "class IdempotencyKeyInvalidError",
+       "class IdempotencyKeyReusedError",
+       "function Idempotent",
+       "interface IdempotentAnswer",
+       "interface IdempotentRequest",
        "class InvalidEventError",
        "class InvalidTransitionError",
        "class NoActiveTransactionError",
@@ -13,6 +18,8 @@ describe('@nest-outbox/outbox public barrel', () => {
        "class OutboxDatabaseUnavailableError",
        "interface OutboxEventInput",
        "class OutboxHttpExceptionFilter",
+       "class OutboxIdempotency",
+       "interface OutboxIdempotencyOptions",
        "function outboxLockKey",
        "type OutboxMigrationOptions",
        "class OutboxModule",

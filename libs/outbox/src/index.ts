@@ -3,7 +3,18 @@ export { OutboxService } from './outbox.service';
 export { OutboxPressureService } from './pressure/outbox-pressure.service';
 export { OUTBOX_METRICS_REGISTRY } from './outbox.constants';
 export { OutboxTransactional } from './outbox-transactional.decorator';
+export { Idempotent } from './idempotency/idempotent.decorator';
+export {
+  OutboxIdempotency,
+  type IdempotentAnswer,
+  type IdempotentRequest,
+} from './idempotency/outbox-idempotency.service';
+export {
+  IdempotencyKeyInvalidError,
+  IdempotencyKeyReusedError,
+} from './idempotency/idempotency.errors';
 export type {
+  OutboxIdempotencyOptions,
   OutboxModuleExtras,
   OutboxModuleOptions,
   OutboxTuningOptions,

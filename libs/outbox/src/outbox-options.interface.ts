@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '@nestjs/common';
 import type { SqlExecutorFactory } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
@@ -29,8 +30,22 @@ export interface OutboxModuleOptions {
   pressure?: boolean;
   /** prom-client registry (default: the module's own) and name prefix, or `false`. @default { prefix: 'nest_outbox_outbox_' } */
   metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /** `@Idempotent()` commands: whose keys are whose, and how long they are kept. */
+  idempotency?: OutboxIdempotencyOptions;
   /** Settings whose defaults need no touching (see `OutboxTuningOptions`). */
   tuning?: OutboxTuningOptions;
+}
+
+/** `idempotency` of `OutboxModuleOptions`. @publicApi */
+export interface OutboxIdempotencyOptions {
+  /**
+   * The caller's scope of a request (the authenticated principal or tenant): keys are
+   * looked up per scope, so one caller's key never replays, nor reveals, another's answer.
+   * @default () => '' (one scope for every caller)
+   */
+  scope?: (context: ExecutionContext) => string;
+  /** Keys and their answers are deleted this many milliseconds after their command (checked every minute by each process that ran one). @default 86400000 (24 h) */
+  retentionMs?: number;
 }
 
 /** `tuning` of `OutboxModuleOptions`: settings whose defaults need no touching. @publicApi */
@@ -81,5 +96,7 @@ export interface ResolvedOutboxOptions
   readonly traceContext: (() => TraceContext | undefined) | undefined;
   readonly metrics: { readonly registry: Registry | undefined; readonly prefix: string } | false;
   readonly pressure: boolean;
+  /** `table`: the keys' table, `"schema"."<table>_idempotency"`. */
+  readonly idempotency: Readonly<Required<OutboxIdempotencyOptions>> & { readonly table: string };
   readonly connectionName: string | undefined;
 }

@@ -51,3 +51,25 @@ describe('resolveOutboxOptions: options moved under tuning', () => {
     );
   });
 });
+
+describe('resolveOutboxOptions: idempotency', () => {
+  it('defaults to one scope, 24 h of retention and the keys next to the outbox table', () => {
+    const { idempotency } = resolveOutboxOptions({ schema: 'app' }, undefined);
+    expect(idempotency).toEqual({
+      scope: expect.any(Function),
+      retentionMs: 86_400_000,
+      table: '"app"."outbox_idempotency"',
+    });
+    expect(idempotency.scope({} as never)).toBe('');
+  });
+
+  it.each([
+    [{ scope: 'tenant' }, /idempotency.scope" must be a function \(context\) => string/],
+    [{ retentionMs: 10 }, /idempotency.retentionMs"/],
+    ['24h', /idempotency" must be an object/],
+  ])('refuses %p with an InvalidOptionsError saying how to fix it', (idempotency, message) => {
+    const wrong = { idempotency } as unknown as Parameters<typeof resolveOutboxOptions>[0];
+    expect(() => resolveOutboxOptions(wrong, undefined)).toThrow(InvalidOptionsError);
+    expect(() => resolveOutboxOptions(wrong, undefined)).toThrow(message);
+  });
+});

@@ -8,7 +8,9 @@ import {
   sqlExecutorOf,
   sqlIdentifier,
 } from '@nest-outbox/core/internal';
+import { idempotencyTable } from './idempotency/idempotency.sql';
 import type {
+  OutboxIdempotencyOptions,
   OutboxModuleExtras,
   OutboxModuleOptions,
   OutboxTuningOptions,
@@ -46,6 +48,30 @@ function pressureOption(value: unknown): boolean {
     );
   }
   return check.boolean('pressure', value, false);
+}
+
+function idempotencyOptions(
+  value: OutboxIdempotencyOptions | undefined,
+  schema: string,
+  table: string,
+): ResolvedOutboxOptions['idempotency'] {
+  if (value !== undefined && (value === null || typeof value !== 'object')) {
+    check.fail('idempotency', 'must be an object ({ scope, retentionMs }) or omitted');
+  }
+  const scope: unknown = value?.scope;
+  if (scope !== undefined && typeof scope !== 'function') {
+    check.fail(
+      'idempotency.scope',
+      "must be a function (context) => string naming the caller (e.g. the request's tenant), or omitted (one scope)",
+    );
+  }
+  return {
+    scope: value?.scope ?? (() => ''),
+    retentionMs: check.integer('idempotency.retentionMs', value?.retentionMs, 86_400_000, {
+      min: 1000,
+    }),
+    table: idempotencyTable(schema, table),
+  };
 }
 
 /**
@@ -96,6 +122,7 @@ export function resolveOutboxOptions(
     verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
     pressure: pressureOption(options.pressure),
+    idempotency: idempotencyOptions(options.idempotency, schema, table),
     sqlExecutor: t.sqlExecutor ?? sqlExecutorOf,
     connectionName,
   };

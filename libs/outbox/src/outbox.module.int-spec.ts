@@ -114,6 +114,7 @@ describe('OutboxModule registration', () => {
 
   it('Given forRoot() with every option, then each is read back and the executor is used', async () => {
     const traceContext = () => undefined;
+    const scope = () => 'tenant';
     let executed = 0;
     const sqlExecutor = (tx: unknown): SqlExecutor => {
       const inner = sqlExecutorOf(tx);
@@ -124,6 +125,7 @@ describe('OutboxModule registration', () => {
         metrics: false,
         pressure: true,
         schema: db.name,
+        idempotency: { scope, retentionMs: 5000 },
         tuning: {
           table: 'events_full',
           maxPayloadBytes: 2048,
@@ -149,6 +151,7 @@ describe('OutboxModule registration', () => {
       verifySchema: true,
       metrics: false,
       pressure: true,
+      idempotency: { scope, retentionMs: 5000, table: `"${db.name}"."events_full_idempotency"` },
       sqlExecutor,
       connectionName: undefined,
     });

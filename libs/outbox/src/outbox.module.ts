@@ -8,6 +8,7 @@ import { ConfigurableModuleClass, OPTIONS_TYPE } from './outbox.module-definitio
 import { resolveOutboxOptions } from './outbox-options.validator';
 import { OutboxService } from './outbox.service';
 import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
+import { OutboxIdempotency } from './idempotency/outbox-idempotency.service';
 
 /**
  * The producer side of nest-outbox: `OutboxService`, `@OutboxTransactional()` and the
@@ -32,9 +33,11 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
     OutboxPressureService,
     OutboxService,
     OutboxTransactionalExplorer,
+    OutboxIdempotency,
   ],
   exports: [
     OutboxService,
+    OutboxIdempotency,
     OutboxPressureService,
     OUTBOX_WAKEUP,
     OUTBOX_OPTIONS,

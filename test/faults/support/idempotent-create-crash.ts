@@ -78,7 +78,7 @@ export async function runInDoubtCreate(
         );
         pg.crash();
       },
-      { after: 'SET answer = ' },
+      { after: 'SET status = $3::int' },
     );
     const key = `in-doubt-${customer}`;
     const first = await http.createOrder(customer, 1999, key).catch(() => ({ status: 0 }));

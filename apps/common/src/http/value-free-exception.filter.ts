@@ -11,6 +11,7 @@ import {
 } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import {
+  IdempotencyKeyInvalidError,
   OutboxDatabaseUnavailableError,
   type OutboxHttpExceptionFilter,
 } from '@nest-outbox/outbox';
@@ -45,7 +46,8 @@ function isClientHttpError(error: unknown): error is ClientHttpError {
  * param ...") into a `BadRequestException` whose message quotes the input. Name the part
  * instead. The original error is gone by then, so the message tells the two apart; any
  * other plain `BadRequestException` is taken for the body's (the sample apps throw none of
- * their own: their 400s are the pipe's `InvalidRequestException`).
+ * their own: their 400s are the pipe's `InvalidRequestException` and the outbox's
+ * `IdempotencyKeyInvalidError`).
  */
 function unreadableRequest(exception: BadRequestException): Answer {
   const message = exception.message;
@@ -101,7 +103,8 @@ export class ValueFreeExceptionFilter implements ExceptionFilter {
   private answer(exception: unknown): Answer {
     if (
       exception instanceof BadRequestException &&
-      !(exception instanceof InvalidRequestException)
+      !(exception instanceof InvalidRequestException) &&
+      !(exception instanceof IdempotencyKeyInvalidError)
     ) {
       return unreadableRequest(exception);
     }

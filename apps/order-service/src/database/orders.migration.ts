@@ -32,37 +32,14 @@ export function createOrdersTableMigration(schema: string): new () => MigrationI
   });
 }
 
-/** Name of the table of `POST /orders`' Idempotency-Keys and their first answers. */
-export const IDEMPOTENCY_KEYS_TABLE = 'idempotency_keys';
-
 /**
- * `idempotency_keys`: each `Idempotency-Key` of `POST /orders`, the fingerprint of its
- * request and the first answer, written in the transaction of the order it created.
- */
-export function createIdempotencyKeysMigration(schema: string): new () => MigrationInterface {
-  const s = sqlIdentifier('order-service', 'ORDERS_SCHEMA', schema);
-  return createSqlMigration('CreateIdempotencyKeys1767225600004', {
-    up: [
-      `CREATE TABLE IF NOT EXISTS ${s}."${IDEMPOTENCY_KEYS_TABLE}" (
-  key         text        PRIMARY KEY,
-  fingerprint text        NOT NULL,
-  answer      json        NULL,
-  created_at  timestamptz NOT NULL DEFAULT now()
-)`,
-    ],
-    down: [`DROP TABLE IF EXISTS ${s}."${IDEMPOTENCY_KEYS_TABLE}"`],
-  });
-}
-
-/**
- * Every migration of the order service, in order: its table, the outbox, the relay's
- * objects, the idempotency keys.
+ * Every migration of the order service, in order: its table, the outbox (with the
+ * idempotency keys of `@Idempotent()` commands), the relay's objects.
  */
 export function orderServiceMigrations(schema: string): (new () => MigrationInterface)[] {
   return [
     createOrdersTableMigration(schema),
     createOutboxMigration({ schema, table: ORDERS_OUTBOX_TABLE, timestamp: 1767225600002 }),
     createRelayMigration({ schema, table: ORDERS_OUTBOX_TABLE, timestamp: 1767225600003 }),
-    createIdempotencyKeysMigration(schema),
   ];
 }

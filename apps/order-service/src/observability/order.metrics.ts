@@ -7,8 +7,8 @@ export class OrderMetrics {
   readonly registry = new Registry();
 
   /**
-   * Commands by outcome: `applied`, `conflict` (409), `not_found`, and for a create with an
-   * Idempotency-Key `replayed` (the first answer again) or `key_reused` (422).
+   * Commands by outcome: `applied`, `conflict` (409), `not_found` (replays of an
+   * Idempotency-Key: the outbox's `idempotent_requests_total`).
    */
   readonly commands = new Counter({
     name: 'orders_commands_total',

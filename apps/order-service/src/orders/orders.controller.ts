@@ -3,18 +3,15 @@ import {
   ConflictException,
   Controller,
   Get,
-  Headers,
   HttpCode,
   NotFoundException,
   Param,
   Post,
-  UnprocessableEntityException,
 } from '@nestjs/common';
-import { InvalidTransitionError } from '@nest-outbox/outbox';
+import { Idempotent, InvalidTransitionError } from '@nest-outbox/outbox';
 import { OrderMetrics } from '../observability/order.metrics';
 import { CancelOrderDto } from './cancel-order.dto';
 import { CreateOrderDto } from './create-order.dto';
-import { idempotencyKeyOf } from './idempotency-key';
 import { OrderIdParams } from './order-id.params';
 import type { Order } from './order.entity';
 import { OrdersService } from './orders.service';
@@ -24,9 +21,9 @@ type Command = 'create' | 'confirm' | 'cancel';
 /**
  * The HTTP API: create, confirm, cancel and read orders. Bodies and path parameters are DTOs
  * checked by the global `RequestValidationPipe` (400 naming the field). An invalid transition answers 409
- * (nothing was written: no change, no event); an unknown order answers 404. `POST /orders`
- * takes an `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header): a repeated
- * key answers the first answer; the key reused with a different body answers 422.
+ * (nothing was written: no change, no event); an unknown order answers 404. Every command
+ * takes an `Idempotency-Key` header (`@Idempotent()` of `@nest-outbox/outbox`): a repeated key
+ * answers the first answer, even after a lost answer; the key reused with another request, 422.
  */
 @Controller('orders')
 export class OrdersController {
@@ -36,32 +33,23 @@ export class OrdersController {
   ) {}
 
   @Post()
-  async create(
-    @Body() body: CreateOrderDto,
-    @Headers('idempotency-key') key: string | undefined,
-  ): Promise<object> {
-    const outcome = await this.orders.create(body, idempotencyKeyOf(key, body));
-    this.metrics.commands.inc({
-      command: 'create',
-      outcome: outcome.kind === 'created' ? 'applied' : outcome.kind,
-    });
-    if (outcome.kind === 'created') return outcome.order;
-    if (outcome.kind === 'replayed') return outcome.answer;
-    throw new UnprocessableEntityException({
-      error: 'idempotency_key_reused',
-      message:
-        'this Idempotency-Key came with a different request before: send a new key for a new order',
-    });
+  @Idempotent({ critical: false })
+  async create(@Body() body: CreateOrderDto): Promise<Order> {
+    const order = await this.orders.create(body);
+    this.metrics.commands.inc({ command: 'create', outcome: 'applied' });
+    return order;
   }
 
   @Post(':id/confirm')
   @HttpCode(200)
+  @Idempotent()
   confirm(@Param() { id }: OrderIdParams): Promise<Order> {
     return this.transition('confirm', id, () => this.orders.confirm(id));
   }
 
   @Post(':id/cancel')
   @HttpCode(200)
+  @Idempotent()
   cancel(@Param() { id }: OrderIdParams, @Body() body: CancelOrderDto): Promise<Order> {
     const reason = body.reason ?? 'unspecified';
     return this.transition('cancel', id, () => this.orders.cancel(id, reason));

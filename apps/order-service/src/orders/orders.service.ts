@@ -3,10 +3,7 @@ import { uuidv7 } from '@nest-outbox/core';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { IDEMPOTENCY_KEYS_TABLE } from '../database/orders.migration';
 import type { CreateOrderDto } from './create-order.dto';
-import type { IdempotencyKey } from './idempotency-key';
-import { idempotencyKeysSql } from './idempotency-keys.sql';
 import { Order } from './order.entity';
 import {
   ORDER_AGGREGATE,
@@ -17,15 +14,6 @@ import {
   type OrderCreatedV1,
 } from './order-events';
 import { CANCELLABLE, CONFIRMABLE } from './order-status';
-
-/**
- * What `create` did: placed the order; found the key's first answer (a retry); or found the
- * key taken by a different request (nothing was written).
- */
-export type CreateOutcome =
-  | { readonly kind: 'created'; readonly order: Order }
-  | { readonly kind: 'replayed'; readonly answer: object }
-  | { readonly kind: 'key_reused' };
 
 /**
  * The order commands. Each one is one transaction: the conditional change of the order row
@@ -43,27 +31,9 @@ export class OrdersService {
    * Places an order (status `pending`, version 1) and records `order.created`. Non-critical:
    * refused (`OutboxBackPressureError`, HTTP 503) while the outbox's pressure is critical;
    * confirming and cancelling existing orders never are.
-   *
-   * With an `Idempotency-Key`, the key and the answer commit with the order: a retry (even of
-   * a request whose commit the client saw fail) gets the first answer, and a concurrent
-   * request with the same key waits for the first one's transaction to end.
    */
   @OutboxTransactional({ critical: false })
-  async create(input: CreateOrderDto, idempotency?: IdempotencyKey): Promise<CreateOutcome> {
-    const sql = idempotencyKeysSql(this.table(IDEMPOTENCY_KEYS_TABLE));
-    if (idempotency) {
-      const { key, fingerprint } = idempotency;
-      const claimed = await this.txHost.tx.query<unknown[]>(sql.claim, [key, fingerprint]);
-      if (claimed.length === 0) {
-        const [first] = await this.txHost.tx.query<{ fingerprint: string; answer: object }[]>(
-          sql.first,
-          [key],
-        );
-        return first?.fingerprint === fingerprint
-          ? { kind: 'replayed', answer: first.answer }
-          : { kind: 'key_reused' };
-      }
-    }
+  async create(input: CreateOrderDto): Promise<Order> {
     const now = new Date();
     const order: Order = {
       id: uuidv7(),
@@ -84,10 +54,7 @@ export class OrdersService {
       currency: order.currency,
       createdAt: now.toISOString(),
     });
-    if (idempotency) {
-      await this.txHost.tx.query(sql.answer, [idempotency.key, JSON.stringify(order)]);
-    }
-    return { kind: 'created', order };
+    return order;
   }
 
   /** `pending -> confirmed`, recording `order.confirmed`. */

@@ -52,6 +52,19 @@ describe('npx nest-outbox', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it("Given a database migrated before @Idempotent() had its keys' table, then status names it and migrate adds it, the outbox untouched", async () => {
+    const { lines, io } = capture();
+    const values = { url: DATABASE_URL, schema: db.name };
+    await runNestOutbox('migrate', values, io);
+    await db.pool.query(`DROP TABLE "${db.name}".outbox_idempotency`);
+    await expect(runNestOutbox('status', values, io)).resolves.toBe(1);
+    expect(lines).toContainEqual(expect.stringMatching(/^outbox: missing .*"outbox_idempotency"$/));
+    await expect(runNestOutbox('migrate', values, io)).resolves.toBe(0);
+    await expect(runNestOutbox('status', values, io)).resolves.toBe(0);
+    const { rows } = await db.pool.query(`SELECT scope, key FROM "${db.name}".outbox_idempotency`);
+    expect(rows).toEqual([]);
+  });
+
   it('Given sql --down, then it prints the drops in reverse order of the parts', async () => {
     const { lines, io } = capture();
     await runNestOutbox('sql', { schema: 'app', down: true }, io);

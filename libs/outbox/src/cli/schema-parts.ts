@@ -1,4 +1,5 @@
 import { loadOptionalPeer, qualifiedTable } from '@nest-outbox/core/internal';
+import { idempotencyTable } from '../idempotency/idempotency.sql';
 import { dropOutboxSchemaSql, outboxSchemaSql } from '../schema/outbox-schema.sql';
 
 /** One package's DDL for one schema: its statements and the relations they create. @internal */
@@ -37,7 +38,7 @@ export function schemaParts(schema: string, table: string): SchemaPart[] {
       name: 'outbox',
       up: outboxSchemaSql(name),
       down: dropOutboxSchemaSql(name),
-      relations: [qualifiedTable('nest-outbox', schema, table)],
+      relations: [qualifiedTable('nest-outbox', schema, table), idempotencyTable(schema, table)],
     },
   ];
   const relay = optionalPackage<RelayApi>('@nest-outbox/relay');

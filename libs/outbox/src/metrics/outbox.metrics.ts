@@ -19,6 +19,7 @@ export class OutboxMetrics {
   readonly flushRows: HistogramMetric;
   readonly transitionsRefused: CounterMetric;
   readonly refused: CounterMetric<'command'>;
+  readonly idempotent: CounterMetric<'outcome'>;
   private readonly seen = new Map<string, Set<string>>();
 
   constructor(
@@ -48,6 +49,11 @@ export class OutboxMetrics {
       'back_pressure_refused_total',
       'Non-critical commands refused under back-pressure',
       ['command'],
+    );
+    this.idempotent = make.counter(
+      'idempotent_requests_total',
+      'Requests with an idempotency key: applied, replayed, or rejected (key reused, 422)',
+      ['outcome'],
     );
   }
 

@@ -1,4 +1,5 @@
 import { qualifiedTable, sqlIdentifier } from '@nest-outbox/core/internal';
+import { idempotencySchemaSql, idempotencyTable } from '../idempotency/idempotency.sql';
 
 /** Where the outbox table lives. Both names are validated SQL identifiers. */
 export interface OutboxTableName {
@@ -59,10 +60,14 @@ export function outboxSchemaSql(name: OutboxTableName): string[] {
     // Housekeeping: published rows by age.
     `CREATE INDEX IF NOT EXISTS ${index('published_idx')} ON ${table} (published_at)
   WHERE published_at IS NOT NULL`,
+    ...idempotencySchemaSql(name.schema, name.table),
   ];
 }
 
-/** Statements that remove the outbox table (the schema is left alone). */
+/** Statements that remove the outbox table and its idempotency keys (the schema is left alone). */
 export function dropOutboxSchemaSql(name: OutboxTableName): string[] {
-  return [`DROP TABLE IF EXISTS ${qualifiedTable('OutboxModule', name.schema, name.table)}`];
+  return [
+    `DROP TABLE IF EXISTS ${idempotencyTable(name.schema, name.table)}`,
+    `DROP TABLE IF EXISTS ${qualifiedTable('OutboxModule', name.schema, name.table)}`,
+  ];
 }

@@ -7,12 +7,13 @@ import type { OutboxEventInput } from '../event/outbox-event.interface';
 import { OutboxModule } from '../outbox.module';
 import { OutboxService } from '../outbox.service';
 import { ContractApp, contractSchema, type ContractTestApi } from './contract-app';
+import { idempotencyContract } from './idempotency-contract';
 
 const TIMEOUT_MS = 120_000;
 
 /**
  * The outbox's conformance tests for one data stack, on real PostgreSQL: any
- * `DataStackFixture` (and any `sqlExecutor`) must pass them. Call it at the top level of a
+ * `DataStackFixture` (and any `sqlExecutor`) must pass them, idempotent commands included. Call it at the top level of a
  * test file; it registers its own `describe` block (jest's or vitest's globals, or `test`).
  * @example
  * ```ts
@@ -199,4 +200,5 @@ export function outboxContract(
       TIMEOUT_MS,
     );
   });
+  idempotencyContract(stack, test);
 }
