@@ -73,15 +73,21 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
     statement: string,
     values: [olderThanMs: number, size: number, from: string | null],
   ): Promise<{ removed: number; last: string | null } | undefined> {
-    return inTransaction(this.pool, async (client) => {
-      const lock = await client.query<{ ok: boolean }>(this.sql.lock);
-      if (!lock.rows[0]?.ok) return undefined;
-      const { rows } = await client.query<{ removed: number; last: string | null }>(
-        statement,
-        values,
-      );
-      return rows[0];
-    });
+    // Under `statementTimeoutMs`: a batch slowed by a lock or bloat is cancelled, not waited on.
+    const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(this.options.statementTimeoutMs)}`;
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const lock = await client.query<{ ok: boolean }>(this.sql.lock);
+        if (!lock.rows[0]?.ok) return undefined;
+        const { rows } = await client.query<{ removed: number; last: string | null }>(
+          statement,
+          values,
+        );
+        return rows[0];
+      },
+      begin,
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
