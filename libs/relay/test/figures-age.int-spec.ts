@@ -197,7 +197,7 @@ describe('The relay figures carry their age and never hang (real PostgreSQL)', (
         figureAgeSeconds: expect.any(Number),
       });
       if (seen.pid === heldPid) expect(seen.state).toBe('idle in transaction');
-      expect(await metric(registry, 'oldest_transaction_age_seconds')).toBeGreaterThan(0);
+      expect(await metric(registry, 'oldest_xact_age_seconds')).toBeGreaterThan(0);
     } finally {
       await held.query('COMMIT').finally(() => held.release());
     }

@@ -213,7 +213,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     const atMs = Date.now();
     const { table, oldest } = await this.store.tableStats();
     this.oldest = { value: oldest, atMs };
-    this.metrics.oldestTransactionAge.set(oldest?.ageSeconds ?? 0);
+    this.metrics.oldestXactAge.set(oldest?.ageSeconds ?? 0);
     if (table) {
       this.metrics.tableSizeBytes.set(table.sizeBytes);
       this.metrics.deadTuples.set(table.deadTuples);
@@ -230,7 +230,7 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     if (stale) this.metrics.observeStale();
     const oldestAgeMs = this.oldest ? Date.now() - this.oldest.atMs : Infinity;
     if (oldestAgeMs > STALE_AFTER_INTERVALS * this.options.tableStatsIntervalMs)
-      this.metrics.oldestTransactionAge.set(Number.NaN);
+      this.metrics.oldestXactAge.set(Number.NaN);
   }
 
   private observePool(): void {

@@ -26,8 +26,8 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
       [],
       () => beforeScrape(),
     ),
-    oldestTransactionAge: make.gauge(
-      'oldest_transaction_age_seconds',
+    oldestXactAge: make.gauge(
+      'oldest_xact_age_seconds',
       'Age of the oldest transaction holding the database xmin horizon (0: none; NaN: unknown)',
     ),
     published: make.counter('published_total', 'Events published and marked'),
