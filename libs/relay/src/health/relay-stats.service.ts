@@ -11,6 +11,7 @@ import {
   PeriodicTask,
   pressureView,
   type BacklogAssessment,
+  type PressureRow,
   type PressureView,
 } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
@@ -20,39 +21,16 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import type { OldestTransaction, OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
+import {
+  seconds,
+  sharedStats,
+  STALE_AFTER_INTERVALS,
+  type RelayFiguresView,
+  type Taken,
+} from './relay-figures';
 
 /** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
 const STATS_MIN_PAUSE_FACTOR = 9;
-
-/** Figures older than this many of their sampling intervals are stale: read as unknown. */
-export const STALE_AFTER_INTERVALS = 2;
-
-const FIGURES = ['pending', 'parked', 'suspects', 'oldestAgeMs', 'oldestUnparkedAgeMs'] as const;
-
-/** Another relay's stats as its pressure row holds them; undefined when they are not whole. */
-function sharedStats(value: unknown): RelayStats | undefined {
-  const v = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-  const whole = FIGURES.every((k) => Number.isFinite(v[k]) && (v[k] as number) >= 0);
-  return whole ? (v as unknown as RelayStats) : undefined;
-}
-
-/** A figure and when it was taken (`Date.now()` of its statement's start). */
-interface Taken<T> {
-  readonly value: T;
-  readonly atMs: number;
-}
-
-/** The backlog figures with their age: `stats` is null while they are stale or missing. @publicApi */
-export interface RelayFiguresView {
-  readonly stats: RelayStats | null;
-  /** Seconds since the statement that gave them ran; null before the first. */
-  readonly ageSeconds: number | null;
-  readonly stale: boolean;
-  /** The relay whose statement gave them (this one or another). */
-  readonly sampledBy: string | null;
-}
-
-const seconds = (ms: number) => Math.round(ms) / 1000;
 
 /**
  * The owner of the backlog figures. Every `statsIntervalMs` it reads the pressure row: while
@@ -176,17 +154,33 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
       this.apply(shared, row.sampled_by, Date.now() - ageMs);
       return shared;
     }
+    // A peer pausing after a slow statement: its figures may be stale by now, but one more
+    // statement is what that pause spares the database; it is bounded by the timeout.
+    if (this.last && row && row.sampled_by !== relayId && ageMs < this.peerPauseMs(row))
+      return this.last.value;
     const startedAt = Date.now();
     const stats = await this.store.stats(this.claimer.floor);
     this.metrics.statsSamples.inc({ source: 'own' });
     this.apply(stats, relayId, startedAt);
-    const figures = { stats, pressure: pressureView(this.backlog.latest) };
+    const pauseMs = Math.max(
+      this.options.statsIntervalMs,
+      (Date.now() - startedAt) * STATS_MIN_PAUSE_FACTOR,
+    );
+    const figures = { stats, pressure: pressureView(this.backlog.latest), pauseMs };
     await this.store
       .writePressure(relayId, this.staleAfterMs, figures, Date.now() - startedAt)
       .catch((e: unknown) => {
         this.logger.warn(`pressure row not written (${errorLabel(e)}); producers read it as stale`);
       });
     return stats;
+  }
+
+  /** The pause the row's writer takes after its statement, at most the longest one it can. */
+  private peerPauseMs(row: PressureRow): number {
+    const { pauseMs } = row.figures as { pauseMs?: unknown };
+    const { statsIntervalMs, statementTimeoutMs } = this.options;
+    const longest = statsIntervalMs + STATS_MIN_PAUSE_FACTOR * statementTimeoutMs;
+    return typeof pauseMs === 'number' ? Math.min(pauseMs, longest) : 0;
   }
 
   /** Figures of this relay's statement or another's, taken at `atMs`: gauges and the trend. */

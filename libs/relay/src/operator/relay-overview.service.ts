@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RelayStatsService, type RelayFiguresView } from '../health/relay-stats.service';
+import { RelayStatsService } from '../health/relay-stats.service';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS } from '../relay.constants';
 import type { RelayStats } from '../store/relay-stats';
@@ -24,7 +24,7 @@ export interface RelayOverview {
   /** The outbox's latest figures; `null` before the first or while they are stale. */
   readonly backlog: RelayStats | null;
   /** How old the figures are and whether they are stale (older than two `statsIntervalMs`). */
-  readonly figures: Pick<RelayFiguresView, 'ageSeconds' | 'stale'>;
+  readonly figures: { readonly ageSeconds: number | null; readonly stale: boolean };
   /** `unknown` while the figures are stale. */
   readonly pressure: PressureView;
 }

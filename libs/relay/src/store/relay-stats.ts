@@ -22,7 +22,7 @@ export interface OutboxTableStats {
   readonly secondsSinceVacuum: number;
 }
 
-/** The oldest transaction of the database that holds the xmin horizon. @publicApi */
+/** The oldest transaction of the database that holds the xmin horizon. @internal */
 export interface OldestTransaction {
   readonly pid: number;
   /** `pg_stat_activity.state`, e.g. `idle in transaction`. */
