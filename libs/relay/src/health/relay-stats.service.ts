@@ -85,7 +85,8 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     this.task.start();
     this.tableTask.start();
-    void this.task.runNow().catch(() => undefined);
+    // The first figures at once, once the relay's schema is there (`installSchema`).
+    void this.store.schemaSettled.then(() => this.task.runNow()).catch(() => undefined);
     void this.tableTask.runNow().catch(() => undefined);
   }
 

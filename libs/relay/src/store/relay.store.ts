@@ -67,6 +67,9 @@ export class RelayStore {
   private readonly pressureSql: ReturnType<typeof pressureRowSql>;
   /** When the last synchronous mark was sent (`Date.now()`); none yet: the first one is. */
   private lastSyncMarkAt = -Infinity;
+  private schemaChecked: () => void = () => undefined;
+  /** Settles once `ensureSchema` has run, whatever its outcome (the relay's first statements wait for it). */
+  readonly schemaSettled = new Promise<void>((resolve) => (this.schemaChecked = resolve));
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
@@ -82,6 +85,10 @@ export class RelayStore {
    * @throws RelaySchemaMissingError saying how to create what is missing
    */
   async ensureSchema(install: boolean, verify: boolean): Promise<void> {
+    await this.checkSchema(install, verify).finally(() => this.schemaChecked());
+  }
+
+  private async checkSchema(install: boolean, verify: boolean): Promise<void> {
     if (install)
       for (const statement of relaySchemaSql(this.options)) await this.pool.query(statement);
     if (!verify) return;
