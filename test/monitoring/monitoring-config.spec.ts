@@ -91,6 +91,7 @@ describe('monitoring set-up (deploy/, docs/RUNBOOK.md)', () => {
       /ConsumerLag/,
       /ApplyErrors/,
       /DeadTuples/,
+      /HeldSnapshot/,
     ];
     for (const pattern of cases)
       expect(rules.map((r) => r.alert)).toContainEqual(expect.stringMatching(pattern));

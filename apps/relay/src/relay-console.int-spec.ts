@@ -144,7 +144,7 @@ describe('The standalone relay operator console over HTTP (real PostgreSQL + Kaf
       .expect(200);
     const state = await request(server).get('/operator/api/state').set(auth).expect(200);
     expect(state.body).toMatchObject({ operator: 'alice', running: false, paused: true });
-    // The relay's own sampler (refreshed by the state request): a state and its forecast.
+    // The relay's own sampler (its latest figures): a state and its forecast.
     expect(state.body.pressure).toMatchObject({
       state: expect.stringMatching(/^(ok|warn|critical)$/) as unknown,
       backlog: expect.any(Number) as unknown,

@@ -20,7 +20,13 @@ export type HistogramMetric<L extends string = string> = Pick<
 /** Creates the metrics of one module: real ones in a registry, or no-ops. @publicApi */
 export interface MetricFactory {
   counter<L extends string = never>(name: string, help: string, labelNames?: L[]): CounterMetric<L>;
-  gauge<L extends string = never>(name: string, help: string, labelNames?: L[]): GaugeMetric<L>;
+  /** `collect` runs before each scrape of the gauge (prom-client's `collect`). */
+  gauge<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames?: L[],
+    collect?: () => void,
+  ): GaugeMetric<L>;
   histogram<L extends string = never>(
     name: string,
     help: string,
@@ -53,7 +59,8 @@ function promMetricFactory(client: PromClient, registry: Registry, prefix: strin
   });
   return {
     counter: (name, help, labelNames) => new client.Counter(config(name, help, labelNames)),
-    gauge: (name, help, labelNames) => new client.Gauge(config(name, help, labelNames)),
+    gauge: (name, help, labelNames, collect) =>
+      new client.Gauge({ ...config(name, help, labelNames), collect }),
     histogram: (name, help, buckets, labelNames) =>
       new client.Histogram({ ...config(name, help, labelNames), buckets }),
   };

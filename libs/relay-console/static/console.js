@@ -83,6 +83,9 @@
     $('parked-count').textContent = state.backlog ? String(state.backlog.parked) : '-';
     $('oldest').textContent = age(state.backlog && state.backlog.oldestAgeMs);
     $('pressure').textContent = state.pressure ? state.pressure.state : 'unknown';
+    const f = state.figures;
+    $('figures-age').textContent =
+      f && f.ageSeconds !== null ? f.ageSeconds + ' s' + (f.stale ? ' (stale)' : '') : '-';
     const body = $('parked');
     body.replaceChildren();
     for (const e of parked) {

@@ -51,7 +51,8 @@ describe('Broker stopped for longer than the backoff cap, then restarted (privat
     await producer.writeMany(50, 5, 10);
     const down = await waitFor('health down', async () => {
       const result = await health.isHealthy('relay', { brokerTimeoutMs: 1000 });
-      return result.relay.status === 'down' ? result : undefined;
+      // Health answers from the latest figures: down at once, the new rows once sampled.
+      return result.relay.status === 'down' && result.relay.pending === 50 ? result : undefined;
     });
     expect(down.relay).toMatchObject({ broker: 'down', running: true, pending: 50 });
     // Stay down well past the backoff cap, then count attempts: backoff, not a hot loop.

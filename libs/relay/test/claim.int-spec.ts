@@ -48,7 +48,10 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
   let b: TestRelay;
 
   const relay = (relayId: string, synchronousCommit = true): TestRelay => {
-    const options = { schema: schema.name, table: 'outbox', relayId, synchronousCommit };
+    const options = {
+      ...{ schema: schema.name, table: 'outbox', relayId, synchronousCommit },
+      statementTimeoutMs: 5000,
+    };
     return {
       claimer: new RelayClaimer(schema.pool, options),
       store: new RelayStore(schema.pool, options),
@@ -332,6 +335,7 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
       batch: ClaimedBatch,
       synchronousCommit: boolean,
       store = new RelayStore(schema.pool, {
+        statementTimeoutMs: 5000,
         schema: schema.name,
         table: 'outbox',
         synchronousCommit,
@@ -366,6 +370,7 @@ describe('Claiming runs of whole aggregates (real PostgreSQL)', () => {
     const clock = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
     try {
       const store = new RelayStore(schema.pool, {
+        statementTimeoutMs: 5000,
         schema: schema.name,
         table: 'outbox',
         synchronousCommit: false,

@@ -32,7 +32,11 @@ describe('Relay health and parked events (real PostgreSQL + Kafka)', () => {
     await producer.write([{ aggregateId: 'flowing' }]);
     await waitFor('the other aggregate published', async () => (await scene.pending()) === 3);
 
-    const up = (await health.isHealthy('relay')).relay;
+    // Health answers from the latest figures (sampled every statsIntervalMs): polled.
+    const up = await waitFor('figures counting the parked head', async () => {
+      const result = (await health.isHealthy('relay')).relay;
+      return result.parked === 1 && result.pending === 2 ? result : undefined;
+    });
     expect(up).toMatchObject({ status: 'up', parked: 1 });
     expect(up.oldestAgeMs).toBeGreaterThan(9 * 60_000);
     expect(up.oldestPublishableAgeMs).toBeLessThan(60_000);
@@ -47,7 +51,10 @@ describe('Relay health and parked events (real PostgreSQL + Kafka)', () => {
               created_at = now() - interval '10 minutes' WHERE event_id = $1`,
       [stuck],
     );
-    const down = (await health.isHealthy('relay')).relay;
+    const down = await waitFor('figures counting the backing-off event', async () => {
+      const result = (await health.isHealthy('relay')).relay;
+      return result.pending === 3 ? result : undefined;
+    });
     expect(down.status).toBe('down');
     expect(down.message).toMatch(/oldest publishable event is \d+ ms old \(> 60000\)/);
   });

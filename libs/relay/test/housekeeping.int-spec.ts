@@ -1,6 +1,6 @@
 import { consumeUntil, uniqueTopic, waitFor } from '@test/support';
 import type { TestingModule } from '@nestjs/testing';
-import { HousekeepingService } from '../src/housekeeping/housekeeping.service';
+import { FULL_PASS_EVERY, HousekeepingService } from '../src/housekeeping/housekeeping.service';
 import { RelayOperatorService } from '../src/operator/relay-operator.service';
 import { useRelayFixture } from './relay-test.fixture';
 
@@ -56,5 +56,21 @@ describe('Housekeeping and deliberate replay (real PostgreSQL + Kafka)', () => {
       `SELECT count(*)::int AS n FROM "${schema.name}".outbox_archive WHERE aggregate_id LIKE 'old%'`,
     );
     expect(archived.rows[0]!.n).toBe(30);
+  });
+
+  it('Given a pass that ended, when the next passes run, then each starts where the last ended (a row published earlier is left) until the periodic full pass removes it', async () => {
+    const { scene } = fixture;
+    const { schema, producer } = scene;
+    await producer.writeMany(5, 5, 1, 'late');
+    await waitFor('published', async () => (await scene.pending()) === 0);
+    // Older than where the last pass ended (2 minutes ago): only a full pass reads so far back.
+    await schema.pool.query(
+      `UPDATE "${schema.name}".outbox SET published_at = now() - interval '10 minutes' WHERE aggregate_id LIKE 'late%'`,
+    );
+    const housekeeping = relay.get(HousekeepingService);
+    const removed: number[] = [];
+    // The test before ran the first pass (a full one): the next full pass is the last of these.
+    for (let pass = 0; pass < FULL_PASS_EVERY; pass++) removed.push(await housekeeping.runOnce());
+    expect(removed).toEqual([...Array<number>(FULL_PASS_EVERY - 1).fill(0), 5]);
   });
 });

@@ -1,5 +1,7 @@
 import { uniqueTopic, waitFor } from '@test/support';
 import { RelayStatsService } from '../src/health/relay-stats.service';
+import type { RelayStats } from '../src/store/relay-stats';
+import { RelayStore } from '../src/store/relay.store';
 import { useRelayFixture } from './relay-test.fixture';
 
 describe('Relay stats pace themselves on a slow statement (real PostgreSQL)', () => {
@@ -15,6 +17,7 @@ describe('Relay stats pace themselves on a slow statement (real PostgreSQL)', ()
       tuning: { autoStart: false, statsIntervalMs: 100 },
     });
     const stats = app.get(RelayStatsService);
+    const statements = jest.spyOn(app.get(RelayStore), 'stats');
     // Only the test's refreshes run the statement: a scheduled run already in flight when the
     // lock is taken would not wait for it and race the slow run under test (seen on a busy
     // machine). Stopping the schedule leaves refresh() as health checks use it.
@@ -22,11 +25,16 @@ describe('Relay stats pace themselves on a slow statement (real PostgreSQL)', ()
 
     // The statement waits 400 ms behind a lock: a slow run (its pause: at least 3.6 s).
     const locker = await schema.pool.connect();
-    let slow: Promise<unknown> | undefined;
+    let slow: Promise<RelayStats> | undefined;
     try {
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE "${schema.name}".outbox IN ACCESS EXCLUSIVE MODE`);
-      slow = stats.refresh();
+      // Until the pause of the figures taken at start is over, refresh() answers with them.
+      const before = statements.mock.calls.length;
+      await waitFor('a refresh that runs a statement', () => {
+        slow = stats.refresh();
+        return statements.mock.calls.length > before;
+      });
       // Holding the lock is the slowness under test, not a wait for a result.
       await new Promise((resolve) => setTimeout(resolve, 400));
       await locker.query('COMMIT');

@@ -92,7 +92,7 @@ describe('Relays of one outbox share their stats through the pressure row (real 
     // Another's figures prove nothing of a relay's own connections: refresh() reads the row on
     // its own pool.
     const follower = await waitFor('a relay holding figures another relay shared', () =>
-      [a, b].find((r) => (r.stats.sampledBy ?? r.relayId) !== r.relayId),
+      [a, b].find((r) => (r.stats.figures().sampledBy ?? r.relayId) !== r.relayId),
     );
     const read = jest
       .spyOn(follower.app.get(RelayStore), 'readPressure')

@@ -80,7 +80,7 @@ afterAll(async () => {
 async function publish(state: string, freshMs: number, reasons: string[] = []): Promise<void> {
   const figures = { pressure: { state, reasons, sampledAt: new Date().toISOString() } };
   const sql = pressureRowSql('RelayModule', schema, 'outbox').write;
-  await db.pool.query(sql, ['relay-test', freshMs, JSON.stringify(figures)]);
+  await db.pool.query(sql, ['relay-test', freshMs, JSON.stringify(figures), 0]);
 }
 
 describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
@@ -159,5 +159,22 @@ describe('OutboxModule metrics and back-pressure (real PostgreSQL)', () => {
     expect(stale).toMatchObject({ state: 'unknown', reasons: [expect.stringMatching(/^stale/)] });
     expect(stale).not.toHaveProperty('backlog');
     await app.get(Commands).optional('s-1');
+  });
+
+  it('Given a critical row of an older relay (no staleAfterMs) still fresh by its own far freshness, then it reads unknown with its sampling time, and commands pass', async () => {
+    const pressure = app.get(OutboxPressureService);
+    const figures = { pressure: { state: 'critical', reasons: ['backlog 5 >= 4.5'] } };
+    await db.pool.query(
+      `UPDATE "${schema}".outbox_pressure SET sampled_at = now() - interval '23 minutes',
+              fresh_until = now() + interval '23 minutes', figures = $1`,
+      [JSON.stringify(figures)],
+    );
+    const stale = await pressure.refresh();
+    expect(stale).toMatchObject({
+      state: 'unknown',
+      reasons: [expect.stringMatching(/^stale: figures 13\d\d s old/)],
+      sampledAt: expect.any(String),
+    });
+    await app.get(Commands).optional('s-2');
   });
 });

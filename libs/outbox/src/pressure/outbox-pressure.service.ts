@@ -27,9 +27,11 @@ const unknown = (reason: string): PressureView => ({ state: 'unknown', reasons: 
 /**
  * The producer's view of the back-pressure state (with `pressure: true`). It samples nothing:
  * every second it reads the row the relay publishes (`<table>_pressure`; thresholds are
- * `RelayModule`'s `pressure` option). No row (no relay yet), a row past its freshness (its
- * relay stopped) or a failed read is `unknown`, never the last state: shown as such, and
- * commands pass. Commands never query: a non-critical command reads the last state and is
+ * `RelayModule`'s `pressure` option). No row (no relay yet), a row past its freshness (two
+ * of its relay's sampling intervals: the relay stopped, or its statement failed or was
+ * cancelled), a row without one (an older relay's) or a failed read is `unknown`, never the
+ * last state nor `ok`: shown as such with its reason, and commands pass (refusing on figures
+ * nobody vouches for would turn a sampler's outage into an outage of the application). Commands never query: a non-critical command reads the last state and is
  * refused while a fresh one is `critical`.
  * @publicApi
  */
@@ -106,8 +108,8 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
         this.last = unknown('no relay has published the pressure of this outbox');
       } else if (!row.fresh) {
         this.last = {
-          ...unknown('stale: no relay has published it since'),
-          sampledAt: view!.sampledAt,
+          ...unknown(`stale: figures ${Math.round(row.age_seconds)} s old, past their freshness`),
+          sampledAt: new Date(row.sampled_at).toISOString(),
         };
       } else {
         this.last = view!;

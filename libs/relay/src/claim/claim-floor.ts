@@ -57,6 +57,14 @@ export class ClaimFloor {
     return { id: this.bound, auditMark: this.auditMark };
   }
 
+  /**
+   * The bound as it stands, for readers of bounded ranges other than the claim (the stats):
+   * as `start()`, without the claim's periodic reads from the oldest end.
+   */
+  settled(): WindowStart | undefined {
+    return this.bound === undefined ? undefined : { id: this.bound, auditMark: this.auditMark };
+  }
+
   /** Takes in what a window started at `from` (as `start()` gave it) saw. */
   saw(from: WindowStart | undefined, window: WindowSighting): void {
     if (from === undefined || from.auditMark !== window.auditMark) {

@@ -1,6 +1,6 @@
 import { escapeLiteral } from 'pg';
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
-import { FREE, HISTORY, PENDING } from '../schema/row-state.sql';
+import { FREE, HISTORY, LOWEST_ID, PENDING } from '../schema/row-state.sql';
 
 /** Advisory lock class id (first key of the two-int form) of claims. */
 const CLAIM_LOCK = 1852796276;
@@ -26,9 +26,6 @@ export interface LeaseArgs {
    */
   readonly from?: { readonly id: bigint; readonly auditMark: bigint };
 }
-
-/** The lowest bigint: a window from it reads from the oldest end. */
-const LOWEST_ID = '(-9223372036854775807 - 1)';
 
 /** The last id of the audit table (0 when empty): each operator action adds one. */
 const AUDIT_MARK = (audit: string) => `(SELECT coalesce(max(a.id), 0) FROM ${audit} a)`;

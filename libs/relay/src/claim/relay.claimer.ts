@@ -5,7 +5,7 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { commitMode } from '../schema/row-state.sql';
 import { relayStoreSql } from '../store/relay-store.sql';
-import { ClaimFloor } from './claim-floor';
+import { ClaimFloor, type WindowStart } from './claim-floor';
 import { claimSql, type ClaimSql, type LeaseArgs } from './claim.sql';
 import type { ClaimedBatch, ClaimedRow, ClaimSettings } from './claimed-batch';
 
@@ -80,7 +80,7 @@ export class RelayClaimer {
   /** Where the next skip scan starts (none: from the first aggregate). */
   private scanCursor: [string, string] | undefined;
   /** Where windows start, so that they do not walk the entries of rows published long ago. */
-  private readonly floor = new ClaimFloor();
+  private readonly claimFloor = new ClaimFloor();
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
@@ -88,6 +88,11 @@ export class RelayClaimer {
   ) {
     this.sql = claimSql(options, commitMode(options));
     this.giveBackSql = relayStoreSql(options).release;
+  }
+
+  /** Where bounded reads of the pending rows start (see `ClaimFloor.settled`). */
+  get floor(): WindowStart | undefined {
+    return this.claimFloor.settled();
   }
 
   /**
@@ -99,13 +104,13 @@ export class RelayClaimer {
     const claim: Claim = { leaseToken: `${this.options.relayId}:${++this.sequence}`, settings };
     const leaseDeadline = Date.now() + settings.leaseMs;
     const windowRows = settings.windowRows ?? 2 * settings.batchSize;
-    const from = this.floor.start();
+    const from = this.claimFloor.start();
     const window = await this.lease(
       claim,
       this.sql.leaseWindow({ ...this.args(claim, settings.batchSize, windowRows), from }),
     );
     const { window_first: first, audit_mark, snapshot_xmin, snapshot_xmax } = window.summary;
-    this.floor.saw(from, {
+    this.claimFloor.saw(from, {
       first: first === null ? undefined : BigInt(first),
       xmin: BigInt(snapshot_xmin),
       xmax: BigInt(snapshot_xmax),

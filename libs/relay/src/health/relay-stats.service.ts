@@ -11,35 +11,35 @@ import {
   PeriodicTask,
   pressureView,
   type BacklogAssessment,
+  type PressureRow,
+  type PressureView,
 } from '@nest-outbox/core/internal';
 import type { Pool } from 'pg';
+import { RelayClaimer } from '../claim/relay.claimer';
 import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
-import type { OutboxTableStats, RelayStats } from '../store/relay-stats';
+import type { OldestTransaction, OutboxTableStats, RelayStats } from '../store/relay-stats';
 import { RelayStore } from '../store/relay.store';
+import {
+  seconds,
+  sharedStats,
+  STALE_AFTER_INTERVALS,
+  type RelayFiguresView,
+  type Taken,
+} from './relay-figures';
 
 /** The stats statement runs at most 1/(1 + this) of the time (see `PeriodicTask`). */
 const STATS_MIN_PAUSE_FACTOR = 9;
 
-/** The pressure row stays fresh for this many of its writer's pauses: one late run is no gap. */
-const FRESH_PAUSES = 2;
-
-const FIGURES = ['pending', 'parked', 'suspects', 'oldestAgeMs', 'oldestUnparkedAgeMs'] as const;
-
-/** Another relay's stats as its pressure row holds them; undefined when they are not whole. */
-function sharedStats(value: unknown): RelayStats | undefined {
-  const v = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-  const whole = FIGURES.every((k) => Number.isFinite(v[k]) && (v[k] as number) >= 0);
-  return whole ? (v as unknown as RelayStats) : undefined;
-}
-
 /**
  * The owner of the backlog figures. Every `statsIntervalMs` it reads the pressure row: while
  * another relay's row is fresh, its figures stand in; otherwise this relay runs the stats
- * statement and publishes the figures and pressure state in the row. So N relays count about
- * once per interval between them, and producers only read the row. The figures feed the gauges
- * and the backlog trend; health checks and the console read the latest snapshot.
+ * statement (under `statementTimeoutMs`, from the claim's floor) and publishes the figures and
+ * pressure state in the row. So N relays count about once per interval between them, and
+ * producers only read the row. Health checks, metrics and the console read the latest figures
+ * and never wait on a statement; figures older than `STALE_AFTER_INTERVALS` intervals read as
+ * unknown (NaN gauges, null details, pressure `unknown`).
  * @publicApi
  */
 @Injectable()
@@ -51,21 +51,25 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   /** Events this relay published, by time, over the trend window (the drain rate, no query). */
   private readonly published: { atMs: number; count: number }[] = [];
   private readonly startedAtMs = Date.now();
-  /** The relay whose statement gave the latest figures (this one or another). */
-  sampledBy: string | undefined;
+  private last: (Taken<RelayStats> & { readonly by: string }) | undefined;
+  private oldest: Taken<OldestTransaction | undefined> | undefined;
+  /** Why this relay's pool last failed to read the pressure row; undefined once it read it. */
+  private unreachable: string | undefined;
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     private readonly store: RelayStore,
+    private readonly claimer: RelayClaimer,
     @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
   ) {
     this.backlog = new BacklogPressure(options.pressure);
     metrics.backlogBudget.set(options.pressure.maxBacklog);
     metrics.ageBudgetSeconds.set(options.pressure.maxOldestAgeMs / 1000);
+    metrics.onScrape(() => this.observeAges());
     this.task = new PeriodicTask({
       intervalMs: options.statsIntervalMs,
-      // The statement walks the backlog: while it runs PostgreSQL cannot mark the published
+      // The statement reads the backlog: while it runs PostgreSQL cannot mark the published
       // rows' index entries dead, which slows every claim. So it runs a small share of the time.
       minPauseFactor: STATS_MIN_PAUSE_FACTOR,
       run: () => this.sample(),
@@ -81,16 +85,50 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     this.task.start();
     this.tableTask.start();
+    // The first figures at once, once the relay's schema is there (`installSchema`).
+    void this.store.schemaSettled.then(() => this.task.runNow()).catch(() => undefined);
     void this.tableTask.runNow().catch(() => undefined);
   }
 
+  /** Age past which the backlog figures are stale (`STALE_AFTER_INTERVALS` intervals). */
+  get staleAfterMs(): number {
+    return STALE_AFTER_INTERVALS * this.options.statsIntervalMs;
+  }
+
   /**
-   * Reads the figures now (or joins the reading in progress) and updates the gauges: always a
-   * query on this relay's own pool (the pressure row at least), so health says when this relay
-   * cannot reach the database even while the others can.
+   * Samples the figures now (or joins the sampling in progress) and updates the gauges. For
+   * tools that want a sample; health checks and the console read `figures()` instead.
    */
   async refresh(): Promise<RelayStats> {
     return this.task.runNow();
+  }
+
+  /** The latest backlog figures with their age; never waits on a statement. */
+  figures(): RelayFiguresView {
+    if (!this.last) return { stats: null, ageSeconds: null, stale: true, sampledBy: null };
+    const ageMs = Date.now() - this.last.atMs;
+    const stale = ageMs > this.staleAfterMs;
+    const stats = stale ? null : this.last.value;
+    return { stats, ageSeconds: seconds(ageMs), stale, sampledBy: this.last.by };
+  }
+
+  /** The pressure state of the latest figures: `unknown` while they are stale. */
+  pressureNow(): PressureView {
+    const { stale, ageSeconds } = this.figures();
+    if (!stale || !this.backlog.latest) return pressureView(this.backlog.latest);
+    const reasons = [`stale: the figures are ${ageSeconds} s old`];
+    return { state: 'unknown', reasons, sampledAt: this.backlog.latest.sampledAt };
+  }
+
+  /** The oldest transaction holding the xmin horizon (null: none) and the figure's age. */
+  oldestTransaction(): { value: OldestTransaction | null; ageSeconds: number } | null {
+    if (!this.oldest) return null;
+    return { value: this.oldest.value ?? null, ageSeconds: seconds(Date.now() - this.oldest.atMs) };
+  }
+
+  /** Why this relay's pool could not read the database at its last try; undefined: it could. */
+  get databaseError(): string | undefined {
+    return this.unreachable;
   }
 
   /** Counts events this relay published (the drain rate). @internal */
@@ -100,32 +138,56 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
 
   private async sample(): Promise<RelayStats> {
     this.observePool();
-    const { relayId, statsIntervalMs } = this.options;
-    const row = await this.store.readPressure();
-    const shared = row?.fresh && row.sampled_by !== relayId && sharedStats(row.figures.stats);
+    const { relayId } = this.options;
+    const row = await this.store.readPressure().then(
+      (r) => ((this.unreachable = undefined), r),
+      (error: unknown) => {
+        this.unreachable = errorLabel(error);
+        throw error;
+      },
+    );
+    const ageMs = row ? Math.max(0, row.age_seconds * 1000) : Infinity;
+    // A row is trusted only while fresh by its writer's rule and by this relay's own interval.
+    const fresh = row?.fresh && row.sampled_by !== relayId && ageMs <= this.staleAfterMs;
+    const shared = fresh && sharedStats(row.figures.stats);
     if (row && shared) {
       this.metrics.statsSamples.inc({ source: 'peer' });
-      this.sampledBy = row.sampled_by;
-      this.apply(shared);
+      this.apply(shared, row.sampled_by, Date.now() - ageMs);
       return shared;
     }
+    // A peer pausing after a slow statement: its figures may be stale by now, but one more
+    // statement is what that pause spares the database; it is bounded by the timeout.
+    if (this.last && row && row.sampled_by !== relayId && ageMs < this.peerPauseMs(row))
+      return this.last.value;
     const startedAt = Date.now();
-    const stats = await this.store.stats();
-    const pauseMs = Math.max(statsIntervalMs, (Date.now() - startedAt) * STATS_MIN_PAUSE_FACTOR);
+    const stats = await this.store.stats(this.claimer.floor);
     this.metrics.statsSamples.inc({ source: 'own' });
-    this.sampledBy = relayId;
-    this.apply(stats);
+    this.apply(stats, relayId, startedAt);
+    const pauseMs = Math.max(
+      this.options.statsIntervalMs,
+      (Date.now() - startedAt) * STATS_MIN_PAUSE_FACTOR,
+    );
     const figures = { stats, pressure: pressureView(this.backlog.latest), pauseMs };
-    await this.store.writePressure(relayId, FRESH_PAUSES * pauseMs, figures).catch((e: unknown) => {
-      this.logger.warn(`pressure row not written (${errorLabel(e)}); producers read it as stale`);
-    });
+    await this.store
+      .writePressure(relayId, this.staleAfterMs, figures, Date.now() - startedAt)
+      .catch((e: unknown) => {
+        this.logger.warn(`pressure row not written (${errorLabel(e)}); producers read it as stale`);
+      });
     return stats;
   }
 
-  /** Figures of this relay's statement or another's: gauges and the backlog trend. */
-  private apply(stats: RelayStats): void {
+  /** The pause the row's writer takes after its statement, at most the longest one it can. */
+  private peerPauseMs(row: PressureRow): number {
+    const { pauseMs } = row.figures as { pauseMs?: unknown };
+    const { statsIntervalMs, statementTimeoutMs } = this.options;
+    const longest = statsIntervalMs + STATS_MIN_PAUSE_FACTOR * statementTimeoutMs;
+    return typeof pauseMs === 'number' ? Math.min(pauseMs, longest) : 0;
+  }
+
+  /** Figures of this relay's statement or another's, taken at `atMs`: gauges and the trend. */
+  private apply(stats: RelayStats, by: string, atMs: number): void {
+    this.last = { value: stats, atMs, by };
     this.metrics.observeStats(stats);
-    const atMs = Date.now();
     const { windowMs } = this.options.pressure;
     while (this.published.length > 0 && this.published[0]!.atMs < atMs - windowMs)
       this.published.shift();
@@ -143,7 +205,10 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async queryTable(): Promise<OutboxTableStats | undefined> {
-    const table = await this.store.tableStats();
+    const atMs = Date.now();
+    const { table, oldest } = await this.store.tableStats();
+    this.oldest = { value: oldest, atMs };
+    this.metrics.oldestXactAge.set(oldest?.ageSeconds ?? 0);
     if (table) {
       this.metrics.tableSizeBytes.set(table.sizeBytes);
       this.metrics.deadTuples.set(table.deadTuples);
@@ -151,6 +216,16 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
       this.metrics.sinceAutovacuum.set(table.secondsSinceVacuum);
     }
     return table;
+  }
+
+  /** At each scrape: the figures' age, and NaN for the figures that went stale. */
+  private observeAges(): void {
+    const { stale, ageSeconds } = this.figures();
+    this.metrics.figuresAge.set(ageSeconds ?? Number.POSITIVE_INFINITY);
+    if (stale) this.metrics.observeStale();
+    const oldestAgeMs = this.oldest ? Date.now() - this.oldest.atMs : Infinity;
+    if (oldestAgeMs > STALE_AFTER_INTERVALS * this.options.tableStatsIntervalMs)
+      this.metrics.oldestXactAge.set(Number.NaN);
   }
 
   private observePool(): void {

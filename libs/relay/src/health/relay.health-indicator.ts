@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { pressureView } from '@nest-outbox/core/internal';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { RelayLoop } from '../loop/relay.loop';
 import type { RelayMetrics } from '../metrics/relay.metrics';
@@ -10,10 +9,15 @@ import { RelayStatsService } from './relay-stats.service';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
- * answer, the database cannot be reached on this relay's pool, or the oldest event the relay
- * can publish is older than `tuning.unhealthyAfterMs`. Parked events and pressure never make it
- * down. Reports the backlog figures, `statsFrom` and the pressure state either way. Imported
- * from `@nest-outbox/relay/health` (the main entry point does not load `@nestjs/terminus`).
+ * answer, this relay's pool could not read the database at its last sampling, or the oldest
+ * event the relay can publish is older than `tuning.unhealthyAfterMs` by fresh figures.
+ * Parked events, pressure and stale figures never make it down. It answers from the latest
+ * figures (never waits on a statement: its only wait is the broker probe, `brokerTimeoutMs`)
+ * and reports them with their age (`figuresAgeSeconds`); figures older than two
+ * `statsIntervalMs` are `figures: 'stale'`, their values null and the pressure `unknown`. Also
+ * reports `statsFrom`, the pressure state and the oldest transaction holding the database's
+ * xmin horizon. Imported from `@nest-outbox/relay/health` (the main entry point does not load
+ * `@nestjs/terminus`).
  * @publicApi
  */
 @Injectable()
@@ -32,28 +36,33 @@ export class RelayHealthIndicator {
     { brokerTimeoutMs = 2000 }: { brokerTimeoutMs?: number } = {},
   ): Promise<HealthIndicatorResult<Key>> {
     const indicator = this.healthIndicatorService.check(key);
-    const [stats, brokerUp] = await Promise.all([
-      this.stats.refresh().catch(() => undefined),
-      this.publisher.ping(brokerTimeoutMs),
-    ]);
+    const brokerUp = await this.publisher.ping(brokerTimeoutMs);
     this.metrics.brokerUp.set(brokerUp ? 1 : 0);
+    const figures = this.stats.figures();
+    const stats = figures.stats;
+    const oldest = this.stats.oldestTransaction();
     const data = {
       running: this.loop.isRunning,
       paused: this.loop.isPaused,
       broker: brokerUp ? 'up' : 'down',
+      figures: figures.ageSeconds === null ? 'none' : figures.stale ? 'stale' : 'fresh',
+      figuresAgeSeconds: figures.ageSeconds,
       pending: stats?.pending ?? null,
       parked: stats?.parked ?? null,
       oldestAgeMs: stats ? Math.round(stats.oldestAgeMs) : null,
       oldestPublishableAgeMs: stats ? Math.round(stats.oldestUnparkedAgeMs) : null,
       // Relays of one outbox share one stats statement (the pressure row): whose it was.
-      statsFrom: this.stats.sampledBy ?? null,
-      pressure: pressureView(this.stats.pressure),
+      statsFrom: figures.sampledBy,
+      pressure: this.stats.pressureNow(),
+      // The first thing to check when claims slow down and dead tuples climb.
+      oldestTransaction: oldest && { ...oldest.value, figureAgeSeconds: oldest.ageSeconds },
     };
     const problems: string[] = [];
     if (!data.running && !data.paused) problems.push('relay loop not running');
     if (!brokerUp) problems.push('broker unreachable');
-    if (!stats) problems.push('database unreachable');
-    else if (stats.oldestUnparkedAgeMs > this.options.unhealthyAfterMs) {
+    const dbError = this.stats.databaseError;
+    if (dbError) problems.push(`database unreachable (${dbError})`);
+    if (stats && stats.oldestUnparkedAgeMs > this.options.unhealthyAfterMs) {
       problems.push(
         `oldest publishable event is ${Math.round(stats.oldestUnparkedAgeMs)} ms old (> ${this.options.unhealthyAfterMs})`,
       );

@@ -11,9 +11,13 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { housekeepingSql } from './housekeeping.sql';
 
+/** One pass in this many starts from the oldest end of the published index (see `runOnce`). */
+export const FULL_PASS_EVERY = 10;
+
 /**
  * Deletes (or archives) published rows older than the retention, in small batches, each its
- * own short transaction under a try-lock (one instance at a time), never one big transaction.
+ * own short transaction under a try-lock (one instance at a time) and `statementTimeoutMs`,
+ * never one big transaction.
  * @publicApi
  */
 @Injectable()
@@ -22,6 +26,8 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
   private readonly sql: ReturnType<typeof housekeepingSql>;
   private readonly task: PeriodicTask<number> | undefined;
   private stopped = false;
+  /** Where the last pass ended (`published_at` as text), and passes since a full one. */
+  private resume: { from: string | null; passes: number } = { from: null, passes: 0 };
 
   constructor(
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
@@ -48,14 +54,18 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
   /**
    * One pass: batches until fewer rows than the batch size are left, or another instance
    * holds the lock. Returns the number of rows removed. Each batch starts where the one before
-   * it ended; a row marked late with an earlier `published_at` waits for the next pass.
+   * it ended, and a pass where the last one ended: under a held snapshot the index entries of
+   * the rows removed stay until vacuum can clear them, and are not walked again. Every
+   * `FULL_PASS_EVERY` passes (the first included) one starts from the oldest end, for a row
+   * that was skipped while locked or marked late with an earlier `published_at`.
    */
   async runOnce(maxBatches = 1000): Promise<number> {
     const retention = this.options.retention;
     if (!retention) return 0;
     const statement = retention.mode === 'archive' ? this.sql.archive : this.sql.delete;
+    const full = this.resume.passes % FULL_PASS_EVERY === 0;
     let total = 0;
-    let from: string | null = null;
+    let from = full ? null : this.resume.from;
     for (let i = 0; i < maxBatches && !this.stopped; i++) {
       const batch = await this.batch(statement, [retention.keepMs, retention.batchSize, from]);
       if (batch === undefined) break;
@@ -63,6 +73,7 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
       from = batch.last ?? from;
       if (batch.removed < retention.batchSize) break;
     }
+    this.resume = { from, passes: this.resume.passes + 1 };
     if (total > 0)
       this.logger.log(`housekeeping removed ${total} published row(s) (${retention.mode})`);
     return total;
@@ -73,15 +84,21 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
     statement: string,
     values: [olderThanMs: number, size: number, from: string | null],
   ): Promise<{ removed: number; last: string | null } | undefined> {
-    return inTransaction(this.pool, async (client) => {
-      const lock = await client.query<{ ok: boolean }>(this.sql.lock);
-      if (!lock.rows[0]?.ok) return undefined;
-      const { rows } = await client.query<{ removed: number; last: string | null }>(
-        statement,
-        values,
-      );
-      return rows[0];
-    });
+    // Under `statementTimeoutMs`: a batch slowed by a lock or bloat is cancelled, not waited on.
+    const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(this.options.statementTimeoutMs)}`;
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const lock = await client.query<{ ok: boolean }>(this.sql.lock);
+        if (!lock.rows[0]?.ok) return undefined;
+        const { rows } = await client.query<{ removed: number; last: string | null }>(
+          statement,
+          values,
+        );
+        return rows[0];
+      },
+      begin,
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -16,8 +16,20 @@ const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /** The relay's metrics made by `make`, and where they live (`registry`: none for no-ops). */
 function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
+  let beforeScrape = (): void => undefined;
   const m = {
     registry,
+    // First: its scrape hook marks stale figures before the gauges below are read.
+    figuresAge: make.gauge(
+      'figures_age_seconds',
+      'Age of the backlog figures (+Inf before the first); stale past two statsIntervalMs, when their gauges read NaN',
+      [],
+      () => beforeScrape(),
+    ),
+    oldestXactAge: make.gauge(
+      'oldest_xact_age_seconds',
+      'Age of the oldest transaction holding the database xmin horizon (0: none; NaN: unknown)',
+    ),
     published: make.counter('published_total', 'Events published and marked'),
     retried: make.counter('retried_total', 'Failed publishes scheduled for retry', ['kind']),
     parked: make.counter('parked_total', 'Events parked', ['kind']),
@@ -112,6 +124,18 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
     m.publishedAgain.inc({ cause }, 0);
   return {
     ...m,
+    /** Runs `hook` before each scrape (the figures' ages are taken then). */
+    onScrape(hook: () => void): void {
+      beforeScrape = hook;
+    },
+    /** Marks the backlog and pressure gauges unknown (NaN): their figures are stale. */
+    observeStale(): void {
+      const { pending, parkedEvents, oldestAge, crashLoopSuspects } = m;
+      const { backlogChange, fillRate, forecastSeconds, pressureLevel } = m;
+      for (const g of [pending, parkedEvents, oldestAge, crashLoopSuspects, backlogChange])
+        g.set(Number.NaN);
+      for (const g of [fillRate, forecastSeconds, pressureLevel]) g.set(Number.NaN);
+    },
     /** Sets the gauges from a stats snapshot. */
     observeStats(stats: RelayStats): void {
       m.pending.set(stats.pending);

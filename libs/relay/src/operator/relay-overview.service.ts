@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { pressureView } from '@nest-outbox/core/internal';
 import { RelayStatsService } from '../health/relay-stats.service';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { RELAY_OPTIONS } from '../relay.constants';
@@ -22,8 +21,11 @@ export interface RelayOverview {
   readonly relayId: string;
   /** `<schema>.<table>` of the outbox. */
   readonly table: string;
-  /** The outbox's figures, just refreshed; `null` while the database does not answer. */
+  /** The outbox's latest figures; `null` before the first or while they are stale. */
   readonly backlog: RelayStats | null;
+  /** How old the figures are and whether they are stale (older than two `statsIntervalMs`). */
+  readonly figures: { readonly ageSeconds: number | null; readonly stale: boolean };
+  /** `unknown` while the figures are stale. */
   readonly pressure: PressureView;
 }
 
@@ -40,9 +42,15 @@ export class RelayOverviewService {
     this.relayId = options.relayId;
   }
 
-  async read(): Promise<RelayOverview> {
-    const backlog = await this.stats.refresh().catch(() => null);
-    const table = `${this.options.schema}.${this.options.table}`;
-    return { relayId: this.relayId, table, backlog, pressure: pressureView(this.stats.pressure) };
+  /** From the latest figures: never waits on a statement. */
+  read(): Promise<RelayOverview> {
+    const { stats, ageSeconds, stale } = this.stats.figures();
+    return Promise.resolve({
+      relayId: this.relayId,
+      table: `${this.options.schema}.${this.options.table}`,
+      backlog: stats,
+      figures: { ageSeconds, stale },
+      pressure: this.stats.pressureNow(),
+    });
   }
 }

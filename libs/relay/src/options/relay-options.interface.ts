@@ -146,8 +146,14 @@ export interface RelayTuningOptions {
   readonly shutdownTimeoutMs?: number;
   /** Period of the backlog figures and the pressure row, shared by the relays of one outbox. @default 5000 */
   readonly statsIntervalMs?: number;
-  /** Period of the table's size and vacuum figures. @default 30000 */
+  /** Period of the table's size and vacuum figures and of the oldest open transaction. @default 30000 */
   readonly tableStatsIntervalMs?: number;
+  /**
+   * `statement_timeout` of every statistics and housekeeping statement (set in its own
+   * transaction; claims and marks have none): a slow one is cancelled and cannot hold the
+   * xmin horizon for longer. @default 5000
+   */
+  readonly statementTimeoutMs?: number;
   /** Apply the relay's idempotent DDL at start-up. @default false */
   readonly installSchema?: boolean;
   /** Refuse to start with `RelaySchemaMissingError` when a table is missing. @default true */

@@ -147,6 +147,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     statsIntervalMs: int('statsIntervalMs', 5_000),
     pressure: resolvePressureOptions(check, 'pressure', raw.pressure),
     tableStatsIntervalMs: int('tableStatsIntervalMs', 30_000),
+    statementTimeoutMs: int('statementTimeoutMs', 5_000),
     installSchema: check.boolean('tuning.installSchema', t.installSchema, false),
     verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     autoStart: check.boolean('tuning.autoStart', t.autoStart, true),

@@ -22,3 +22,6 @@ export const HISTORY = (entry: string) =>
 /** The `synchronous_commit` value of the relay's bookkeeping transactions. @internal */
 export const commitMode = (options: { readonly synchronousCommit: boolean }): 'on' | 'off' =>
   options.synchronousCommit ? 'on' : 'off';
+
+/** The lowest bigint: an id range from it reads from the oldest end. @internal */
+export const LOWEST_ID = '(-9223372036854775807 - 1)';

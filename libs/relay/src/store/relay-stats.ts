@@ -22,6 +22,14 @@ export interface OutboxTableStats {
   readonly secondsSinceVacuum: number;
 }
 
+/** The oldest transaction of the database that holds the xmin horizon. @internal */
+export interface OldestTransaction {
+  readonly pid: number;
+  /** `pg_stat_activity.state`, e.g. `idle in transaction`. */
+  readonly state: string | null;
+  readonly ageSeconds: number;
+}
+
 /**
  * What the batch path tells the relay's figures (`RelayStatsService`): the events it published.
  * A port, so that the outcome does not depend on the health folder that reads the figures.

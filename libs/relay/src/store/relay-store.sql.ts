@@ -1,6 +1,6 @@
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
 import { heldBehindParkedSql } from '@nest-outbox/core/internal';
-import { HISTORY, PENDING } from '../schema/row-state.sql';
+import { HISTORY, LOWEST_ID, PENDING } from '../schema/row-state.sql';
 
 /**
  * Milliseconds since `created_at` of row `alias`; NULL (counted as 0) when it is infinite, where
@@ -28,7 +28,7 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
  * @internal
  */
 export function relayStoreSql(name: RelayTableName) {
-  const T = relayObjectNames(name).outbox;
+  const { outbox: T, audit } = relayObjectNames(name);
   return {
     /** Counts the start of a suspect's solo publish, fenced by the lease. */
     start: `UPDATE ${T} SET claims = claims + 1
@@ -68,16 +68,38 @@ export function relayStoreSql(name: RelayTableName) {
        claims = t.claims - CASE WHEN v.started THEN 1 ELSE 0 END
   FROM unnest($2::bigint[], $3::bool[]) AS v(id, started)
  WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL`,
-    /** `RelayStats`: one row (an aggregate without GROUP BY); an age is 0 when there is none. */
-    stats: `SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
+    /**
+     * `RelayStats`: one row (an aggregate without GROUP BY); an age is 0 when there is none.
+     * Every scan reads ids from `$1`, the claim's floor (no pending row lies below it), while
+     * the audit's last id is still `$2` (an operator may have made rows below it pending
+     * again); `$1` NULL: from the oldest end. So it does not walk the index entries of the rows
+     * published since the oldest snapshot still open.
+     */
+    stats: `WITH b AS MATERIALIZED (
+  SELECT CASE WHEN $1::bigint IS NOT NULL
+               AND (SELECT coalesce(max(a.id), 0) FROM ${audit} a) = $2::bigint
+              THEN $1::bigint ELSE ${LOWEST_ID} END AS lo)
+SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
        count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
        count(*) FILTER (WHERE claims > attempts)::int AS suspects,
        greatest((SELECT ${AGE_MS('f')} FROM ${T} f
-         WHERE ${PENDING('f')} ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestAgeMs",
+         WHERE ${PENDING('f')} AND f.id >= (SELECT lo FROM b) ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestAgeMs",
        greatest((SELECT ${AGE_MS('f')} FROM ${T} f
-         WHERE ${PENDING('f')} AND f.parked_at IS NULL AND NOT ${heldBehindParkedSql(T, 'f')}
+         WHERE ${PENDING('f')} AND f.id >= (SELECT lo FROM b) AND f.parked_at IS NULL
+           AND NOT ${heldBehindParkedSql(T, 'f')}
          ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestUnparkedAgeMs"
-  FROM ${T} s WHERE ${PENDING('s')}`,
+  FROM ${T} s WHERE ${PENDING('s')} AND s.id >= (SELECT lo FROM b)`,
+    /**
+     * The oldest transaction of this database that holds a snapshot or a transaction id (so
+     * the xmin horizon), other than this statement's own: none, no row. Sessions idle outside a
+     * transaction, and transactions that took no snapshot yet, hold nothing. Other roles'
+     * sessions are seen with `pg_read_all_stats` (or `pg_monitor`).
+     */
+    oldestTransaction: `SELECT a.pid, a.state, extract(epoch FROM now() - a.xact_start)::float8 AS "ageSeconds"
+  FROM pg_stat_activity a
+ WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
+   AND (a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL)
+ ORDER BY a.xact_start LIMIT 1`,
     /** `OutboxTableStats` of table `$1` (cheap: catalog views only). */
     tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS "sizeBytes",
        s.n_dead_tup::float8 AS "deadTuples", s.n_live_tup::float8 AS "liveTuples",

@@ -1,16 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
-import { pressureRowSql, type PressureRow } from '@nest-outbox/core/internal';
+import { inTransaction, pressureRowSql, type PressureRow } from '@nest-outbox/core/internal';
 import { RELAY_MODULE, RELAY_OPTIONS, RELAY_PG_POOL } from '../relay.constants';
 import { RelaySchemaMissingError } from '../errors/relay-schema-missing.error';
 import { relayObjectNames, relaySchemaSql } from '../schema/relay-schema.sql';
 import { commitMode } from '../schema/row-state.sql';
-import type { OutboxTableStats, RelayStats } from './relay-stats';
+import type { OldestTransaction, OutboxTableStats, RelayStats } from './relay-stats';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
 
 /** What the store needs of the relay options. @internal */
-export type StoreOptions = Pick<ResolvedRelayOptions, 'schema' | 'table' | 'synchronousCommit'>;
+export type StoreOptions = Pick<
+  ResolvedRelayOptions,
+  'schema' | 'table' | 'synchronousCommit' | 'statementTimeoutMs'
+>;
 
 /** No id. */
 const NONE: ReadonlySet<string> = new Set();
@@ -64,6 +67,9 @@ export class RelayStore {
   private readonly pressureSql: ReturnType<typeof pressureRowSql>;
   /** When the last synchronous mark was sent (`Date.now()`); none yet: the first one is. */
   private lastSyncMarkAt = -Infinity;
+  private schemaChecked: () => void = () => undefined;
+  /** Settles once `ensureSchema` has run, whatever its outcome (the relay's first statements wait for it). */
+  readonly schemaSettled = new Promise<void>((resolve) => (this.schemaChecked = resolve));
 
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
@@ -79,6 +85,10 @@ export class RelayStore {
    * @throws RelaySchemaMissingError saying how to create what is missing
    */
   async ensureSchema(install: boolean, verify: boolean): Promise<void> {
+    await this.checkSchema(install, verify).finally(() => this.schemaChecked());
+  }
+
+  private async checkSchema(install: boolean, verify: boolean): Promise<void> {
     if (install)
       for (const statement of relaySchemaSql(this.options)) await this.pool.query(statement);
     if (!verify) return;
@@ -157,9 +167,25 @@ export class RelayStore {
     ]);
   }
 
-  /** Pending and parked counts and the age of the oldest unpublished event. */
-  async stats(): Promise<RelayStats> {
-    return (await this.pool.query<RelayStats>(this.sql.stats)).rows[0]!;
+  /**
+   * Pending and parked counts and the age of the oldest unpublished event, read from `floor`
+   * (the claim's, see `ClaimFloor.settled`; none: from the oldest end).
+   */
+  async stats(floor?: { readonly id: bigint; readonly auditMark: bigint }): Promise<RelayStats> {
+    const values = [floor?.id.toString() ?? null, floor?.auditMark.toString() ?? '0'];
+    return this.timed(async (c) => (await c.query<RelayStats>(this.sql.stats, values)).rows[0]!);
+  }
+
+  /**
+   * One transaction under `statementTimeoutMs`: a statistics statement slowed by a lock or a
+   * bad plan is cancelled (`57014`) rather than holding a snapshot, so the horizon, for long.
+   */
+  private timed<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work, this.timedBegin);
+  }
+
+  private get timedBegin(): string {
+    return `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(this.options.statementTimeoutMs)}`;
   }
 
   /** The pressure row as the relays publish it; undefined before the first, or without the table. */
@@ -172,14 +198,32 @@ export class RelayStore {
     return result?.rows[0];
   }
 
-  /** Publishes this relay's figures, fresh for `freshMs` by the database's clock. */
-  async writePressure(relayId: string, freshMs: number, figures: object): Promise<void> {
-    await this.pool.query(this.pressureSql.write, [relayId, freshMs, JSON.stringify(figures)]);
+  /**
+   * Publishes this relay's figures, taken `ageMs` ago, fresh for `freshMs` from then by the
+   * database's clock.
+   */
+  async writePressure(
+    relayId: string,
+    freshMs: number,
+    figures: object,
+    ageMs: number,
+  ): Promise<void> {
+    const values = [relayId, freshMs, JSON.stringify(figures), ageMs];
+    await this.pool.query(this.pressureSql.write, values);
   }
 
-  /** Size, dead and live tuples and seconds since the last vacuum of the outbox table. */
-  async tableStats(): Promise<OutboxTableStats | undefined> {
+  /**
+   * Size, dead and live tuples and seconds since the last vacuum of the outbox table, and the
+   * oldest transaction holding the database's xmin horizon (see `relayStoreSql`).
+   */
+  async tableStats(): Promise<{
+    table: OutboxTableStats | undefined;
+    oldest: OldestTransaction | undefined;
+  }> {
     const table = relayObjectNames(this.options).outbox.replace(/"/g, '');
-    return (await this.pool.query<OutboxTableStats>(this.sql.tableStats, [table])).rows[0];
+    return this.timed(async (c) => ({
+      table: (await c.query<OutboxTableStats>(this.sql.tableStats, [table])).rows[0],
+      oldest: (await c.query<OldestTransaction>(this.sql.oldestTransaction)).rows[0],
+    }));
   }
 }
