@@ -7,14 +7,8 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import {
-  Backoff,
-  errorLabel,
-  isDatabaseUnavailable,
-  logLine,
-  OUTBOX_WAKEUP,
-} from '@nest-outbox/core/internal';
-import type { OutboxWakeup } from '@nest-outbox/core/internal';
+import { Backoff, errorLabel, isDatabaseUnavailable, logLine } from '@nest-outbox/core/internal';
+import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core/internal';
 import { RelayClaimer } from '../claim/relay.claimer';
 import type { ClaimedBatch } from '../claim/claimed-batch';
 import type { RelayMetrics } from '../metrics/relay.metrics';
@@ -181,8 +175,7 @@ export class RelayLoop
       this.claimErrors.reset();
     } catch (error) {
       const delay = this.claimErrors.next();
-      // An outage is expected to pass (a WARN per backed-off attempt); anything else is a bug.
-      const level = isDatabaseUnavailable(error) ? 'warn' : 'error';
+      const level = isDatabaseUnavailable(error) ? 'warn' : 'error'; // an outage passes
       this.logger[level](logLine(`${stage} failed`, { stage, error, retry_in_ms: delay }));
       return delay;
     }
