@@ -35,6 +35,15 @@ describeWithTool(
     it('Given a parked event, when an operator logs in with the token and clicks Retry, then the event is published and leaves the parked list', async () => {
       const eventId = await fx.parkedEvent('browser-1');
       const other = await fx.parkedEvent('browser-2');
+      // The console shows the relay's latest figures (they never wait on a statement): wait for
+      // the sample that counts both parked events.
+      await waitFor('figures that count the parked events', async () => {
+        const state = await fetch(`${url}/operator/api/state`, {
+          headers: { authorization: `Bearer ${ALICE_TOKEN}` },
+        });
+        const body = (await state.json()) as { backlog: { parked: number } | null };
+        return (body.backlog?.parked ?? 0) >= 2 ? true : undefined;
+      });
       const page = await browser.newPage();
       const refused: string[] = [];
       page.on('console', (m) => {
