@@ -329,8 +329,9 @@ function traffic(workers: number) {
   };
 }
 
-test("killed under concurrent commands and restarted, the app serves while its consumer waits out the dead member's session; each confirmed order has one event and one shipment", async () => {
+test("killed under concurrent commands and restarted, the app serves while its consumer waits out the dead member's session; each confirmed order has one event and one shipment", async (t) => {
   const load = traffic(4);
+  t.after(() => load.stop()); // also when an assertion fails: the clients must not outlive it
   await waitFor('commands under way', async () =>
     load.answered.confirmed >= 20 ? true : undefined,
   );
