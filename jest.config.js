@@ -21,10 +21,20 @@ const swcOptions = {
   sourceMaps: 'inline',
 };
 
+/** `@platformatic/kafka` ships ES modules only: Node requires them, Jest needs them as CommonJS. */
+const esmPackages = {
+  jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' },
+  module: { type: 'commonjs' },
+};
+
 const project = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swcOptions],
+    '/node_modules/@platformatic/.+\\.js$': ['@swc/jest', esmPackages],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@nest-outbox/(core|outbox|relay|relay-console|inbox)$': '<rootDir>/libs/$1/src',

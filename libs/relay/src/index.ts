@@ -4,6 +4,7 @@ export type {
   ClassifiedEvent,
   ErrorClassifier,
   PollingOptions,
+  RelayKafkaClient,
   RelayModuleExtras,
   RelayModuleOptions,
   RelayTuningOptions,
@@ -17,6 +18,7 @@ export { UnencodableEventError } from './errors/unencodable-event.error';
 export { PublishTimeoutError } from './errors/publish-timeout.error';
 export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
 export { UnacknowledgedPartitionError } from './errors/unacknowledged-partition.error';
+export { PlatformaticKafkaError } from './platformatic/platformatic-kafka.error';
 export { RelayLoop } from './loop/relay.loop';
 export type { RelayTotals } from './outcome/batch-outcome';
 export type {

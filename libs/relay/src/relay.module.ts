@@ -10,6 +10,7 @@ import { OutcomeRecorder } from './outcome/outcome.recorder';
 import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
 import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
+import { PlatformaticKafkaPublisher } from './platformatic/platformatic-kafka.publisher';
 import { KafkaPublisher } from './publisher/kafka.publisher';
 import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
@@ -49,10 +50,12 @@ const providers: Provider[] = [
     provide: RELAY_PUBLISHER,
     useFactory: (o: ResolvedRelayOptions) =>
       o.raw.tuning?.publisher ??
-      new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, {
-        recordEncoder: o.recordEncoder,
-        compression: o.compression,
-      }),
+      (o.client === 'platformatic'
+        ? new PlatformaticKafkaPublisher(o.raw.kafka!, o.compression)
+        : new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, {
+            recordEncoder: o.recordEncoder,
+            compression: o.compression,
+          })),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,

@@ -79,6 +79,9 @@ export interface RelayModuleExtras {
   readonly isGlobal?: boolean;
 }
 
+/** The Kafka client of the relay's publisher. @publicApi */
+export type RelayKafkaClient = 'kafkajs' | 'platformatic';
+
 /**
  * Options of `RelayModule.forRoot()` / `forRootAsync()`.
  * @publicApi
@@ -88,8 +91,18 @@ export interface RelayModuleOptions {
   readonly connection: string | PoolConfig;
   /** Schema of the outbox table. @default 'public' */
   readonly schema?: string;
-  /** kafkajs client config (brokers, clientId, ssl, sasl, ...). Not needed with `tuning.publisher`. */
+  /**
+   * Kafka connection, in kafkajs' shape (brokers, clientId, ssl, sasl, ...), for either client.
+   * Not needed with `tuning.publisher`.
+   */
   readonly kafka?: KafkaConfig;
+  /**
+   * The Kafka client that publishes: `kafkajs`, or `platformatic` (`@platformatic/kafka` 1.x, an
+   * optional peer: `npm i @platformatic/kafka@^1`), which takes `kafka`'s brokers, clientId,
+   * ssl, sasl (plain, scram, oauthbearer) and timeouts, and no `tuning.producer` or
+   * `tuning.recordEncoder`. @default 'kafkajs'
+   */
+  readonly client?: RelayKafkaClient;
   readonly routing: TopicRoutingOptions;
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;

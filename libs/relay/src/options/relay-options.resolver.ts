@@ -10,6 +10,7 @@ import {
   type BackoffPolicy,
 } from '@nest-outbox/core/internal';
 import type { PoolConfig } from 'pg';
+import { platformaticClientOptions } from '../platformatic/platformatic-config';
 import { RELAY_MODULE } from '../relay.constants';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
 import type {
@@ -25,6 +26,7 @@ export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 const check = new OptionChecks(RELAY_MODULE);
 const ENCODERS = ['relay', 'kafkajs'] as const;
 const COMPRESSIONS = ['none', 'gzip', 'snappy'] as const;
+const CLIENTS = ['kafkajs', 'platformatic'] as const;
 
 function resolveRetention(
   r: RetentionOptions | false | undefined,
@@ -84,6 +86,21 @@ function resolveRequired(raw: RelayModuleOptions): void {
     check.fail('routing', 'is required: give { defaultTopic } and/or { routes }');
 }
 
+/** The client, and with `platformatic`, no setting only kafkajs has. */
+function resolveClient(raw: RelayModuleOptions) {
+  const client = check.oneOf('client', raw.client, CLIENTS, 'kafkajs');
+  if (client === 'platformatic' && !raw.tuning?.publisher) {
+    for (const option of ['producer', 'recordEncoder'] as const)
+      if (raw.tuning?.[option] !== undefined)
+        check.fail(
+          `tuning.${option}`,
+          "is a kafkajs setting: remove it with client 'platformatic'",
+        );
+    if (raw.kafka) platformaticClientOptions(raw.kafka);
+  }
+  return client;
+}
+
 function resolveListenChannel(listen: RelayTuningOptions['listen']): string | undefined {
   const value = listen ?? true;
   if (value === false) return undefined;
@@ -126,6 +143,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     schema,
     table,
     qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.table'),
+    client: resolveClient(raw),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
     batchSize: int('batchSize', 1000),
     runLimit: int('runLimit', 100),
