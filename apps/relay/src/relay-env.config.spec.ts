@@ -44,10 +44,17 @@ describe('relayOptionsFromEnv', () => {
     expect(options.schema).toBe('public');
     expect(options.tuning).toMatchObject({
       batchSize: undefined,
-      recordEncoder: 'relay',
+      recordEncoder: undefined,
       compression: 'none',
     });
     expect(options.retention).toBe(false);
+    expect(options.client).toBe('kafkajs');
+  });
+
+  it('publishes through @platformatic/kafka with RELAY_KAFKA_CLIENT=platformatic, with no kafkajs-only setting', () => {
+    const options = relayOptionsFromEnv({ RELAY_KAFKA_CLIENT: 'platformatic' });
+    expect(options.client).toBe('platformatic');
+    expect(options.tuning?.recordEncoder).toBeUndefined();
   });
 
   it.each([
@@ -71,6 +78,10 @@ describe('relayOptionsFromEnv', () => {
     [
       { RELAY_RECORD_ENCODER: 'fast' },
       /option "RELAY_RECORD_ENCODER" must be one of "relay", "kafkajs"/,
+    ],
+    [
+      { RELAY_KAFKA_CLIENT: 'rdkafka' },
+      /option "RELAY_KAFKA_CLIENT" must be one of "kafkajs", "platformatic"/,
     ],
     [
       { RELAY_COMPRESSION: 'zstd' },

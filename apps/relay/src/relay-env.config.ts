@@ -8,8 +8,8 @@ import type { RelayModuleOptions } from '@nest-outbox/relay';
  * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
- * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_RECORD_ENCODER (relay|kafkajs), RELAY_COMPRESSION
- * (none|gzip|snappy),
+ * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_KAFKA_CLIENT (kafkajs|platformatic), RELAY_RECORD_ENCODER
+ * (relay|kafkajs; kafkajs only), RELAY_COMPRESSION (none|gzip|snappy),
  * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
  * An empty variable counts as unset (the module's default applies).
  * @throws InvalidOptionsError naming the variable and what it must be
@@ -25,6 +25,12 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
       clientId: env.RELAY_ID || 'nest-outbox-relay',
       brokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((b) => b.trim()),
     },
+    client: check.oneOf(
+      'RELAY_KAFKA_CLIENT',
+      text('RELAY_KAFKA_CLIENT'),
+      ['kafkajs', 'platformatic'],
+      'kafkajs',
+    ),
     routing: { defaultTopic: text('RELAY_DEFAULT_TOPIC'), routes: text('RELAY_TOPIC_ROUTES') },
     retention:
       retentionMs === 0
@@ -52,12 +58,14 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
         maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
       },
       polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
-      recordEncoder: check.oneOf(
-        'RELAY_RECORD_ENCODER',
-        text('RELAY_RECORD_ENCODER'),
-        ['relay', 'kafkajs'],
-        'relay',
-      ),
+      recordEncoder:
+        text('RELAY_RECORD_ENCODER') &&
+        check.oneOf(
+          'RELAY_RECORD_ENCODER',
+          text('RELAY_RECORD_ENCODER'),
+          ['relay', 'kafkajs'],
+          'relay',
+        ),
       compression: check.oneOf(
         'RELAY_COMPRESSION',
         text('RELAY_COMPRESSION'),
