@@ -27,8 +27,11 @@
  *    most, after an untimed fifth); the JSON's `compression` is codec -> payload bytes ->
  *    {events_per_s, wire_bytes_per_event, cpu_us_per_event}.
  * Relay processes run compiled JavaScript (BENCH_RUNTIME=compiled, default) or ts-node.
+ * 7. per client (`platformatic` phase): the raw Kafka loop and one relay process on
+ *    `@platformatic/kafka` (`client: 'platformatic'`), after the kafkajs drains of each round;
+ *    the JSON's `relay_vs_raw` gives each client's relay against its own raw loop.
  * BENCH_ENCODER=relay|kafkajs: who encodes the relay's Produce requests. BENCH_PHASES: a
- * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,latency,rss,scale,compression
+ * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,platformatic,latency,rss,scale,compression
  * (default all; BENCH_PHASES=compression runs the compression rows alone).
  * Every phase prints the 1-minute load average before and after it (the machine is shared).
  * Last line: one JSON object.
@@ -55,6 +58,7 @@ import { drainRawKafka, drainRawSql, rawProducer, type RawDrain } from './suppor
 import { warmUpShape } from './support/relay-fill';
 import { scalingRows } from './support/relay-scaling';
 import { compressionRows } from './support/relay-compression';
+import { platformaticRawProducer } from './support/relay-platformatic';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -78,7 +82,10 @@ const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'],
 const RUNTIME = oneOf('BENCH_RUNTIME', ['compiled', 'ts-node'], 'compiled');
 const RSS_PUBLISHER = oneOf('BENCH_RSS_PUBLISHER', ['null', 'kafka'], 'null');
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? 'raw,null,rawkafka,kafka1,kafka3,latency,rss,scale,compression')
+  (
+    process.env.BENCH_PHASES ??
+    'raw,null,rawkafka,kafka1,kafka3,platformatic,latency,rss,scale,compression'
+  )
     .split(',')
     .map((p) => p.trim()),
 );
@@ -145,7 +152,7 @@ async function drainNullInProcess(): Promise<number> {
   }
 }
 
-async function rawKafka(producer: Producer, topic: string): Promise<RawDrain> {
+async function rawKafka(producer: Pick<Producer, 'sendBatch'>, topic: string): Promise<RawDrain> {
   await outbox.reset();
   const target = { table: outbox.table, batch: BATCH };
   if (WARM_UP > 0) {
@@ -161,6 +168,29 @@ interface KafkaRound {
   raw?: RawDrain;
   one?: ProcessDrain;
   three?: ProcessDrain;
+  /** The raw loop and one relay process on `@platformatic/kafka`. */
+  platformatic?: { raw: RawDrain; one: ProcessDrain };
+}
+
+/** The raw loop, then one relay process, on `@platformatic/kafka`. */
+async function platformaticDrains(topic: string, processes: (count: number) => RelayProcesses) {
+  const producer = platformaticRawProducer(BROKERS);
+  try {
+    const raw = await rawKafka(producer, topic);
+    const base = processes(1);
+    const options = (id: string): RelayModuleOptions => {
+      const o = base.options(id);
+      return { ...o, client: 'platformatic', tuning: { ...o.tuning, recordEncoder: undefined } };
+    };
+    const one = await drainWithProcesses(
+      outbox,
+      { ...base, options, warmUpEvents: WARM_UP },
+      shape,
+    );
+    return { raw, one };
+  } finally {
+    await producer.close();
+  }
 }
 
 async function kafkaRounds(
@@ -190,6 +220,13 @@ async function kafkaRounds(
       log(
         `round ${i + 1}: Kafka, 3 relay processes: ${round.three.rate.toFixed(0)} events/s${round.one ? ` (${(round.three.rate / round.one.rate).toFixed(2)}x one relay ${round.one.rate.toFixed(0)})` : ''}, Node CPU ${round.three.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${round.three.rssMb.toFixed(0)} MB, ${round.three.claims} claims of ${round.three.eventsPerClaim.toFixed(0)} events on average`,
       );
+    round.platformatic = await phase('platformatic', () => platformaticDrains(topic, processes));
+    if (round.platformatic) {
+      const { raw, one } = round.platformatic;
+      log(
+        `round ${i + 1}: @platformatic/kafka: raw loop ${raw.rate.toFixed(0)} events/s (Node CPU ${raw.cpuUsPerEvent.toFixed(1)} us/event), 1 relay process ${one.rate.toFixed(0)} events/s (${(one.rate / raw.rate).toFixed(2)} of its raw loop), Node CPU ${one.cpuUsPerEvent.toFixed(1)} us/event, peak RSS ${one.rssMb.toFixed(0)} MB`,
+      );
+    }
     rounds.push(round);
   }
   return rounds;
@@ -242,6 +279,14 @@ async function main(): Promise<void> {
     const three = medianOf(rounds, (r) => r.three?.rate);
     const rawK = medianOf(rounds, (r) => r.raw?.rate);
     const vsRaw = medianOf(rounds, (r) => (r.one && r.raw ? r.one.rate / r.raw.rate : undefined));
+    const plt = {
+      one: medianOf(rounds, (r) => r.platformatic?.one.rate),
+      raw: medianOf(rounds, (r) => r.platformatic?.raw.rate),
+      vsRaw: medianOf(rounds, (r) =>
+        r.platformatic ? r.platformatic.one.rate / r.platformatic.raw.rate : undefined,
+      ),
+      cpu: medianOf(rounds, (r) => r.platformatic?.one.cpuUsPerEvent),
+    };
     const threeVsOne = medianOf(rounds, (r) =>
       r.one && r.three ? r.three.rate / r.one.rate : undefined,
     );
@@ -326,6 +371,22 @@ async function main(): Promise<void> {
         kafka3_vs_kafka1: round(threeVsOne, 3),
         raw_kafka_events_per_s: round(rawK),
         kafka_vs_raw_kafka: round(vsRaw, 3),
+        relay_vs_raw: { kafkajs: round(vsRaw, 3), platformatic: round(plt.vsRaw, 3) },
+        clients: {
+          kafkajs: {
+            relay_events_per_s: round(one),
+            raw_events_per_s: round(rawK),
+            relay_cpu_us_per_event: round(
+              medianOf(rounds, (r) => r.one?.cpuUsPerEvent),
+              1,
+            ),
+          },
+          platformatic: {
+            relay_events_per_s: round(plt.one),
+            raw_events_per_s: round(plt.raw),
+            relay_cpu_us_per_event: round(plt.cpu, 1),
+          },
+        },
         relay_cpu_us_per_event: round(
           medianOf(rounds, (r) => r.one?.cpuUsPerEvent),
           1,

@@ -85,7 +85,7 @@ export async function rawProducer(brokers: string[]): Promise<Producer> {
 export async function drainRawKafka(
   { table, batch }: Omit<RawDrainTarget, 'pool'>,
   connectionString: string,
-  producer: Producer,
+  producer: Pick<Producer, 'sendBatch'>,
   topic: string,
   events: number,
   before: () => Promise<unknown>,
