@@ -42,6 +42,7 @@ export class PlatformaticKafkaPublisher implements RelayPublisher {
   private admin: Admin | undefined;
   /** The partition each record's latest failed send is pinned on (see `failedPartition`). */
   private readonly failedOn = new WeakMap<PublishRecord, number>();
+  private readonly headerNames = new Map<string, Buffer>();
 
   constructor(
     config: KafkaConfig,
@@ -120,15 +121,27 @@ export class PlatformaticKafkaPublisher implements RelayPublisher {
     }
     return records.map(({ topic, key, value, headers }) => {
       const bytes = Buffer.from(key, 'utf8');
-      const entries = Object.entries(guardTraceHeaders(headers));
+      const map = new Map<Buffer, Buffer>();
+      for (const [k, v] of Object.entries(guardTraceHeaders(headers)))
+        map.set(this.headerName(k), Buffer.from(v, 'utf8'));
       return {
         topic,
         key: bytes,
         value: Buffer.from(value, 'utf8'),
-        headers: new Map(entries.map(([k, v]) => [Buffer.from(k, 'utf8'), Buffer.from(v, 'utf8')])),
+        headers: map,
         partition: keyPartition(bytes, counts.get(topic) || 1),
       };
     });
+  }
+
+  /** The bytes of a header name: the same few names on every record, kept (up to 256). */
+  private headerName(name: string): Buffer {
+    let bytes = this.headerNames.get(name);
+    if (!bytes) {
+      bytes = Buffer.from(name, 'utf8');
+      if (this.headerNames.size < 256) this.headerNames.set(name, bytes);
+    }
+    return bytes;
   }
 
   /** The partition the latest failed send of `record` is pinned on (one partition only). */
