@@ -59,13 +59,14 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
       },
       polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
       recordEncoder:
-        text('RELAY_RECORD_ENCODER') &&
-        check.oneOf(
-          'RELAY_RECORD_ENCODER',
-          text('RELAY_RECORD_ENCODER'),
-          ['relay', 'kafkajs'],
-          'relay',
-        ),
+        text('RELAY_RECORD_ENCODER') === undefined
+          ? undefined
+          : check.oneOf(
+              'RELAY_RECORD_ENCODER',
+              text('RELAY_RECORD_ENCODER'),
+              ['relay', 'kafkajs'],
+              'relay',
+            ),
       compression: check.oneOf(
         'RELAY_COMPRESSION',
         text('RELAY_COMPRESSION'),

@@ -89,7 +89,10 @@ class ProduceTap {
     upstream.on(
       'data',
       frames((frame) => {
-        if (!dropped.has(frame.readInt32BE(4))) return client.write(frame);
+        if (!dropped.has(frame.readInt32BE(4))) {
+          client.write(frame);
+          return;
+        }
         this.cuts++;
         end();
       }),
