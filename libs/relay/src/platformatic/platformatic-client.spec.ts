@@ -7,6 +7,7 @@ import { KafkaPublisher } from '../publisher/kafka.publisher';
 import { RELAY_PUBLISHER } from '../relay.constants';
 import { RelayModule } from '../relay.module';
 import { platformaticClientOptions } from './platformatic-config';
+import { PlatformaticKafkaError, platformaticError } from './platformatic-kafka.error';
 import { PlatformaticKafkaPublisher } from './platformatic-kafka.publisher';
 
 const base: RelayModuleOptions = {
@@ -119,5 +120,22 @@ describe('RelayModule option client', () => {
         /option "client" needs the optional peer dependency .*run "npm i @platformatic\/kafka@\^1"/,
       );
     });
+  });
+
+  it("names the Kafka protocol error of the client's errors and leaves any other error as it is", () => {
+    const refused = Object.assign(new Error('Received response with error'), {
+      code: 'PLT_KFK_RESPONSE',
+      errors: [
+        Object.assign(new Error('too large'), {
+          code: 'PLT_KFK_PROTOCOL',
+          apiId: 'MESSAGE_TOO_LARGE',
+        }),
+      ],
+    });
+    const wrapped = platformaticError(refused);
+    expect(wrapped).toBeInstanceOf(PlatformaticKafkaError);
+    expect(wrapped).toMatchObject({ type: 'MESSAGE_TOO_LARGE', cause: refused });
+    const local = new TypeError('not a string');
+    expect(platformaticError(local)).toBe(local);
   });
 });

@@ -29,7 +29,13 @@ function protocolErrorId(error: unknown): string | undefined {
   return undefined;
 }
 
-/** `error` of the platformatic client as the relay's classifier reads it. @internal */
-export function platformaticError(error: unknown, type = protocolErrorId(error)): Error {
-  return error instanceof NestOutboxError ? error : new PlatformaticKafkaError(type, error);
+/**
+ * An error of the platformatic client (its codes start with `PLT_KFK_`) as the relay's
+ * classifier reads it; any other error (a TypeError building a request, the relay's own) as is.
+ * @internal
+ */
+export function platformaticError(error: unknown, type = protocolErrorId(error)): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const client = typeof code === 'string' && code.startsWith('PLT_KFK_');
+  return client ? new PlatformaticKafkaError(type, error) : error;
 }
