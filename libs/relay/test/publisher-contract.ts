@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import {
   connectionsApiChannel,
   instancesChannel,
+  type Base,
   type Connection,
   type CreationEvent,
 } from '@platformatic/kafka';
@@ -145,17 +147,21 @@ const kafkajs: ContractAdapter = {
 const platformatic: ContractAdapter = {
   name: 'platformatic',
   async start(compression) {
-    const connections: Connection[] = [];
+    // The diagnostics channels are the process's: other files' clients publish there too, so
+    // only the connections of this publisher's clients (by their unique clientId) count.
+    const clientId = `contract-platformatic-${randomBytes(4).toString('hex')}`;
+    const connections = new Set<Connection>();
     let onProduce: (() => void) | undefined;
     let cut = false;
     let cuts = 0;
     const created = (event: unknown) => {
-      const { type, instance } = event as CreationEvent<Connection>;
-      if (type === 'connection') connections.push(instance);
+      const client = (event as CreationEvent<Base>).instance;
+      if (client.clientId !== clientId) return;
+      client.on('client:broker:connect', ({ connection }) => connections.add(connection));
     };
     const sent = (event: unknown) => {
       const { apiKey, connection } = event as { apiKey: number; connection: Connection };
-      if (apiKey !== PRODUCE) return;
+      if (apiKey !== PRODUCE || !connections.has(connection)) return;
       // The request is in the socket: closing it now loses the broker's answer.
       if (cut) {
         cuts++;
@@ -168,7 +174,7 @@ const platformatic: ContractAdapter = {
     instancesChannel.subscribe(created);
     connectionsApiChannel.end.subscribe(sent);
     const publisher = new PlatformaticKafkaPublisher(
-      { clientId: 'contract-platformatic', brokers: KAFKA_BROKERS },
+      { clientId, brokers: KAFKA_BROKERS },
       compression,
     );
     return Promise.resolve({
@@ -176,7 +182,7 @@ const platformatic: ContractAdapter = {
       onProduce: (run: () => void) => (onProduce = run),
       cutNextProduce: () => (cut = true),
       cuts: () => cuts,
-      openSockets: () => connections.filter((c) => c.socket && !c.socket.destroyed).length,
+      openSockets: () => [...connections].filter((c) => !c.socket.destroyed).length,
       close: async () => {
         await publisher.disconnect(100);
         instancesChannel.unsubscribe(created);
