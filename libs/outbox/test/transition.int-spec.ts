@@ -5,8 +5,8 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { createTestSchema, waitFor, type TestSchema } from '@test/support';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { InvalidTransitionError, OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
-import { CommitGate } from '../../test/commit-gate';
-import { createOutboxApp, createTables, dataSourceOf } from '../../test/outbox-test-app';
+import { CommitGate } from './commit-gate';
+import { createOutboxApp, createTables, dataSourceOf } from './outbox-test-app';
 
 type Host = TransactionHost<TransactionalAdapterTypeOrm>;
 let db: TestSchema;

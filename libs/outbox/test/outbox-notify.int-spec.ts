@@ -3,8 +3,8 @@ import type { TestingModule } from '@nestjs/testing';
 import { Client, type Notification } from 'pg';
 import { DATABASE_URL, createTestSchema, waitFor, type TestSchema } from '@test/support';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
-import { CommitGate } from '../../test/commit-gate';
-import { createOutboxApp, createTables, dataSourceOf } from '../../test/outbox-test-app';
+import { CommitGate } from './commit-gate';
+import { createOutboxApp, createTables, dataSourceOf } from './outbox-test-app';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 

@@ -22,8 +22,8 @@ import {
   OutboxService,
   OutboxTransactional,
 } from '@nest-outbox/outbox';
-import { createTables, persistenceImports } from '../../test/outbox-test-app';
-import { latch, type Latch } from '../../test/commit-gate';
+import { createTables, persistenceImports } from './outbox-test-app';
+import { latch, type Latch } from './commit-gate';
 
 let db: TestSchema;
 /** While set, a placed order waits for it after its insert (its transaction stays open). */

@@ -12,7 +12,7 @@ import {
   OutboxTransactional,
 } from '@nest-outbox/outbox';
 import { pressureRowSql } from '@nest-outbox/core/internal';
-import { createOutboxApp, createTables } from '../../test/outbox-test-app';
+import { createOutboxApp, createTables } from './outbox-test-app';
 
 let db: TestSchema;
 let schema: string;

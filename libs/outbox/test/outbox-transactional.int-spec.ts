@@ -16,7 +16,7 @@ import {
   type OutboxTransactionOptions,
   type RecordedEvent,
 } from '@nest-outbox/outbox';
-import { createOutboxApp, createTables } from '../test/outbox-test-app';
+import { createOutboxApp, createTables } from './outbox-test-app';
 
 type Host = TransactionHost<TransactionalAdapterTypeOrm>;
 let db: TestSchema;

@@ -4,8 +4,8 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createTestSchema, waitFor, type TestSchema } from '@test/support';
 import { OutboxService, OutboxTransactional } from '@nest-outbox/outbox';
-import { CommitGate, latch } from '../test/commit-gate';
-import { createOutboxApp, createTables, dataSourceOf } from '../test/outbox-test-app';
+import { CommitGate, latch } from './commit-gate';
+import { createOutboxApp, createTables, dataSourceOf } from './outbox-test-app';
 
 type Host = TransactionHost<TransactionalAdapterTypeOrm>;
 

@@ -3,7 +3,7 @@ import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
 import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core/internal';
 import { OutboxModule, OutboxService } from '@nest-outbox/outbox';
 import { createTestSchema, type TestSchema } from '@test/support';
-import { createOutboxApp } from '../test/outbox-test-app';
+import { createOutboxApp } from './outbox-test-app';
 
 let db: TestSchema;
 

@@ -12,8 +12,8 @@ import {
   type RecordedEvent,
 } from '@nest-outbox/outbox';
 import { OUTBOX_WAKEUP, type OutboxWakeup } from '@nest-outbox/core/internal';
-import { CommitGate, latch, type Latch } from '../../test/commit-gate';
-import { createOutboxApp, createTables, dataSourceOf } from '../../test/outbox-test-app';
+import { CommitGate, latch, type Latch } from './commit-gate';
+import { createOutboxApp, createTables, dataSourceOf } from './outbox-test-app';
 
 type Host = TransactionHost<TransactionalAdapterTypeOrm>;
 let db: TestSchema;

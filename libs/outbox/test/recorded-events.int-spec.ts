@@ -2,7 +2,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { createTestSchema, type TestSchema } from '@test/support';
 import { OutboxService } from '@nest-outbox/outbox';
 import { recordedEvents } from '@nest-outbox/outbox/testing';
-import { createOutboxApp, createTables } from '../../test/outbox-test-app';
+import { createOutboxApp, createTables } from './outbox-test-app';
 
 let db: TestSchema;
 let app: TestingModule;

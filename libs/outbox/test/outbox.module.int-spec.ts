@@ -19,8 +19,8 @@ import {
   type OutboxModuleOptions,
   type ResolvedOutboxOptions,
 } from '@nest-outbox/outbox';
-import { createOutboxApp, createTables, persistenceImports } from '../test/outbox-test-app';
-import { OUTBOX_OPTIONS } from './outbox.constants';
+import { createOutboxApp, createTables, persistenceImports } from './outbox-test-app';
+import { OUTBOX_OPTIONS } from '../src/outbox.constants';
 
 let db: TestSchema;
 

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DATABASE_URL, createTestSchema, type TestSchema } from '@test/support';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { createInboxMigration } from './inbox.migration';
+import { createInboxMigration } from '@nest-outbox/inbox';
 
 const pascal = (name: string) =>
   name.replace(/(^|_)([a-z0-9])/g, (_: string, __: string, c: string) => c.toUpperCase());

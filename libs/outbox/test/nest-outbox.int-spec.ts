@@ -1,6 +1,6 @@
 import { CliUsageError } from '@nest-outbox/core/internal';
 import { createTestSchema, DATABASE_URL, type TestSchema } from '@test/support';
-import { runNestOutbox } from './nest-outbox.commands';
+import { runNestOutbox } from '../src/cli/nest-outbox.commands';
 
 let db: TestSchema;
 const capture = () => {

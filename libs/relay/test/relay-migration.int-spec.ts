@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { DATABASE_URL, createTestSchema, type TestSchema } from '@test/support';
 import { createOutboxMigration } from '@nest-outbox/outbox';
 import { InvalidOptionsError } from '@nest-outbox/core';
-import { createRelayMigration } from './relay.migration';
+import { createRelayMigration } from '@nest-outbox/relay';
 
 describe('createRelayMigration (real PostgreSQL + TypeORM)', () => {
   const schemas: TestSchema[] = [];

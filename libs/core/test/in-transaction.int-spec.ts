@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { createTestSchema, DATABASE_URL, type TestSchema } from '@test/support';
-import { inOneQueryTransaction } from './in-transaction';
+import { inOneQueryTransaction } from '../src/in-transaction';
 
 describe('inOneQueryTransaction (real PostgreSQL)', () => {
   let schema: TestSchema;

@@ -10,7 +10,7 @@ import {
   OutboxService,
   OutboxTransactional,
 } from '@nest-outbox/outbox';
-import { createTables, persistenceImports } from '../../test/outbox-test-app';
+import { createTables, persistenceImports } from './outbox-test-app';
 
 let db: TestSchema;
 
