@@ -59,6 +59,16 @@ export default tseslint.config(
     },
   },
   {
+    // The sample apps use the public API as users do.
+    files: ['apps/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@nest-outbox/core/internal', message: 'Use a public entry point.' }] },
+      ],
+    },
+  },
+  {
     // The relay console's page script: plain browser JavaScript, served as a static file.
     files: ['libs/*/static/**/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -53,15 +53,15 @@ describe('relayOptionsFromEnv', () => {
   it.each([
     [
       { RELAY_BATCH_SIZE: 'abc' },
-      /option "RELAY_BATCH_SIZE" must be a positive integer written in digits \(got "abc"\)/,
+      /option "RELAY_BATCH_SIZE" must be an integer >= 1 written in digits \(got "abc"\)/,
     ],
     [
       { RELAY_LEASE_MS: '1e4' },
-      /option "RELAY_LEASE_MS" must be a positive integer written in digits/,
+      /option "RELAY_LEASE_MS" must be an integer >= 1 written in digits/,
     ],
     [
       { RELAY_MAX_ATTEMPTS: '0' },
-      /option "RELAY_MAX_ATTEMPTS" must be a positive integer \(got 0\)/,
+      /option "RELAY_MAX_ATTEMPTS" must be an integer >= 1 written in digits \(got "0"\)/,
     ],
     [{ RELAY_RETENTION_MS: '-1' }, /option "RELAY_RETENTION_MS" must be an integer >= 0/],
     [

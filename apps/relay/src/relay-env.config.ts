@@ -1,5 +1,5 @@
-import { OptionChecks } from '@nest-outbox/core/internal';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
+import { EnvReader } from '../../common/src';
 
 /**
  * RelayModule options of the standalone relay, from the environment:
@@ -15,8 +15,8 @@ import type { RelayModuleOptions } from '@nest-outbox/relay';
  * @throws InvalidOptionsError naming the variable and what it must be
  */
 export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RelayModuleOptions {
-  const check = new OptionChecks('relay app');
-  const int = (name: string, min = 1) => check.integerText(name, env[name], undefined, { min });
+  const read = new EnvReader('relay app', env);
+  const int = (name: string, min = 1) => read.int(name, undefined, min);
   const text = (name: string) => env[name] || undefined;
   const retentionMs = int('RELAY_RETENTION_MS', 0);
   return {
@@ -31,12 +31,7 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
         ? false
         : {
             keepMs: retentionMs,
-            mode: check.oneOf(
-              'RELAY_RETENTION_MODE',
-              text('RELAY_RETENTION_MODE'),
-              ['delete', 'archive'],
-              'delete',
-            ),
+            mode: read.oneOf('RELAY_RETENTION_MODE', ['delete', 'archive'], 'delete'),
           },
     schema: env.OUTBOX_SCHEMA || 'public',
     tuning: {
@@ -52,18 +47,8 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
         maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
       },
       polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
-      recordEncoder: check.oneOf(
-        'RELAY_RECORD_ENCODER',
-        text('RELAY_RECORD_ENCODER'),
-        ['relay', 'kafkajs'],
-        'relay',
-      ),
-      compression: check.oneOf(
-        'RELAY_COMPRESSION',
-        text('RELAY_COMPRESSION'),
-        ['none', 'gzip', 'snappy'],
-        'none',
-      ),
+      recordEncoder: read.oneOf('RELAY_RECORD_ENCODER', ['relay', 'kafkajs'], 'relay'),
+      compression: read.oneOf('RELAY_COMPRESSION', ['none', 'gzip', 'snappy'], 'none'),
       installSchema: env.RELAY_INSTALL_SCHEMA === '1',
       relayId: text('RELAY_ID'),
     },
@@ -76,10 +61,7 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
  * @throws InvalidOptionsError when it is not a port number
  */
 export function relayHttpPortFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  return new OptionChecks('relay app').integerText('RELAY_HTTP_PORT', env.RELAY_HTTP_PORT, 3100, {
-    min: 0,
-    max: 65_535,
-  });
+  return new EnvReader('relay app', env).int('RELAY_HTTP_PORT', 3100, 0, 65_535);
 }
 
 /**
