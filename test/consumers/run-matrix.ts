@@ -218,8 +218,8 @@ function assemble(app: string, work: string, javaTool: string[]): AppRun {
     url.pathname = `/${env.CONSUMER_SCHEMA}`;
     env.DATABASE_URL = url.toString();
     Object.assign(env, DOC_TABLES[app]);
-    // STAND-IN, as for `migrate` (PRISMA_STAND_IN): `prisma generate` wants the schema engine
-    // binary present, though generating a client does not run it; Prisma's variable names one.
+    // STAND-IN, as for `migrate` (PRISMA_STAND_IN): `prisma generate` downloads the schema
+    // engine binary when missing; with Prisma's variable naming /bin/true it generates the client.
     if (app === 'readme-prisma') env.PRISMA_SCHEMA_ENGINE_BINARY = '/bin/true';
   }
   if (isDocApp(app)) {
