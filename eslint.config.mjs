@@ -12,6 +12,8 @@ export default tseslint.config(
       'test/consumers/nest*/**',
       'test/consumers/shared*/**',
       'test/consumers/readme-nest*/**',
+      'test/consumers/readme-prisma/**',
+      'test/consumers/readme-drizzle/**',
       'node_modules/**',
       '.cache/**',
       '.stack/**',
