@@ -8,10 +8,10 @@ import {
   OutboxModule,
   type OutboxTuningOptions,
 } from '@nest-outbox/outbox';
-import { persistenceImports } from '../../test/outbox-test-app';
-import { runNestOutbox } from '../cli/nest-outbox.commands';
-import { schemaParts } from '../cli/schema-parts';
-import { idempotencySchemaSql } from './idempotency.sql';
+import { persistenceImports } from './outbox-test-app';
+import { runNestOutbox } from '../src/cli/nest-outbox.commands';
+import { schemaParts } from '../src/cli/schema-parts';
+import { idempotencySchemaSql } from '../src/idempotency/idempotency.sql';
 
 let db: TestSchema;
 let runs = 0;
