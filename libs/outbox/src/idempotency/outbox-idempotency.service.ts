@@ -66,6 +66,7 @@ export class OutboxIdempotency implements OnApplicationShutdown {
    * waits for the first to end, then replays it (or runs, if the first rolled back). A
    * command that throws stores nothing: the key stays free.
    * @throws IdempotencyKeyReusedError (422) when the key came with another fingerprint
+   * @throws OutboxIdempotencyTableNotFoundError when the keys' table does not exist
    */
   run(
     request: IdempotentRequest,
