@@ -21,15 +21,13 @@
  *    and 10 KB over 1,000 aggregates, and 100 B over 10 and 100,000 aggregates
  *    (BENCH_SCALE_EVENTS, 50,000 a row, 100 MB of payload at most);
  * 6. compression rows: the relay (RelayModule in this process) with `compression` none, gzip
- *    and snappy, each through the relay's encoder and through kafkajs' ("gzip (kafkajs)"), on
- *    JSON orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
+ *    and snappy, on JSON orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
  *    event, Node CPU per event (BENCH_COMPRESSION_EVENTS, 20,000 a row, 64 MB of payload at
  *    most, after an untimed fifth); the JSON's `compression` is codec -> payload bytes ->
  *    {events_per_s, wire_bytes_per_event, cpu_us_per_event}.
  * Relay processes run compiled JavaScript (BENCH_RUNTIME=compiled, default) or ts-node.
- * BENCH_ENCODER=relay|kafkajs: who encodes the relay's Produce requests. BENCH_PHASES: a
- * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,latency,rss,scale,compression
- * (default all; BENCH_PHASES=compression runs the compression rows alone).
+ * BENCH_PHASES: a comma-separated subset of raw,null,rawkafka,kafka1,kafka3,latency,rss,scale,
+ * compression (default all; BENCH_PHASES=compression runs the compression rows alone).
  * Every phase prints the 1-minute load average before and after it (the machine is shared).
  * Last line: one JSON object.
  */
@@ -39,7 +37,7 @@ import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import type { Producer } from 'kafkajs';
 import { OptionChecks } from '@nest-outbox/core/internal';
-import { RelayLoop, type KafkaRecordEncoder, type RelayModuleOptions } from '@nest-outbox/relay';
+import { RelayLoop, type RelayModuleOptions } from '@nest-outbox/relay';
 import { NullPublisher } from '../libs/relay/test/null.publisher';
 import { createTopics, testKafka, uniqueTopic } from '@test/support';
 import { BenchOutbox } from './support/bench-outbox';
@@ -74,7 +72,6 @@ const COMPRESSION_EVENTS = int('BENCH_COMPRESSION_EVENTS', 20_000);
 const WARM_UP = int('BENCH_WARMUP', 30_000, 0); // 0: cold processes
 const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
   env.oneOf(name, process.env[name] || undefined, values, fallback);
-const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'], 'relay');
 const RUNTIME = oneOf('BENCH_RUNTIME', ['compiled', 'ts-node'], 'compiled');
 const RSS_PUBLISHER = oneOf('BENCH_RSS_PUBLISHER', ['null', 'kafka'], 'null');
 const PHASES = new Set(
@@ -110,7 +107,6 @@ function relayOptions(topic: string, relayId: string): RelayModuleOptions {
       table: 'outbox',
       batchSize: BATCH,
       polling: { minMs: 10, maxMs: 50 },
-      recordEncoder: ENCODER,
       relayId,
     },
   };
@@ -224,7 +220,7 @@ async function main(): Promise<void> {
   });
   try {
     log(
-      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, Kafka drains warmed by ${WARM_UP} untimed events each, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
+      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, Kafka drains warmed by ${WARM_UP} untimed events each, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
     );
     const raw = await phase('raw', async () => {
       await outbox.reset();
@@ -263,7 +259,7 @@ async function main(): Promise<void> {
         rate: RATE,
         seconds: LATENCY_SECONDS,
         aggregates: AGGREGATES,
-        relay: { batchSize: BATCH, recordEncoder: ENCODER },
+        relay: { batchSize: BATCH },
       }),
     );
     if (latency)
@@ -317,7 +313,6 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'relay',
-        encoder: ENCODER,
         relay_runtime: RUNTIME,
         rounds: ROUNDS,
         warm_up_events: WARM_UP,

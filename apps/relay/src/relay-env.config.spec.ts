@@ -15,7 +15,6 @@ describe('relayOptionsFromEnv', () => {
       RELAY_BACKOFF_BASE_MS: '100',
       RELAY_RETENTION_MS: '3600000',
       RELAY_RETENTION_MODE: 'archive',
-      RELAY_RECORD_ENCODER: 'kafkajs',
       RELAY_COMPRESSION: 'snappy',
       RELAY_INSTALL_SCHEMA: '1',
       RELAY_ID: 'relay-7',
@@ -31,7 +30,6 @@ describe('relayOptionsFromEnv', () => {
         batchSize: 250,
         leaseMs: 20_000,
         retry: { baseDelayMs: 100, maxDelayMs: undefined },
-        recordEncoder: 'kafkajs',
         compression: 'snappy',
         installSchema: true,
         relayId: 'relay-7',
@@ -44,7 +42,6 @@ describe('relayOptionsFromEnv', () => {
     expect(options.schema).toBe('public');
     expect(options.tuning).toMatchObject({
       batchSize: undefined,
-      recordEncoder: 'relay',
       compression: 'none',
     });
     expect(options.retention).toBe(false);
@@ -68,10 +65,7 @@ describe('relayOptionsFromEnv', () => {
       { RELAY_RETENTION_MODE: 'drop' },
       /option "RELAY_RETENTION_MODE" must be one of "delete", "archive"/,
     ],
-    [
-      { RELAY_RECORD_ENCODER: 'fast' },
-      /option "RELAY_RECORD_ENCODER" must be one of "relay", "kafkajs"/,
-    ],
+    [{ RELAY_RECORD_ENCODER: 'relay' }, /option "RELAY_RECORD_ENCODER" was removed .*: unset it/],
     [
       { RELAY_COMPRESSION: 'zstd' },
       /option "RELAY_COMPRESSION" must be one of "none", "gzip", "snappy"/,

@@ -1,3 +1,4 @@
+import { InvalidOptionsError } from '@nest-outbox/core';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
 import { EnvReader } from '../../common/src';
 
@@ -8,8 +9,7 @@ import { EnvReader } from '../../common/src';
  * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
- * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_RECORD_ENCODER (relay|kafkajs), RELAY_COMPRESSION
- * (none|gzip|snappy),
+ * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_COMPRESSION (none|gzip|snappy),
  * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
  * An empty variable counts as unset (the module's default applies).
  * @throws InvalidOptionsError naming the variable and what it must be
@@ -18,6 +18,12 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
   const read = new EnvReader('relay app', env);
   const int = (name: string, min = 1) => read.int(name, undefined, min);
   const text = (name: string) => env[name] || undefined;
+  if (text('RELAY_RECORD_ENCODER'))
+    throw new InvalidOptionsError(
+      'relay app',
+      'RELAY_RECORD_ENCODER',
+      "was removed (kafkajs encodes the relay's requests): unset it",
+    );
   const retentionMs = int('RELAY_RETENTION_MS', 0);
   return {
     connection: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -47,7 +53,6 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
         maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
       },
       polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
-      recordEncoder: read.oneOf('RELAY_RECORD_ENCODER', ['relay', 'kafkajs'], 'relay'),
       compression: read.oneOf('RELAY_COMPRESSION', ['none', 'gzip', 'snappy'], 'none'),
       installSchema: env.RELAY_INSTALL_SCHEMA === '1',
       relayId: text('RELAY_ID'),

@@ -49,10 +49,7 @@ const providers: Provider[] = [
     provide: RELAY_PUBLISHER,
     useFactory: (o: ResolvedRelayOptions) =>
       o.raw.tuning?.publisher ??
-      new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, {
-        recordEncoder: o.recordEncoder,
-        compression: o.compression,
-      }),
+      new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression }),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,

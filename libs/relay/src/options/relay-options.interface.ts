@@ -4,7 +4,6 @@ import type { PoolConfig } from 'pg';
 import type { ErrorKind } from '../errors/error-kind';
 import type { Registry } from 'prom-client';
 import type { RelayCompression } from '../publisher/compression';
-import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 
 /** What a classifier sees about the event whose publish failed (never the payload). */
@@ -113,8 +112,6 @@ export interface RelayTuningOptions {
   readonly table?: string;
   /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
   readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
-  /** Produce requests built by the relay's own encoder (fails safe to kafkajs') or by kafkajs'. @default 'relay' */
-  readonly recordEncoder?: KafkaRecordEncoder;
   /** Compression of the published record batches (kafkajs' codecs). @default 'none' */
   readonly compression?: RelayCompression;
   /** Claims and marks wait for their WAL flush; else one mark per 200 ms does, bounding what a crash forgets. @default false */
