@@ -5,13 +5,13 @@
  *    library code, no Kafka; the same drain by the relay into a publisher that does nothing
  *    (NullPublisher, in-process);
  * 2. Kafka, BENCH_ROUNDS (1) rounds of, in this order: the raw Kafka reference (a plain claim +
- *    kafkajs sendBatch + mark loop into the same broker, no ordering, no headers, in this
- *    process), then the relay in one process, then in three processes, each draining
- *    BENCH_EVENTS (100,000) pre-filled events over BENCH_AGGREGATES (1,000); ratios are per
- *    round, the JSON gives medians. Each of these drains first moves BENCH_WARMUP (30,000)
- *    untimed events on aggregates of their own, with the same processes (or, for the raw
- *    loop, the same producer): the timed drain measures warm code, as a relay that runs for
- *    days is (BENCH_WARMUP=0: cold processes);
+ *    kafkajs sendBatch + mark loop into the same broker, no ordering, in this process; its
+ *    records carry the relay's headers, none with BENCH_RAW_HEADERS=bare), then the relay in
+ *    one process, then in three processes, each draining BENCH_EVENTS (100,000) pre-filled
+ *    events over BENCH_AGGREGATES (1,000); ratios are per round, the JSON gives medians. Each
+ *    of these drains first moves BENCH_WARMUP (30,000) untimed events on aggregates of their
+ *    own, with the same processes (or, for the raw loop, the same producer): the timed drain
+ *    measures warm code, as a relay that runs for days is (BENCH_WARMUP=0: cold processes);
  * 3. steady load of BENCH_RATE (500) events/s for BENCH_LATENCY_SECONDS (30 s), written by
  *    @OutboxTransactional() commands, relay in the same app: commit-to-broker-ack latency;
  * 4. relay RSS while draining BENCH_RSS_ROWS (1,000,000) pending rows, one relay process of
@@ -72,6 +72,7 @@ const COMPRESSION_EVENTS = int('BENCH_COMPRESSION_EVENTS', 20_000);
 const WARM_UP = int('BENCH_WARMUP', 30_000, 0); // 0: cold processes
 const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
   env.oneOf(name, process.env[name] || undefined, values, fallback);
+const RAW_HEADERS = oneOf('BENCH_RAW_HEADERS', ['contract', 'bare'], 'contract');
 const RUNTIME = oneOf('BENCH_RUNTIME', ['compiled', 'ts-node'], 'compiled');
 const RSS_PUBLISHER = oneOf('BENCH_RSS_PUBLISHER', ['null', 'kafka'], 'null');
 const PHASES = new Set(
@@ -143,7 +144,7 @@ async function drainNullInProcess(): Promise<number> {
 
 async function rawKafka(producer: Producer, topic: string): Promise<RawDrain> {
   await outbox.reset();
-  const target = { table: outbox.table, batch: BATCH };
+  const target = { table: outbox.table, batch: BATCH, headers: RAW_HEADERS };
   if (WARM_UP > 0) {
     // Untimed, on aggregates of its own: the timed loop runs warm, as the relay processes do.
     await outbox.fill(warmUpShape(shape, WARM_UP), false);
@@ -170,7 +171,7 @@ async function kafkaRounds(
     round.raw = await phase('rawkafka', () => rawKafka(producer, topic));
     if (round.raw)
       log(
-        `round ${i + 1}: raw Kafka reference (claim + kafkajs sendBatch + mark, no headers, no ordering): ${round.raw.rate.toFixed(0)} events/s, Node CPU ${round.raw.cpuUsPerEvent.toFixed(1)} us/event`,
+        `round ${i + 1}: raw Kafka reference (claim + kafkajs sendBatch + mark, ${RAW_HEADERS === 'bare' ? 'no headers' : "the relay's headers"}, no ordering): ${round.raw.rate.toFixed(0)} events/s, Node CPU ${round.raw.cpuUsPerEvent.toFixed(1)} us/event`,
       );
     round.one = await phase('kafka1', () =>
       drainWithProcesses(outbox, { ...processes(1), warmUpEvents: WARM_UP }, shape),
@@ -320,6 +321,7 @@ async function main(): Promise<void> {
         kafka_events_per_s_3_relays: round(three),
         kafka3_vs_kafka1: round(threeVsOne, 3),
         raw_kafka_events_per_s: round(rawK),
+        raw_headers: RAW_HEADERS,
         kafka_vs_raw_kafka: round(vsRaw, 3),
         relay_cpu_us_per_event: round(
           medianOf(rounds, (r) => r.one?.cpuUsPerEvent),
