@@ -33,18 +33,23 @@ const RAW_COLUMNS = `id, aggregate_id, payload::text AS payload, event_id, event
   aggregate_type, aggregate_version::text AS aggregate_version,
   to_json(occurred_at) #>> '{}' AS occurred_at, headers`;
 
-/** The headers the relay sends for `row`: its own, then the contract fields. */
-const contractHeaders = (row: RawRow): Record<string, string> => ({
-  ...row.headers,
-  event_id: row.event_id,
-  event_type: row.event_type,
-  schema_version: String(row.schema_version),
-  aggregate_type: row.aggregate_type,
-  aggregate_id: row.aggregate_id,
-  aggregate_version: row.aggregate_version,
-  occurred_at: row.occurred_at,
-  'content-type': 'application/json',
-});
+/**
+ * The headers the relay sends for `row`: its own, then the contract fields. Plain assignments,
+ * as the relay builds them: V8 runs an object spread of the row's headers far slower.
+ */
+function contractHeaders(row: RawRow): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in row.headers) out[name] = row.headers[name]!;
+  out.event_id = row.event_id;
+  out.event_type = row.event_type;
+  out.schema_version = String(row.schema_version);
+  out.aggregate_type = row.aggregate_type;
+  out.aggregate_id = row.aggregate_id;
+  out.aggregate_version = row.aggregate_version;
+  out.occurred_at = row.occurred_at;
+  out['content-type'] = 'application/json';
+  return out;
+}
 
 /** A raw drain's figures. */
 export interface RawDrain {
