@@ -1,3 +1,4 @@
+import { crcHolds } from './batch-crc';
 import type { FetchResponsePartition, UndecodableOffsets } from './undecodable-probe';
 
 /** One record as fetched (control records left out). @internal */
@@ -7,6 +8,8 @@ export interface FetchedRecord {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: readonly [Buffer | null, Buffer | null][];
+  /** Set when the record is an offset of a batch that could not be decoded (why). */
+  readonly undecodable?: string;
 }
 
 /** What one fetch returned for one partition, handed to the server as kafkajs' `eachBatch` is. @internal */
@@ -17,8 +20,6 @@ export interface FetchedBatch {
   readonly records: readonly FetchedRecord[];
   /** The last offset the fetch covered, control records included. */
   readonly last: bigint;
-  /** Set when the records are the offsets of a batch the client could not decode (why). */
-  readonly undecodable?: string;
   /** False once the partition was revoked, seeked (a poison pause) or the loop stopped. */
   readonly live: () => boolean;
 }
@@ -27,7 +28,8 @@ const IS_CONTROL = 1 << 5;
 
 /**
  * The records of one partition's fetch from offset `from` on (a batch may start before it), or
- * of its undecodable offsets; undefined when the fetch returned nothing. @internal
+ * of its undecodable offsets; a batch whose CRC-32C does not hold gives its offsets as
+ * undecodable records. Undefined when the fetch returned nothing. @internal
  */
 export function fetchedBatch(
   at: { topic: string; partition: number; live: () => boolean },
@@ -36,20 +38,21 @@ export function fetchedBatch(
 ): FetchedBatch | undefined {
   if ('undecodable' in fetched) {
     const { offsets, undecodable, hwm } = fetched;
-    const records = offsets.map((offset) => ({
-      offset,
-      timestamp: 0n,
-      key: null,
-      value: null,
-      headers: [],
-    }));
-    return { ...at, highWatermark: hwm, records, last: offsets.at(-1)!, undecodable };
+    const records = offsets.map((offset) => marker(offset, undecodable));
+    return { ...at, highWatermark: hwm, records, last: offsets.at(-1)! };
   }
   const batches = fetched.records ?? [];
   if (batches.length === 0) return undefined;
   const records: FetchedRecord[] = [];
   for (const batch of batches) {
     if (batch.attributes & IS_CONTROL) continue;
+    if (!crcHolds(batch)) {
+      for (let delta = 0; delta <= batch.lastOffsetDelta; delta += 1) {
+        const offset = batch.firstOffset + BigInt(delta);
+        if (offset >= from) records.push(marker(offset, 'crc mismatch'));
+      }
+      continue;
+    }
     for (const r of batch.records) {
       const offset = batch.firstOffset + BigInt(r.offsetDelta);
       if (offset < from) continue;
@@ -61,3 +64,12 @@ export function fetchedBatch(
   const last = lastBatch.firstOffset + BigInt(lastBatch.lastOffsetDelta);
   return { ...at, highWatermark: fetched.highWatermark, records, last };
 }
+
+const marker = (offset: bigint, undecodable: string): FetchedRecord => ({
+  offset,
+  timestamp: 0n,
+  key: null,
+  value: null,
+  headers: [],
+  undecodable,
+});

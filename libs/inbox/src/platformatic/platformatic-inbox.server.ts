@@ -92,7 +92,7 @@ export class PlatformaticInboxServer extends InboxKafkaServer {
     session: ConsumerSession,
     routes: readonly InboxRoute[],
   ): Promise<void> {
-    const messages = batch.records.map((r) => messageOf(r, batch.undecodable));
+    const messages = batch.records.map((r) => messageOf(r));
     const at = { ...batch, highWatermark: String(batch.highWatermark) };
     const { kept, refused } = offsetsInLog(messages, at.highWatermark);
     const consumers = routes.map((r) => r.consumer);

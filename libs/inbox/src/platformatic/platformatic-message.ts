@@ -9,7 +9,8 @@ import type { FetchedRecord } from './fetched-batch';
  * headers become the one marker header the decoder rejects (`too_many_headers`), and an
  * undecodable batch's offsets the marker of that (`undecodable_batch`). @internal
  */
-export function messageOf(record: FetchedRecord, undecodable?: string): KafkaMessage {
+export function messageOf(record: FetchedRecord): KafkaMessage {
+  const { undecodable } = record;
   const headers: Record<string, Buffer | string | (Buffer | string)[]> = {};
   if (undecodable !== undefined) headers[UNDECODABLE_BATCH_HEADER] = undecodable;
   else if (record.headers.length > MAX_RECORD_HEADERS)

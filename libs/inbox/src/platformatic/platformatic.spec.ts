@@ -1,5 +1,7 @@
 import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../kafkajs/header-decoding';
 import { UNDECODABLE_BATCH_HEADER } from '../kafkajs/undecodable-batch';
+import { createRecordsBatch, readRecordsBatch, Reader } from '@platformatic/kafka';
+import { crcHolds } from './batch-crc';
 import { fetchedBatch } from './fetched-batch';
 import { PartitionPositions } from './partition-positions';
 import { messageOf } from './platformatic-message';
@@ -34,7 +36,7 @@ describe('platformatic messageOf', () => {
     expect(messageOf(record(many as [Buffer, Buffer][])).headers).toEqual({
       [TOO_MANY_HEADERS_HEADER]: String(MAX_RECORD_HEADERS + 1),
     });
-    expect(messageOf(record([]), 'unknown codec 5').headers).toEqual({
+    expect(messageOf({ ...record([]), undecodable: 'unknown codec 5' }).headers).toEqual({
       [UNDECODABLE_BATCH_HEADER]: 'unknown codec 5',
     });
   });
@@ -63,7 +65,8 @@ describe('PartitionPositions', () => {
 
 describe('fetchedBatch', () => {
   it('leaves out control records and records before the position, and ends at the last offset fetched', () => {
-    const batch = (firstOffset: bigint, count: number, attributes = 0) => ({
+    // Compressed (attribute bits 0-2): the CRC is not checked again on decoded records.
+    const batch = (firstOffset: bigint, count: number, attributes = 1) => ({
       firstOffset,
       attributes,
       lastOffsetDelta: count - 1,
@@ -78,11 +81,25 @@ describe('fetchedBatch', () => {
     });
     const fetched = {
       highWatermark: 12n,
-      records: [batch(0n, 4), batch(4n, 1, 1 << 5), batch(5n, 2)],
+      records: [batch(0n, 4), batch(4n, 1, 1 | (1 << 5)), batch(5n, 2)],
     } as unknown as FetchResponsePartition;
     const got = fetchedBatch({ topic: 't', partition: 0, live: () => true }, fetched, 2n)!;
     expect(got.records.map((r) => r.offset)).toEqual([2n, 3n, 5n, 6n]);
     expect(got.last).toBe(6n);
     expect(got.highWatermark).toBe(12n);
+  });
+});
+
+describe('crcHolds', () => {
+  it("checks an uncompressed batch's CRC-32C on what @platformatic/kafka decoded, which it does not", () => {
+    const bytes = createRecordsBatch([
+      { topic: 't', key: b('k'), value: b('{"a":1}'), headers: new Map([[b('h'), b('v')]]) },
+      { topic: 't', value: b('second'), timestamp: -5n },
+    ]).buffer;
+    expect(crcHolds(readRecordsBatch(Reader.from(bytes)))).toBe(true);
+    bytes[bytes.length - 3]! ^= 0x01; // a bit of the last value, under the CRC
+    const damaged = readRecordsBatch(Reader.from(bytes));
+    expect(damaged.records).toHaveLength(2); // decoded all the same
+    expect(crcHolds(damaged)).toBe(false);
   });
 });

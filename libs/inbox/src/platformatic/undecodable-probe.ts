@@ -46,10 +46,13 @@ export class UndecodableProbe {
     await this.own?.close().catch(() => undefined);
   }
 
-  /** Fetches `position` alone: its records, its undecodable offsets, or undefined (retried). */
+  /**
+   * Fetches the batch at `position` alone (the broker sends one batch for one byte): its records,
+   * its undecodable offsets, or undefined (fetched again by the loop).
+   */
   async isolate(position: Position, fetch: FetchOne): Promise<Isolated> {
     try {
-      return (await fetch([position], 1_048_576))[0];
+      return (await fetch([position], 1))[0];
     } catch (error) {
       const found = (error as { findBy?: (k: string, v: string) => unknown }).findBy;
       if (found?.call(error, 'apiId', 'OFFSET_OUT_OF_RANGE')) return 'out-of-range';
