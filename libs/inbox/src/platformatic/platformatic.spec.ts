@@ -103,3 +103,27 @@ describe('crcHolds', () => {
     expect(crcHolds(damaged)).toBe(false);
   });
 });
+
+describe('platformaticKafka', () => {
+  it('refuses with a typed error naming the package to install when @platformatic/kafka is missing', () => {
+    jest.isolateModules(() => {
+      jest.doMock('@platformatic/kafka', () => {
+        throw Object.assign(new Error("Cannot find module '@platformatic/kafka'"), {
+          code: 'MODULE_NOT_FOUND',
+        });
+      });
+      const { platformaticKafka } = jest.requireActual<{ platformaticKafka: () => unknown }>(
+        './platformatic-kafka',
+      );
+      const refusal = (() => {
+        try {
+          platformaticKafka();
+        } catch (error) {
+          return error as Error;
+        }
+      })();
+      expect(refusal?.constructor.name).toBe('OptionalPeerMissingError');
+      expect(() => platformaticKafka()).toThrow(/npm i @platformatic\/kafka/);
+    });
+  });
+});
