@@ -121,6 +121,7 @@ describe('platformaticKafka', () => {
         } catch (error) {
           return error as Error;
         }
+        return undefined;
       })();
       expect(refusal?.constructor.name).toBe('OptionalPeerMissingError');
       expect(() => platformaticKafka()).toThrow(/npm i @platformatic\/kafka/);
