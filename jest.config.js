@@ -24,7 +24,15 @@ const swcOptions = {
 const project = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swcOptions],
+    // @platformatic/kafka and its own packages ship ES modules only: compiled like the sources.
+    '/node_modules/@platformatic/.+\\.js$': [
+      '@swc/jest',
+      { ...swcOptions, jsc: { ...swcOptions.jsc, parser: { syntax: 'ecmascript' } } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@nest-outbox/(core|outbox|relay|relay-console|inbox)$': '<rootDir>/libs/$1/src',
