@@ -12,6 +12,8 @@ export default tseslint.config(
       'test/consumers/nest*/**',
       'test/consumers/shared*/**',
       'test/consumers/readme-nest*/**',
+      'test/consumers/readme-prisma/**',
+      'test/consumers/readme-drizzle/**',
       'node_modules/**',
       '.cache/**',
       '.stack/**',
@@ -56,6 +58,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    // The sample apps use the public API as users do.
+    files: ['apps/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@nest-outbox/core/internal', message: 'Use a public entry point.' }] },
+      ],
     },
   },
   {

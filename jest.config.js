@@ -21,18 +21,16 @@ const swcOptions = {
   sourceMaps: 'inline',
 };
 
-/** `@platformatic/kafka` ships ES modules only: Node requires them, Jest needs them as CommonJS. */
-const esmPackages = {
-  jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' },
-  module: { type: 'commonjs' },
-};
-
 const project = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['@swc/jest', swcOptions],
-    '/node_modules/@platformatic/.+\\.js$': ['@swc/jest', esmPackages],
+    // @platformatic/kafka and its own packages ship ES modules only: compiled like the sources.
+    '/node_modules/@platformatic/.+\\.js$': [
+      '@swc/jest',
+      { ...swcOptions, jsc: { ...swcOptions.jsc, parser: { syntax: 'ecmascript' } } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],

@@ -5,13 +5,13 @@
  *    library code, no Kafka; the same drain by the relay into a publisher that does nothing
  *    (NullPublisher, in-process);
  * 2. Kafka, BENCH_ROUNDS (1) rounds of, in this order: the raw Kafka reference (a plain claim +
- *    kafkajs sendBatch + mark loop into the same broker, no ordering, no headers, in this
- *    process), then the relay in one process, then in three processes, each draining
- *    BENCH_EVENTS (100,000) pre-filled events over BENCH_AGGREGATES (1,000); ratios are per
- *    round, the JSON gives medians. Each of these drains first moves BENCH_WARMUP (30,000)
- *    untimed events on aggregates of their own, with the same processes (or, for the raw
- *    loop, the same producer): the timed drain measures warm code, as a relay that runs for
- *    days is (BENCH_WARMUP=0: cold processes);
+ *    kafkajs sendBatch + mark loop into the same broker, no ordering, in this process; its
+ *    records carry the relay's headers, none with BENCH_RAW_HEADERS=bare), then the relay in
+ *    one process, then in three processes, each draining BENCH_EVENTS (100,000) pre-filled
+ *    events over BENCH_AGGREGATES (1,000); ratios are per round, the JSON gives medians. Each
+ *    of these drains first moves BENCH_WARMUP (30,000) untimed events on aggregates of their
+ *    own, with the same processes (or, for the raw loop, the same producer): the timed drain
+ *    measures warm code, as a relay that runs for days is (BENCH_WARMUP=0: cold processes);
  * 3. steady load of BENCH_RATE (500) events/s for BENCH_LATENCY_SECONDS (30 s), written by
  *    @OutboxTransactional() commands, relay in the same app: commit-to-broker-ack latency;
  * 4. relay RSS while draining BENCH_RSS_ROWS (1,000,000) pending rows, one relay process of
@@ -21,8 +21,7 @@
  *    and 10 KB over 1,000 aggregates, and 100 B over 10 and 100,000 aggregates
  *    (BENCH_SCALE_EVENTS, 50,000 a row, 100 MB of payload at most);
  * 6. compression rows: the relay (RelayModule in this process) with `compression` none, gzip
- *    and snappy, each through the relay's encoder and through kafkajs' ("gzip (kafkajs)"), on
- *    JSON orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
+ *    and snappy, on JSON orders of 1 KiB and 16 KiB: events/s, bytes its sockets wrote per
  *    event, Node CPU per event (BENCH_COMPRESSION_EVENTS, 20,000 a row, 64 MB of payload at
  *    most, after an untimed fifth); the JSON's `compression` is codec -> payload bytes ->
  *    {events_per_s, wire_bytes_per_event, cpu_us_per_event}.
@@ -30,9 +29,8 @@
  * 7. per client (`platformatic` phase): the raw Kafka loop and one relay process on
  *    `@platformatic/kafka` (`client: 'platformatic'`), after the kafkajs drains of each round;
  *    the JSON's `relay_vs_raw` gives each client's relay against its own raw loop.
- * BENCH_ENCODER=relay|kafkajs: who encodes the relay's Produce requests. BENCH_PHASES: a
- * comma-separated subset of raw,null,rawkafka,kafka1,kafka3,platformatic,latency,rss,scale,compression
- * (default all; BENCH_PHASES=compression runs the compression rows alone).
+ * BENCH_PHASES: a comma-separated subset of raw,null,rawkafka,kafka1,kafka3,platformatic,latency,
+ * rss,scale,compression (default all; BENCH_PHASES=compression runs the compression rows alone).
  * Every phase prints the 1-minute load average before and after it (the machine is shared).
  * Last line: one JSON object.
  */
@@ -42,7 +40,7 @@ import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import type { Producer } from 'kafkajs';
 import { OptionChecks } from '@nest-outbox/core/internal';
-import { RelayLoop, type KafkaRecordEncoder, type RelayModuleOptions } from '@nest-outbox/relay';
+import { RelayLoop, type RelayModuleOptions } from '@nest-outbox/relay';
 import { NullPublisher } from '../libs/relay/test/null.publisher';
 import { createTopics, testKafka, uniqueTopic } from '@test/support';
 import { BenchOutbox } from './support/bench-outbox';
@@ -78,7 +76,7 @@ const COMPRESSION_EVENTS = int('BENCH_COMPRESSION_EVENTS', 20_000);
 const WARM_UP = int('BENCH_WARMUP', 30_000, 0); // 0: cold processes
 const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T =>
   env.oneOf(name, process.env[name] || undefined, values, fallback);
-const ENCODER: KafkaRecordEncoder = oneOf('BENCH_ENCODER', ['relay', 'kafkajs'], 'relay');
+const RAW_HEADERS = oneOf('BENCH_RAW_HEADERS', ['contract', 'bare'], 'contract');
 const RUNTIME = oneOf('BENCH_RUNTIME', ['compiled', 'ts-node'], 'compiled');
 const RSS_PUBLISHER = oneOf('BENCH_RSS_PUBLISHER', ['null', 'kafka'], 'null');
 const PHASES = new Set(
@@ -117,7 +115,6 @@ function relayOptions(topic: string, relayId: string): RelayModuleOptions {
       table: 'outbox',
       batchSize: BATCH,
       polling: { minMs: 10, maxMs: 50 },
-      recordEncoder: ENCODER,
       relayId,
     },
   };
@@ -154,7 +151,7 @@ async function drainNullInProcess(): Promise<number> {
 
 async function rawKafka(producer: Pick<Producer, 'sendBatch'>, topic: string): Promise<RawDrain> {
   await outbox.reset();
-  const target = { table: outbox.table, batch: BATCH };
+  const target = { table: outbox.table, batch: BATCH, headers: RAW_HEADERS };
   if (WARM_UP > 0) {
     // Untimed, on aggregates of its own: the timed loop runs warm, as the relay processes do.
     await outbox.fill(warmUpShape(shape, WARM_UP), false);
@@ -180,7 +177,7 @@ async function platformaticDrains(topic: string, processes: (count: number) => R
     const base = processes(1);
     const options = (id: string): RelayModuleOptions => {
       const o = base.options(id);
-      return { ...o, client: 'platformatic', tuning: { ...o.tuning, recordEncoder: undefined } };
+      return { ...o, client: 'platformatic' };
     };
     const one = await drainWithProcesses(
       outbox,
@@ -204,7 +201,7 @@ async function kafkaRounds(
     round.raw = await phase('rawkafka', () => rawKafka(producer, topic));
     if (round.raw)
       log(
-        `round ${i + 1}: raw Kafka reference (claim + kafkajs sendBatch + mark, no headers, no ordering): ${round.raw.rate.toFixed(0)} events/s, Node CPU ${round.raw.cpuUsPerEvent.toFixed(1)} us/event`,
+        `round ${i + 1}: raw Kafka reference (claim + kafkajs sendBatch + mark, ${RAW_HEADERS === 'bare' ? 'no headers' : "the relay's headers"}, no ordering): ${round.raw.rate.toFixed(0)} events/s, Node CPU ${round.raw.cpuUsPerEvent.toFixed(1)} us/event`,
       );
     round.one = await phase('kafka1', () =>
       drainWithProcesses(outbox, { ...processes(1), warmUpEvents: WARM_UP }, shape),
@@ -261,7 +258,7 @@ async function main(): Promise<void> {
   });
   try {
     log(
-      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, ${ENCODER} encoder, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, Kafka drains warmed by ${WARM_UP} untimed events each, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
+      `relay benchmark: ${EVENTS} events over ${AGGREGATES} aggregates, batches of ${BATCH}, relay processes on ${RUNTIME === 'compiled' ? 'compiled JavaScript' : 'ts-node'}, Kafka drains warmed by ${WARM_UP} untimed events each, schema ${SCHEMA}, load ${loadAtStart.toFixed(2)}`,
     );
     const raw = await phase('raw', async () => {
       await outbox.reset();
@@ -308,7 +305,7 @@ async function main(): Promise<void> {
         rate: RATE,
         seconds: LATENCY_SECONDS,
         aggregates: AGGREGATES,
-        relay: { batchSize: BATCH, recordEncoder: ENCODER },
+        relay: { batchSize: BATCH },
       }),
     );
     if (latency)
@@ -362,7 +359,6 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'relay',
-        encoder: ENCODER,
         relay_runtime: RUNTIME,
         rounds: ROUNDS,
         warm_up_events: WARM_UP,
@@ -370,6 +366,7 @@ async function main(): Promise<void> {
         kafka_events_per_s_3_relays: round(three),
         kafka3_vs_kafka1: round(threeVsOne, 3),
         raw_kafka_events_per_s: round(rawK),
+        raw_headers: RAW_HEADERS,
         kafka_vs_raw_kafka: round(vsRaw, 3),
         relay_vs_raw: { kafkajs: round(vsRaw, 3), platformatic: round(plt.vsRaw, 3) },
         clients: {

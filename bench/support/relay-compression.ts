@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { RelayModule, type KafkaRecordEncoder, type RelayCompression } from '@nest-outbox/relay';
+import { RelayModule, type RelayCompression } from '@nest-outbox/relay';
 import { countingSockets } from '@test/support';
 import type { BenchOutbox } from './bench-outbox';
 import { load1, loadNote } from './proc-stats';
@@ -28,14 +28,8 @@ export interface CompressionSetup {
 
 const COMPRESSION_PAYLOADS: readonly number[] = [1024, 16_384];
 
-/** The rows of each payload size: every codec through each encoder (the relay's first). */
-const ROWS = (['none', 'gzip', 'snappy'] as const).flatMap((compression: RelayCompression) =>
-  (['relay', 'kafkajs'] as const).map((encoder: KafkaRecordEncoder) => ({
-    name: encoder === 'relay' ? compression : `${compression} (kafkajs)`,
-    compression,
-    encoder,
-  })),
-);
+/** The rows of each payload size: every codec, `none` first. */
+const ROWS: readonly RelayCompression[] = ['none', 'gzip', 'snappy'];
 
 /**
  * One row: a relay (RelayModule, in this process) with `compression`, on a socket factory that
@@ -45,7 +39,7 @@ const ROWS = (['none', 'gzip', 'snappy'] as const).flatMap((compression: RelayCo
  */
 async function compressionRow(
   setup: CompressionSetup,
-  { compression, encoder }: (typeof ROWS)[number],
+  compression: RelayCompression,
   payloadBytes: number,
 ): Promise<CompressionFigures & { load: string }> {
   const { outbox } = setup;
@@ -67,7 +61,6 @@ async function compressionRow(
       schema: setup.outbox.schema,
       tuning: {
         compression,
-        recordEncoder: encoder,
         batchSize: setup.batch,
         polling: { minMs: 10, maxMs: 50 },
       },
@@ -99,19 +92,19 @@ export async function compressionRows(
   log: (line: string) => void,
 ): Promise<CompressionTable> {
   log(
-    "compression (relay in this process; JSON orders; '(kafkajs)': kafkajs' encoder): codec payload | events/s | wire bytes/event | Node CPU us/event | vs none",
+    'compression (relay in this process; JSON orders): codec payload | events/s | wire bytes/event | Node CPU us/event | vs none',
   );
   const table: CompressionTable = {};
   for (const payload of COMPRESSION_PAYLOADS)
-    for (const spec of ROWS) {
-      const { load, ...row } = await compressionRow(setup, spec, payload);
-      (table[spec.name] ??= {})[String(payload)] = row;
+    for (const codec of ROWS) {
+      const { load, ...row } = await compressionRow(setup, codec, payload);
+      (table[codec] ??= {})[String(payload)] = row;
       const none = table.none?.[String(payload)];
       const vs = none
         ? `x${(row.events_per_s / none.events_per_s).toFixed(2)} events/s, x${(row.wire_bytes_per_event / none.wire_bytes_per_event).toFixed(2)} bytes, x${(row.cpu_us_per_event / none.cpu_us_per_event).toFixed(2)} CPU`
         : '';
       log(
-        `  ${spec.name.padEnd(16)} ${String(payload).padStart(6)} B | ${String(row.events_per_s).padStart(6)} | ${String(row.wire_bytes_per_event).padStart(6)} | ${String(row.cpu_us_per_event).padStart(6)} | ${vs} | ${load}`,
+        `  ${codec.padEnd(8)} ${String(payload).padStart(6)} B | ${String(row.events_per_s).padStart(6)} | ${String(row.wire_bytes_per_event).padStart(6)} | ${String(row.cpu_us_per_event).padStart(6)} | ${vs} | ${load}`,
       );
     }
   return table;

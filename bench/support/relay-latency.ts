@@ -26,7 +26,7 @@ export interface SteadyLoad {
   readonly rate: number;
   readonly seconds: number;
   readonly aggregates: number;
-  readonly relay: Pick<RelayTuningOptions, 'batchSize' | 'recordEncoder'>;
+  readonly relay: Pick<RelayTuningOptions, 'batchSize'>;
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -22,7 +22,12 @@ export function platformaticRawProducer(brokers: string[]): PlatformaticRawProdu
       await producer.send({
         acks,
         messages: topicMessages.flatMap(({ topic, messages }) =>
-          messages.map((m) => ({ topic, key: m.key as string, value: m.value as string })),
+          messages.map((m) => ({
+            topic,
+            key: m.key as string,
+            value: m.value as string,
+            ...(m.headers ? { headers: m.headers as Record<string, string> } : {}),
+          })),
         ),
       });
       return [] as RecordMetadata[];

@@ -36,6 +36,44 @@ describe('the consumer app built from the root README', () => {
     );
   });
 
+  it.each([
+    ['readme-prisma', ['src/prisma/prisma.service.ts', 'prisma/schema.prisma', 'prisma.config.ts']],
+    ['readme-drizzle', ['src/drizzle/drizzle.module.ts', 'src/db/schema.ts', 'drizzle.config.ts']],
+  ] as const)(
+    "builds %s from the README's main.ts, controller and health check and docs/STACKS.md's blocks",
+    (app, own) => {
+      const built = readmeApp(ROOT, NAMES, app, new Date('2026-12-07T17:25:08.123Z'));
+      const plain = readmeApp(ROOT, NAMES);
+      for (const file of ['src/main.ts', 'src/orders.controller.ts', 'src/health.controller.ts'])
+        expect(built.files.get(file)).toBe(plain.files.get(file));
+      expect(built.topic).toBe(plain.topic);
+      for (const file of [...own, 'src/app.module.ts', 'src/orders.service.ts'])
+        expect(built.files.get(file)).not.toBe(plain.files.get(file));
+      expect(built.files.has('src/orders.migration.ts')).toBe(false);
+      expect(built.migrate).toContain('npx nest-outbox sql --schema');
+      expect(built.install).toContain('/p/nest-outbox-{core,outbox,relay,inbox}-0.1.0.tgz');
+      expect(built.files.get('src/app.module.ts')).toContain("routes: { order: 'run-topic' }");
+    },
+  );
+
+  it("names the Prisma migration of the app's tables by a timestamp, as Prisma does", () => {
+    const app = readmeApp(ROOT, NAMES, 'readme-prisma', new Date('2026-12-07T17:25:08.123Z'));
+    expect(app.files.get('prisma/migrations/20261207172508_orders/migration.sql')).toContain(
+      'CREATE TABLE app.orders',
+    );
+    expect(app.generate).toContain('npx prisma generate');
+  });
+
+  it("keeps the Drizzle app's push away from the suite's tables: they live in a schema drizzle-kit does not see", () => {
+    const app = readmeApp(ROOT, NAMES, 'readme-drizzle');
+    expect(app.files.get('drizzle.config.ts')).toContain("schemaFilter: ['app']");
+    expect(app.files.get('src/app.module.ts')).toContain(
+      "OutboxModule.forRoot({ schema: 'nest_outbox' })",
+    );
+    expect(app.migrate).toContain('npx nest-outbox sql --schema nest_outbox');
+    expect(app.push).toContain('npx drizzle-kit push');
+  });
+
   it('refuses a README that lost one of the marked blocks, naming it', () => {
     const root = mkdtempSync(join(tmpdir(), 'readme-app-'));
     try {

@@ -7,8 +7,10 @@
  * its tables created by its `db:migrate` script (when it has one), and run with plain
  * `node --test` against the real PostgreSQL and Kafka, in a schema, topic
  * and consumer group of its own. Prints one line per app and, last, `N passed, N failed`.
- * The app `readme-nest12` is a bare Nest skeleton completed from the root README instead: its
- * install line, its code blocks as src/ files, its topic command (see readme-app.ts).
+ * The apps `readme-*` are bare Nest skeletons completed from the docs instead: `readme-nest12`
+ * from the root README (its install line, its code blocks as src/ files, its topic command),
+ * `readme-prisma` and `readme-drizzle` from the README and docs/STACKS.md, whose commands also
+ * generate the client and create the tables (see readme-app.ts) in a database of the app's own.
  *
  * CONSUMERS=nest11-cjs,nest12-esm runs a subset; KEEP_CONSUMERS=1 keeps the temporary copies.
  */
@@ -26,17 +28,48 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Client } from 'pg';
 import { javaToolArgs } from '../support/java-kafka';
-import { readmeApp, type ReadmeApp } from './readme-app';
+import { DOC_APPS, readmeApp, type ReadmeApp } from './readme-app';
 import { stackDocFiles } from './stack-doc';
 
 const HERE = __dirname;
 const ROOT = join(HERE, '..', '..');
 const RUN = randomBytes(3).toString('hex');
 /** What the summary reports of each app's installed tree. */
-const REPORTED = ['@nestjs/core', 'typeorm', '@nestjs/typeorm', '@nestjs/terminus', 'typescript'];
-/** The app built from the root README's code blocks. */
-const README_APP = 'readme-nest12';
+const REPORTED = [
+  '@nestjs/core',
+  'typeorm',
+  '@nestjs/typeorm',
+  '@prisma/client',
+  'drizzle-orm',
+  '@nestjs/terminus',
+  'typescript',
+];
+type DocApp = (typeof DOC_APPS)[number];
+const isDocApp = (app: string): app is DocApp => (DOC_APPS as readonly string[]).includes(app);
+/**
+ * Where each documented stack's migration commands record what they applied, and the schema
+ * the docs give the suite's tables on it.
+ */
+const DOC_TABLES: Partial<Record<DocApp, { MIGRATIONS_TABLE: string; SUITE_SCHEMA: string }>> = {
+  'readme-prisma': { MIGRATIONS_TABLE: 'public._prisma_migrations', SUITE_SCHEMA: 'app' },
+  'readme-drizzle': {
+    MIGRATIONS_TABLE: 'drizzle.__drizzle_migrations',
+    SUITE_SCHEMA: 'nest_outbox',
+  },
+};
+/**
+ * STAND-IN for Prisma's schema engine binary, which Prisma's CLI downloads from a host this
+ * workplace cannot reach: the commands that need it run prisma-migrate.ts instead.
+ */
+const PRISMA_STAND_IN: ReadonlyArray<readonly [string, string]> = [
+  ['npx prisma migrate dev --create-only --name', 'create'],
+  ['npx prisma migrate deploy', 'deploy'],
+].map(([command, action]) => [
+  command!,
+  `node -r ${require.resolve('ts-node/register')} ${join(HERE, 'prisma-migrate.ts')} ${action}`,
+]);
 
 interface Step {
   readonly code: number | null;
@@ -127,20 +160,37 @@ interface AppRun {
   readonly readme?: ReadmeApp;
 }
 
-/** Writes the README's code blocks into the skeleton `dir` (and the poll helper its test takes). */
-function completeFromReadme(dir: string, env: Record<string, string>, work: string): ReadmeApp {
-  const readme = readmeApp(ROOT, {
-    topic: env.CONSUMER_TOPIC!,
-    group: env.CONSUMER_GROUP!,
-    broker: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')[0]!,
-    packs: join(work, 'packs'),
-  });
+/**
+ * Writes the docs' code blocks into the skeleton `dir` (and the poll helper its test takes; the
+ * stacks' variants share one test).
+ */
+function completeFromDocs(
+  app: DocApp,
+  dir: string,
+  env: Record<string, string>,
+  work: string,
+): ReadmeApp {
+  const readme = readmeApp(
+    ROOT,
+    {
+      topic: env.CONSUMER_TOPIC!,
+      group: env.CONSUMER_GROUP!,
+      broker: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')[0]!,
+      packs: join(work, 'packs'),
+    },
+    app,
+  );
   for (const [file, text] of readme.files) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
   }
   cpSync(join(HERE, 'shared', 'poll.ts'), join(dir, 'src', 'shared', 'poll.ts'));
-  return readme;
+  if (app === 'readme-nest12') return readme;
+  cpSync(join(HERE, 'shared-doc-app', 'main.test.ts'), join(dir, 'src', 'main.test.ts'));
+  if (app !== 'readme-prisma') return readme;
+  let migrate = readme.migrate!;
+  for (const [command, standIn] of PRISMA_STAND_IN) migrate = migrate.replaceAll(command, standIn);
+  return { ...readme, migrate };
 }
 
 /** Copies the app and the shared sources it takes into `work`. */
@@ -159,10 +209,21 @@ function assemble(app: string, work: string, javaTool: string[]): AppRun {
     // What docs/STACKS.md's modules connect to.
     DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   };
-  if (app === README_APP) {
+  if (app === 'readme-nest12') {
     // An independent producer (Java kafka-clients) for the README app's compressed batches.
     env.KAFKA_TOOL = JSON.stringify(javaTool);
-    const readme = completeFromReadme(dir, env, work);
+  } else if (isDocApp(app)) {
+    // A database of its own, where the docs' migrations create the tables in schema `app`.
+    const url = new URL(env.DATABASE_URL!);
+    url.pathname = `/${env.CONSUMER_SCHEMA}`;
+    env.DATABASE_URL = url.toString();
+    Object.assign(env, DOC_TABLES[app]);
+    // STAND-IN, as for `migrate` (PRISMA_STAND_IN): `prisma generate` downloads the schema
+    // engine binary when missing; with Prisma's variable naming /bin/true it generates the client.
+    if (app === 'readme-prisma') env.PRISMA_SCHEMA_ENGINE_BINARY = '/bin/true';
+  }
+  if (isDocApp(app)) {
+    const readme = completeFromDocs(app, dir, env, work);
     return { app, dir, env, started: Date.now(), readme };
   }
   cpSync(join(HERE, 'shared'), join(dir, 'src', 'shared'), { recursive: true });
@@ -179,14 +240,19 @@ function assemble(app: string, work: string, javaTool: string[]): AppRun {
   return { app, dir, env, started: Date.now() };
 }
 
-type StepSpec = [name: string, command: string, args: string[], timeoutMs: number];
+/** A command to run; `expect`, when given, must be in its output too (a tool that exits 0 on errors). */
+type StepSpec = [name: string, command: string, args: string[], timeoutMs: number, expect?: string];
 
 /** Runs `steps` in order; returns the name of the first that failed. */
 async function runSteps(target: AppRun, steps: StepSpec[]): Promise<string | undefined> {
-  for (const [name, command, args, timeoutMs] of steps) {
+  for (const [name, command, args, timeoutMs, expect] of steps) {
     log(target.app, `--- ${name}`);
     const step = await run(target.app, command, args, target.dir, timeoutMs, target.env);
     if (step.code !== 0) return name;
+    if (expect && !step.output.includes(expect)) {
+      log(target.app, `${name}: its output does not say "${expect}"`);
+      return name;
+    }
   }
   return undefined;
 }
@@ -201,18 +267,59 @@ function prepare(target: AppRun, tarballs: string[]): Promise<string | undefined
         ['install', '--no-save', '--no-audit', '--no-fund', ...tarballs],
         900_000,
       ];
+  const generate: StepSpec[] = target.readme?.generate
+    ? [['docs: generate', 'bash', ['-e', '-c', target.readme.generate], 300_000]]
+    : [];
   return runSteps(target, [
     ['npm ci', 'npm', ['ci', '--no-audit', '--no-fund'], 900_000],
     install,
+    ...generate,
     ['tsc', join(target.dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], 300_000],
   ]);
 }
 
+/** Creates (`drop` false) or drops the database named by `url`, on its server. */
+async function database(url: string, drop: boolean): Promise<void> {
+  const server = new URL(url);
+  const name = server.pathname.slice(1);
+  server.pathname = '/postgres';
+  const client = new Client({ connectionString: server.toString() });
+  await client.connect();
+  try {
+    await client.query(
+      drop ? `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)` : `CREATE DATABASE "${name}"`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The docs' commands that create the tables, then `push` when shown: it must find nothing to
+ * change (drizzle-kit prints its errors and exits 0), the suite's tables being out of its sight.
+ */
+function docTables(readme: ReadmeApp): StepSpec[] {
+  const steps: StepSpec[] = [['docs: migrate', 'bash', ['-e', '-c', readme.migrate!], 300_000]];
+  if (readme.push) {
+    steps.push(['docs: push', 'bash', ['-e', '-c', readme.push], 300_000, 'No changes detected']);
+  }
+  return steps;
+}
+
 /** Runs the user path of a prepared app against the real stack. */
-function userPath(target: AppRun): Promise<string | undefined> {
+async function userPath(target: AppRun): Promise<string | undefined> {
   const before: StepSpec[] = target.readme
     ? [['README: topic', 'bash', ['-e', '-c', target.readme.topic], 120_000]]
     : [];
+  const ownDatabase = target.readme?.migrate !== undefined;
+  if (ownDatabase) {
+    const created = await database(target.env.DATABASE_URL!, false).catch((error: Error) => {
+      log(target.app, `CREATE DATABASE failed: ${error.message}`);
+      return false;
+    });
+    if (created === false) return 'create database';
+    before.push(...docTables(target.readme));
+  }
   // The tables, created the way docs/STACKS.md tells the app's stack (its `db:migrate` script).
   const manifest = JSON.parse(readFileSync(join(target.dir, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
@@ -220,15 +327,23 @@ function userPath(target: AppRun): Promise<string | undefined> {
   if (manifest.scripts?.['db:migrate']) {
     before.push(['npm run db:migrate', 'npm', ['run', '-s', 'db:migrate'], 300_000]);
   }
-  return runSteps(target, [
-    ...before,
-    [
-      'node --test',
-      process.execPath,
-      ['--test', '--test-reporter=spec', 'dist/main.test.js'],
-      300_000,
-    ],
-  ]);
+  try {
+    return await runSteps(target, [
+      ...before,
+      [
+        'node --test',
+        process.execPath,
+        ['--test', '--test-reporter=spec', 'dist/main.test.js'],
+        300_000,
+      ],
+    ]);
+  } finally {
+    if (ownDatabase) {
+      await database(target.env.DATABASE_URL!, true).catch((error: Error) =>
+        log(target.app, `DROP DATABASE failed: ${error.message}`),
+      );
+    }
+  }
 }
 
 function result(target: AppRun, failedStep: string | undefined): AppResult {

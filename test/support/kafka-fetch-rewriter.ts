@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { crc32c } from '@nest-outbox/core/internal';
+import { flexibleFetch, flexibleFindCoordinator, flexibleMetadata } from './kafka-flexible-answers';
 
 /** Where a Fetch response's record bytes come from. */
 export interface FetchedPartition {
@@ -19,13 +20,16 @@ const API_FIND_COORDINATOR = 10;
  * responses, so a real consumer reads bytes the broker would never accept from a producer
  * (a wrong CRC, a corrupt compressed block). Clients bootstrap at `brokers`; Metadata and
  * FindCoordinator answers are rewritten in place to name the proxy's port, so every
- * connection of the client runs through it. Handles the non-flexible versions kafkajs speaks
- * (Fetch v4-v11, Metadata v1-v8, FindCoordinator v0-v2); other APIs pass unchanged.
+ * connection of the client runs through it. Handles the versions kafkajs speaks (Fetch v4-v11,
+ * Metadata v1-v8, FindCoordinator v0-v2) and the flexible ones @platformatic/kafka speaks
+ * (Fetch v12-v17, Metadata v9-v12, FindCoordinator v4-v6); other APIs pass unchanged.
  */
 export class KafkaFetchRewriter {
   /** Rewrites each fetched partition's records; the identity until a test sets it. */
   rewrite: RecordsRewrite = (records) => records;
   private readonly sockets = new Set<Socket>();
+  /** Topic names by id (Fetch v13+ names topics by id), learnt from Metadata answers. */
+  private readonly topicIds = new Map<string, string>();
 
   private constructor(
     private readonly server: Server,
@@ -101,6 +105,14 @@ export class KafkaFetchRewriter {
       return frame;
     }
     if (api === API_FETCH && version >= 4 && version <= 11) return this.fetch(frame, version);
+    if (api === API_METADATA && version >= 9 && version <= 12)
+      return flexibleMetadata(frame, version, this.port, this.topicIds);
+    if (api === API_FIND_COORDINATOR && version >= 4 && version <= 6)
+      return flexibleFindCoordinator(frame, this.port);
+    if (api === API_FETCH && version >= 12 && version <= 17)
+      return flexibleFetch(frame, version, this.topicIds, (records, at) =>
+        this.rewrite(records, at),
+      );
     return frame;
   }
 

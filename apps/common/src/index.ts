@@ -12,6 +12,7 @@ export {
   type SampleServiceEnvNames,
 } from './config/sample-service.config';
 export { ensureSchema } from './database/ensure-schema';
+export { pgIdentifier } from './database/pg-identifier';
 export { ensureTopics } from './kafka/topic.bootstrap';
 export { connectConsumerInBackground, type ConsumerStartup } from './kafka/consumer.startup';
 export { InvalidRequestException, type RejectedField } from './http/invalid-request.exception';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { OptionChecks } from '@nest-outbox/core/internal';
 import { parseConsoleTokens, type RelayConsoleAuth } from '@nest-outbox/relay-console';
+import { EnvReader } from '../../common/src';
 
 /** The standalone relay's operator console, as the environment configures it. */
 export type RelayConsoleConfig =
@@ -29,12 +29,7 @@ export type RelayConsoleConfig =
  * @throws InvalidOptionsError when RELAY_CONSOLE is neither on nor off
  */
 export function relayConsoleFromEnv(env: NodeJS.ProcessEnv = process.env): RelayConsoleConfig {
-  const mode = new OptionChecks('relay app').oneOf(
-    'RELAY_CONSOLE',
-    env.RELAY_CONSOLE || undefined,
-    ['on', 'off'],
-    'on',
-  );
+  const mode = new EnvReader('relay app', env).oneOf('RELAY_CONSOLE', ['on', 'off'], 'on');
   if (mode === 'off') return { enabled: false };
   const { RELAY_CONSOLE_TLS_CERT: cert, RELAY_CONSOLE_TLS_KEY: key } = env;
   const ca = env.RELAY_CONSOLE_TLS_CA;

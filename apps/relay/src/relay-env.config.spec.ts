@@ -15,7 +15,6 @@ describe('relayOptionsFromEnv', () => {
       RELAY_BACKOFF_BASE_MS: '100',
       RELAY_RETENTION_MS: '3600000',
       RELAY_RETENTION_MODE: 'archive',
-      RELAY_RECORD_ENCODER: 'kafkajs',
       RELAY_COMPRESSION: 'snappy',
       RELAY_INSTALL_SCHEMA: '1',
       RELAY_ID: 'relay-7',
@@ -31,7 +30,6 @@ describe('relayOptionsFromEnv', () => {
         batchSize: 250,
         leaseMs: 20_000,
         retry: { baseDelayMs: 100, maxDelayMs: undefined },
-        recordEncoder: 'kafkajs',
         compression: 'snappy',
         installSchema: true,
         relayId: 'relay-7',
@@ -44,41 +42,35 @@ describe('relayOptionsFromEnv', () => {
     expect(options.schema).toBe('public');
     expect(options.tuning).toMatchObject({
       batchSize: undefined,
-      recordEncoder: undefined,
       compression: 'none',
     });
     expect(options.retention).toBe(false);
     expect(options.client).toBe('kafkajs');
   });
 
-  it('publishes through @platformatic/kafka with RELAY_KAFKA_CLIENT=platformatic, with no kafkajs-only setting', () => {
-    const options = relayOptionsFromEnv({ RELAY_KAFKA_CLIENT: 'platformatic' });
-    expect(options.client).toBe('platformatic');
-    expect(options.tuning?.recordEncoder).toBeUndefined();
+  it('publishes through @platformatic/kafka with RELAY_KAFKA_CLIENT=platformatic', () => {
+    expect(relayOptionsFromEnv({ RELAY_KAFKA_CLIENT: 'platformatic' }).client).toBe('platformatic');
   });
 
   it.each([
     [
       { RELAY_BATCH_SIZE: 'abc' },
-      /option "RELAY_BATCH_SIZE" must be a positive integer written in digits \(got "abc"\)/,
+      /option "RELAY_BATCH_SIZE" must be an integer >= 1 written in digits \(got "abc"\)/,
     ],
     [
       { RELAY_LEASE_MS: '1e4' },
-      /option "RELAY_LEASE_MS" must be a positive integer written in digits/,
+      /option "RELAY_LEASE_MS" must be an integer >= 1 written in digits/,
     ],
     [
       { RELAY_MAX_ATTEMPTS: '0' },
-      /option "RELAY_MAX_ATTEMPTS" must be a positive integer \(got 0\)/,
+      /option "RELAY_MAX_ATTEMPTS" must be an integer >= 1 written in digits \(got "0"\)/,
     ],
     [{ RELAY_RETENTION_MS: '-1' }, /option "RELAY_RETENTION_MS" must be an integer >= 0/],
     [
       { RELAY_RETENTION_MODE: 'drop' },
       /option "RELAY_RETENTION_MODE" must be one of "delete", "archive"/,
     ],
-    [
-      { RELAY_RECORD_ENCODER: 'fast' },
-      /option "RELAY_RECORD_ENCODER" must be one of "relay", "kafkajs"/,
-    ],
+    [{ RELAY_RECORD_ENCODER: 'relay' }, /option "RELAY_RECORD_ENCODER" was removed .*: unset it/],
     [
       { RELAY_KAFKA_CLIENT: 'rdkafka' },
       /option "RELAY_KAFKA_CLIENT" must be one of "kafkajs", "platformatic"/,

@@ -1,5 +1,6 @@
-import { OptionChecks } from '@nest-outbox/core/internal';
+import { InvalidOptionsError } from '@nest-outbox/core';
 import type { RelayModuleOptions } from '@nest-outbox/relay';
+import { EnvReader } from '../../common/src';
 
 /**
  * RelayModule options of the standalone relay, from the environment:
@@ -8,16 +9,22 @@ import type { RelayModuleOptions } from '@nest-outbox/relay';
  * RELAY_BATCH_SIZE, RELAY_RUN_LIMIT, RELAY_LEASE_MS, RELAY_PUBLISH_TIMEOUT_MS, RELAY_MAX_ATTEMPTS,
  * RELAY_BACKOFF_BASE_MS, RELAY_BACKOFF_CAP_MS, RELAY_POLL_MIN_MS, RELAY_POLL_MAX_MS,
  * RELAY_RETENTION_MS (0 = keep), RELAY_RETENTION_MODE (delete|archive),
- * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_KAFKA_CLIENT (kafkajs|platformatic), RELAY_RECORD_ENCODER
- * (relay|kafkajs; kafkajs only), RELAY_COMPRESSION (none|gzip|snappy),
+ * RELAY_SHUTDOWN_TIMEOUT_MS, RELAY_KAFKA_CLIENT (kafkajs|platformatic), RELAY_COMPRESSION
+ * (none|gzip|snappy),
  * RELAY_INSTALL_SCHEMA (1 = apply the relay DDL at start-up), RELAY_ID.
  * An empty variable counts as unset (the module's default applies).
  * @throws InvalidOptionsError naming the variable and what it must be
  */
 export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RelayModuleOptions {
-  const check = new OptionChecks('relay app');
-  const int = (name: string, min = 1) => check.integerText(name, env[name], undefined, { min });
+  const read = new EnvReader('relay app', env);
+  const int = (name: string, min = 1) => read.int(name, undefined, min);
   const text = (name: string) => env[name] || undefined;
+  if (text('RELAY_RECORD_ENCODER'))
+    throw new InvalidOptionsError(
+      'relay app',
+      'RELAY_RECORD_ENCODER',
+      "was removed (kafkajs encodes the relay's requests): unset it",
+    );
   const retentionMs = int('RELAY_RETENTION_MS', 0);
   return {
     connection: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -25,24 +32,14 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
       clientId: env.RELAY_ID || 'nest-outbox-relay',
       brokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((b) => b.trim()),
     },
-    client: check.oneOf(
-      'RELAY_KAFKA_CLIENT',
-      text('RELAY_KAFKA_CLIENT'),
-      ['kafkajs', 'platformatic'],
-      'kafkajs',
-    ),
+    client: read.oneOf('RELAY_KAFKA_CLIENT', ['kafkajs', 'platformatic'], 'kafkajs'),
     routing: { defaultTopic: text('RELAY_DEFAULT_TOPIC'), routes: text('RELAY_TOPIC_ROUTES') },
     retention:
       retentionMs === 0
         ? false
         : {
             keepMs: retentionMs,
-            mode: check.oneOf(
-              'RELAY_RETENTION_MODE',
-              text('RELAY_RETENTION_MODE'),
-              ['delete', 'archive'],
-              'delete',
-            ),
+            mode: read.oneOf('RELAY_RETENTION_MODE', ['delete', 'archive'], 'delete'),
           },
     schema: env.OUTBOX_SCHEMA || 'public',
     tuning: {
@@ -58,21 +55,7 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
         maxDelayMs: int('RELAY_BACKOFF_CAP_MS'),
       },
       polling: { minMs: int('RELAY_POLL_MIN_MS'), maxMs: int('RELAY_POLL_MAX_MS') },
-      recordEncoder:
-        text('RELAY_RECORD_ENCODER') === undefined
-          ? undefined
-          : check.oneOf(
-              'RELAY_RECORD_ENCODER',
-              text('RELAY_RECORD_ENCODER'),
-              ['relay', 'kafkajs'],
-              'relay',
-            ),
-      compression: check.oneOf(
-        'RELAY_COMPRESSION',
-        text('RELAY_COMPRESSION'),
-        ['none', 'gzip', 'snappy'],
-        'none',
-      ),
+      compression: read.oneOf('RELAY_COMPRESSION', ['none', 'gzip', 'snappy'], 'none'),
       installSchema: env.RELAY_INSTALL_SCHEMA === '1',
       relayId: text('RELAY_ID'),
     },
@@ -85,10 +68,7 @@ export function relayOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Relay
  * @throws InvalidOptionsError when it is not a port number
  */
 export function relayHttpPortFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  return new OptionChecks('relay app').integerText('RELAY_HTTP_PORT', env.RELAY_HTTP_PORT, 3100, {
-    min: 0,
-    max: 65_535,
-  });
+  return new EnvReader('relay app', env).int('RELAY_HTTP_PORT', 3100, 0, 65_535);
 }
 
 /**

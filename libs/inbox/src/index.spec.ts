@@ -72,6 +72,8 @@ describe('@nest-outbox/inbox public barrel', () => {
        "interface InboxTableNames",
        "interface InboxTuningOptions",
        "class InboxVersionGapError",
+       "class PlatformaticInboxServer",
+       "type PlatformaticInboxServerOptions",
        "interface PoisonPause",
        "type RejectionCode",
        "type RowCountResult",

@@ -41,3 +41,5 @@ export {
 } from './schema/inbox-schema.sql';
 export { createInboxMigration, type InboxMigrationOptions } from './schema/inbox.migration';
 export { InboxKafkaServer, type InboxKafkaServerOptions } from './transport/inbox-kafka.server';
+export { PlatformaticInboxServer } from './platformatic/platformatic-inbox.server';
+export type { PlatformaticInboxServerOptions } from './platformatic/platformatic-options';

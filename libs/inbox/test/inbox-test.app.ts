@@ -39,6 +39,7 @@ import {
   InboxHandler,
   InboxKafkaServer,
   InboxModule,
+  PlatformaticInboxServer,
   type InboxHandlerOptions,
   type InboxModuleOptions,
 } from '@nest-outbox/inbox';
@@ -88,7 +89,12 @@ export interface InboxTestAppOptions {
   readonly globalInterceptors?: NestInterceptor[];
   /** In place of the module's `InboxMetrics` (a test-only fault, e.g. `KillAfterCommitMetrics`). */
   readonly metrics?: InboxMetrics;
+  /** The Kafka client of the inbox server. @default process.env.INBOX_TEST_CLIENT ?? 'kafkajs' */
+  readonly client?: InboxTestClient;
 }
+
+/** The inbox servers the tests run on: `InboxKafkaServer` (kafkajs) or `PlatformaticInboxServer`. */
+export type InboxTestClient = 'kafkajs' | 'platformatic';
 
 /** `SetMetadata` key on the test handler: what an application's guard reads with `Reflector`. */
 export const HANDLER_MARK = 'inbox-test:handler-mark';
@@ -230,9 +236,11 @@ export async function createInboxApp(o: InboxTestAppOptions): Promise<INestAppli
     : await NestFactory.create(buildAppModule(o), { logger });
   app.enableShutdownHooks();
   app.useGlobalInterceptors(...(o.globalInterceptors ?? []));
+  const client = o.client ?? (process.env.INBOX_TEST_CLIENT as InboxTestClient | undefined);
+  const Server = client === 'platformatic' ? PlatformaticInboxServer : InboxKafkaServer;
   app.connectMicroservice(
     {
-      strategy: new InboxKafkaServer({
+      strategy: new Server({
         ...consumerOptions(o),
         connectionName: o.connectionName,
         inboxBatchSize: o.inboxBatchSize ?? 10,

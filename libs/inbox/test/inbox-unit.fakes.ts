@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import { recordOf, type ChunkRecord, type InboxRoute } from '../src/chunk/chunk';
 import type { InboxKafkaContext } from '../src/chunk/inbox-kafka.context';
 import { ConsumerSession } from '../src/consumer/consumer.session';
+import { kafkajsConsumerPort } from '../src/consumer/kafkajs-consumer.port';
 import { InboxMetrics } from '../src/metrics/inbox.metrics';
 import { resolveInboxOptions } from '../src/options/inbox-options.resolver';
 import type { ResolvedHandlerPolicy } from '../src/options/resolved-inbox-options';
@@ -255,7 +256,7 @@ export function pipelineOverFakes(options: { isPermanentError?: (e: unknown) => 
   const metrics = new InboxMetrics(new Registry());
   const kafka = fakeKafkaConsumer();
   const logger = new Logger('test');
-  const session = new ConsumerSession(kafka.consumer, metrics, logger);
+  const session = new ConsumerSession(kafkajsConsumerPort(kafka.consumer), metrics, logger);
   const resolved = resolveInboxOptions({
     kafka: { brokers: ['localhost:9092'] },
     tuning: { isPermanentError: options.isPermanentError },

@@ -20,6 +20,7 @@ describe('@nest-outbox/outbox public barrel', () => {
        "class OutboxHttpExceptionFilter",
        "class OutboxIdempotency",
        "interface OutboxIdempotencyOptions",
+       "class OutboxIdempotencyTableNotFoundError",
        "function outboxLockKey",
        "type OutboxMigrationOptions",
        "class OutboxModule",

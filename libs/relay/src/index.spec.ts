@@ -12,7 +12,6 @@ describe('@nest-outbox/relay public barrel', () => {
        "type ErrorClassifier",
        "type ErrorKind",
        "class HousekeepingService",
-       "type KafkaRecordEncoder",
        "interface LeasedOutcome",
        "class NoTopicError",
        "interface OperatorActor",

@@ -26,7 +26,6 @@ export type {
   PublishRecord,
   RelayPublisher,
 } from './publisher/relay-publisher.interface';
-export type { KafkaRecordEncoder } from './publisher/kafka.publisher';
 export type { PublisherEncoding, RelayCompression } from './publisher/compression';
 export {
   dropRelaySchemaSql,

@@ -32,7 +32,7 @@ describe('RelayModule unified options', () => {
     [{ maxOldestAgeMs: 1 }, 'maxOldestAgeMs', /renamed to "tuning\.unhealthyAfterMs"/],
     [{ retention: { publishedMs: 1 } }, 'retention.publishedMs', /renamed to "retention\.keepMs"/],
     [{ tuning: { schema: 'app' } }, 'tuning.schema', /renamed to "schema"/],
-    ...`table producer recordEncoder compression synchronousCommit batchSize runLimit
+    ...`table producer compression synchronousCommit batchSize runLimit
       maxRequestBytes leaseMs publishTimeoutMs retry crashLoopThreshold polling listen
       classifyError shutdownTimeoutMs statsIntervalMs tableStatsIntervalMs installSchema
       verifySchema autoStart relayId publisher`

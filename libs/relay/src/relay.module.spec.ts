@@ -21,7 +21,6 @@ describe('RelayModule options', () => {
       table: 'outbox',
       qualifiedTable: '"public"."outbox"',
       batchSize: 1000,
-      recordEncoder: 'relay',
       compression: 'none',
       synchronousCommit: false,
       leaseMs: 30_000,
@@ -88,9 +87,10 @@ describe('RelayModule options', () => {
     ],
     [{ kafka: undefined }, /option "kafka" is required/],
     [
-      { tuning: { recordEncoder: 'fast' } },
-      /option "tuning.recordEncoder" must be one of "relay", "kafkajs"/,
+      { tuning: { recordEncoder: 'relay' } },
+      /option "tuning.recordEncoder" was removed: .*delete the option/,
     ],
+    [{ recordEncoder: 'kafkajs' }, /option "recordEncoder" was removed/],
     [
       { tuning: { compression: 'lz4' } },
       /option "tuning.compression" must be one of "none", "gzip", "snappy"/,

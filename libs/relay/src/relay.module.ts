@@ -52,10 +52,7 @@ const providers: Provider[] = [
       o.raw.tuning?.publisher ??
       (o.client === 'platformatic'
         ? new PlatformaticKafkaPublisher(o.raw.kafka!, o.compression)
-        : new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, {
-            recordEncoder: o.recordEncoder,
-            compression: o.compression,
-          })),
+        : new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression })),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,

@@ -1,21 +1,15 @@
 /**
  * Test-only hooks into a relay, through subclasses of the classes they hook (the relay's
  * options have no seam): `onStage` at each stage of a batch (to kill the process there, probe
- * locks or slow a stage down), and `onEncoded` rewriting the Produce requests the relay's own
- * encoder builds. `withTestHooks` puts them on a Nest testing module.
+ * locks or slow a stage down). `withTestHooks` puts them on a Nest testing module.
  */
-import { Logger } from '@nestjs/common';
 import type { TestingModuleBuilder } from '@nestjs/testing';
-import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { ClaimedBatch } from '../src/claim/claimed-batch';
 import type { ResolvedRelayOptions } from '../src/options/relay-options.resolver';
 import type { LedgerEntries } from '../src/outcome/batch-ledger';
 import type { BatchOutcome } from '../src/outcome/batch-outcome';
 import { OutcomeRecorder } from '../src/outcome/outcome.recorder';
 import { BatchProcessor } from '../src/publish/batch.processor';
-import { RecordEncoderChoice } from '../src/publisher/encoding';
-import type { ProduceRequestArgs } from '../src/publisher/encoding/produce-request.encoder';
-import type { PublisherEncoding } from '../src/publisher/compression';
 import { KafkaPublisher } from '../src/publisher/kafka.publisher';
 import type { PublishRecord } from '../src/publisher/relay-publisher.interface';
 import { RELAY_OPTIONS, RELAY_PUBLISHER } from '../src/relay.constants';
@@ -28,8 +22,6 @@ export type RelayStage = 'after-claim' | 'before-send' | 'after-send' | 'during-
 export interface TestHooks {
   /** Called (and awaited) at each stage of every batch, with the event ids concerned. */
   readonly onStage?: (stage: RelayStage, eventIds: readonly string[]) => void | Promise<void>;
-  /** Rewrites every Produce request the relay's own encoder builds. */
-  readonly onEncoded?: (request: Buffer) => Buffer;
 }
 
 type OnStage = NonNullable<TestHooks['onStage']>;
@@ -71,42 +63,12 @@ function stageClasses(onStage: OnStage) {
   return { HookedProcessor, HookedRecorder, HookedStore, HookedPublisher };
 }
 
-/** A Kafka publisher whose own encoder's requests go through `onEncoded`. */
-export function rewritingPublisher(
-  kafka: KafkaConfig,
-  producer: ProducerConfig | undefined,
-  encoding: PublisherEncoding,
-  onEncoded: (request: Buffer) => Buffer,
-): KafkaPublisher {
-  class RewritingEncoder extends RecordEncoderChoice {
-    protected override async encode(args: ProduceRequestArgs): Promise<Buffer> {
-      return onEncoded(await super.encode(args));
-    }
-  }
-  return new (class extends KafkaPublisher {
-    protected override readonly encoder = new RewritingEncoder(
-      encoding.recordEncoder,
-      new Logger('Test'),
-    );
-  })(kafka, producer, encoding);
-}
-
-function encodedPublisher(o: ResolvedRelayOptions, onEncoded: (request: Buffer) => Buffer) {
-  const { recordEncoder, compression } = o;
-  return rewritingPublisher(
-    o.raw.kafka!,
-    o.raw.tuning?.producer,
-    { recordEncoder, compression },
-    onEncoded,
+/** The relay's publisher as `RelayModule` builds it. */
+function publisherOf(o: ResolvedRelayOptions) {
+  return (
+    o.raw.tuning?.publisher ??
+    new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression })
   );
-}
-
-/** The relay's publisher as `RelayModule` builds it (or `onEncoded`'s). */
-function publisherOf(o: ResolvedRelayOptions, hooks: TestHooks) {
-  if (o.raw.tuning?.publisher) return o.raw.tuning.publisher;
-  if (hooks.onEncoded) return encodedPublisher(o, hooks.onEncoded);
-  const { recordEncoder, compression } = o;
-  return new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { recordEncoder, compression });
 }
 
 /** Puts `hooks` on the relay of a testing module (nothing when there are none). */
@@ -115,18 +77,13 @@ export function withTestHooks(
   hooks: TestHooks = {},
 ): TestingModuleBuilder {
   const { onStage } = hooks;
-  if (!onStage && !hooks.onEncoded) return builder;
-  const hooked = onStage && stageClasses(onStage);
-  if (hooked) {
-    builder.overrideProvider(BatchProcessor).useClass(hooked.HookedProcessor);
-    builder.overrideProvider(OutcomeRecorder).useClass(hooked.HookedRecorder);
-    builder.overrideProvider(RelayStore).useClass(hooked.HookedStore);
-  }
+  if (!onStage) return builder;
+  const hooked = stageClasses(onStage);
+  builder.overrideProvider(BatchProcessor).useClass(hooked.HookedProcessor);
+  builder.overrideProvider(OutcomeRecorder).useClass(hooked.HookedRecorder);
+  builder.overrideProvider(RelayStore).useClass(hooked.HookedStore);
   return builder.overrideProvider(RELAY_PUBLISHER).useFactory({
-    factory: (o: ResolvedRelayOptions) => {
-      const publisher = publisherOf(o, hooks);
-      return hooked ? new hooked.HookedPublisher(publisher) : publisher;
-    },
+    factory: (o: ResolvedRelayOptions) => new hooked.HookedPublisher(publisherOf(o)),
     inject: [RELAY_OPTIONS],
   });
 }

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
-import { InboxKafkaServer } from '@nest-outbox/inbox';
+import { InboxKafkaServer, PlatformaticInboxServer } from '@nest-outbox/inbox';
 import { InvalidTransitionError } from '@nest-outbox/outbox';
 import { Kafka, logLevel, type IHeaders } from 'kafkajs';
 import pg from 'pg';
@@ -30,7 +30,10 @@ interface StoredRecord {
  */
 export function userPath(
   appModule: DynamicModule,
-  options: { readonly health: false } | { readonly health: true; readonly database: boolean },
+  options: ({ readonly health: false } | { readonly health: true; readonly database: boolean }) & {
+    /** The inbox's Kafka client: `InboxKafkaServer` (kafkajs) or `PlatformaticInboxServer`. */
+    readonly client?: 'kafkajs' | 'platformatic';
+  },
 ): void {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const kafka = new Kafka({ clientId: `${schema}-check`, brokers, logLevel: logLevel.NOTHING });
@@ -48,8 +51,9 @@ export function userPath(
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
     await admin.disconnect();
     app = await NestFactory.create(appModule, { logger: ['error', 'warn'] });
+    const Server = options.client === 'platformatic' ? PlatformaticInboxServer : InboxKafkaServer;
     app.connectMicroservice<MicroserviceOptions>({
-      strategy: new InboxKafkaServer({
+      strategy: new Server({
         postfixId: '',
         client: { clientId: `${schema}-consumer`, brokers },
         consumer: { groupId },

@@ -1,4 +1,4 @@
-import { sqlIdentifier } from '@nest-outbox/core/internal';
+import { pgIdentifier } from '../database/pg-identifier';
 import type { EnvReader } from './env.reader';
 
 /**
@@ -60,7 +60,7 @@ export function readSampleServiceConfig(
   names: SampleServiceEnvNames,
 ): SampleServiceConfig {
   const schema = read.text(names.schemaVariable, names.defaultSchema);
-  sqlIdentifier(read.module, names.schemaVariable, schema);
+  pgIdentifier(read.module, names.schemaVariable, schema);
   return {
     port: read.int('PORT', names.defaultPort, 1),
     databaseUrl: read.text('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres'),

@@ -1,5 +1,5 @@
-import { sqlIdentifier } from '@nest-outbox/core/internal';
 import { Client } from 'pg';
+import { pgIdentifier } from './pg-identifier';
 
 /**
  * Creates the service's schema when missing, before TypeORM creates its migrations table
@@ -9,7 +9,7 @@ export async function ensureSchema(databaseUrl: string, schema: string): Promise
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${sqlIdentifier('sample', 'schema', schema)}`);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier('sample', 'schema', schema)}`);
   } catch (error) {
     // Two processes creating the same schema at once: the loser sees a unique violation.
     if ((error as { code?: string }).code !== '23505') throw error;

@@ -1,6 +1,7 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import type { ServerKafka } from '@nestjs/microservices';
-import { Backoff, errorLabel } from '@nest-outbox/core/internal';
+import { retryDelayMs } from '../nest/startup-retry';
+import { describeErrorWithoutValues } from '../observability/value-free-error';
 import { ensureTopics } from './topic.bootstrap';
 
 /** What `connectConsumerInBackground` needs besides the app and its Kafka server. */
@@ -24,7 +25,7 @@ export function connectConsumerInBackground(
   startup: ConsumerStartup,
 ): Promise<void> {
   const logger = new Logger('KafkaConsumerStartup');
-  const backoff = new Backoff({ baseMs: 500, capMs: 10_000 });
+  let failures = 0;
   let stopping = false;
   const stop = () => (stopping = true);
   process.once('SIGTERM', stop).once('SIGINT', stop);
@@ -37,14 +38,14 @@ export function connectConsumerInBackground(
     while (!stopping) {
       try {
         await attempt();
-        if (backoff.attempts > 0)
-          logger.log(`Kafka consumer running after ${backoff.attempts} failed start(s)`);
+        if (failures > 0) logger.log(`Kafka consumer running after ${failures} failed start(s)`);
         return;
       } catch (error) {
         // A half-started server (client, consumer, producer) is closed before the next try.
         await server.close().catch(() => undefined);
-        const delay = backoff.next();
-        logger.warn(`Kafka consumer start failed (${errorLabel(error)}); retrying in ${delay} ms`);
+        const delay = retryDelayMs(++failures, 10_000);
+        const label = describeErrorWithoutValues(error);
+        logger.warn(`Kafka consumer start failed (${label}); retrying in ${delay} ms`);
         await new Promise((resolve) => setTimeout(resolve, delay).unref());
       }
     }

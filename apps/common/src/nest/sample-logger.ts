@@ -1,5 +1,4 @@
 import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
-import { logFormat } from '@nest-outbox/core/internal';
 
 const LEVELS: LogLevel[] = ['log', 'warn', 'error'];
 
@@ -9,5 +8,6 @@ const LEVELS: LogLevel[] = ['log', 'warn', 'error'];
  * event_id, aggregate_id, type, attempt and stage), Nest's coloured text otherwise.
  */
 export function sampleLogger(): LoggerService | LogLevel[] {
-  return logFormat() === 'json' ? new ConsoleLogger({ json: true, logLevels: LEVELS }) : LEVELS;
+  const json = process.env.NEST_OUTBOX_LOG_FORMAT?.trim().toLowerCase() === 'json';
+  return json ? new ConsoleLogger({ json: true, logLevels: LEVELS }) : LEVELS;
 }

@@ -1,6 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import { OutboxDatabaseUnavailableError } from '@nest-outbox/outbox';
+import { describeErrorWithoutValues } from '../observability/value-free-error';
+
+/**
+ * The wait before the next try after `failures` consecutive failures: 0.5 s doubling up to
+ * `capMs`, with its upper half random so that services failing together do not retry in step.
+ */
+export function retryDelayMs(failures: number, capMs: number): number {
+  const delay = Math.min(capMs, 500 * 2 ** Math.min(failures - 1, 30));
+  return Math.round(delay / 2 + (Math.random() * delay) / 2);
+}
 
 /** Errors of a dependency that is not there yet (PostgreSQL or Kafka starting or restarting). */
 function isUnavailable(error: unknown): boolean {
@@ -20,14 +29,13 @@ function isUnavailable(error: unknown): boolean {
 export async function retryStartup<T>(step: string, run: () => Promise<T>): Promise<T> {
   const logger = new Logger('Startup');
   const deadline = Date.now() + Number(process.env.STARTUP_RETRY_MS ?? 60_000);
-  const backoff = new Backoff({ baseMs: 500, capMs: 5000 });
-  for (;;) {
+  for (let failures = 1; ; failures++) {
     try {
       return await run();
     } catch (error) {
-      const delay = backoff.next();
+      const delay = retryDelayMs(failures, 5000);
       if (!isUnavailable(error) || Date.now() + delay > deadline) throw error;
-      logger.warn(`${step} failed (${errorLabel(error)}); retrying in ${delay} ms`);
+      logger.warn(`${step} failed (${describeErrorWithoutValues(error)}); retrying in ${delay} ms`);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

@@ -1,19 +1,22 @@
-import { createSqlMigration, sqlIdentifier } from '@nest-outbox/core/internal';
 import { createInboxMigration } from '@nest-outbox/inbox';
 import { createOutboxMigration } from '@nest-outbox/outbox';
-import type { MigrationInterface } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createRelayMigration } from '@nest-outbox/relay';
+import { pgIdentifier } from '../../../common/src';
 
 /** Name of the outbox table inside the shipping service's schema. */
 export const SHIPPING_OUTBOX_TABLE = 'outbox';
 
 /** The shipments table (version 1) in `schema`, as a TypeORM migration class. */
 export function createShipmentsTableMigration(schema: string): new () => MigrationInterface {
-  const s = sqlIdentifier('shipping-service', 'SHIPPING_SCHEMA', schema);
-  return createSqlMigration('CreateShipments1767225600101', {
-    up: [
-      `CREATE SCHEMA IF NOT EXISTS ${s}`,
-      `CREATE TABLE IF NOT EXISTS ${s}."shipments" (
+  const s = pgIdentifier('shipping-service', 'SHIPPING_SCHEMA', schema);
+  return class CreateShipments1767225600101 implements MigrationInterface {
+    readonly name = 'CreateShipments1767225600101';
+
+    async up(runner: QueryRunner): Promise<void> {
+      for (const sql of [
+        `CREATE SCHEMA IF NOT EXISTS ${s}`,
+        `CREATE TABLE IF NOT EXISTS ${s}."shipments" (
   id               uuid        PRIMARY KEY,
   order_id         uuid        NOT NULL,
   status           text        NOT NULL CHECK (status IN ('created', 'cancelled')),
@@ -26,9 +29,14 @@ export function createShipmentsTableMigration(schema: string): new () => Migrati
   cancelled_at     timestamptz NULL,
   CONSTRAINT "shipments_order_id_key" UNIQUE (order_id)
 )`,
-    ],
-    down: [`DROP TABLE IF EXISTS ${s}."shipments"`],
-  });
+      ])
+        await runner.query(sql);
+    }
+
+    async down(runner: QueryRunner): Promise<void> {
+      await runner.query(`DROP TABLE IF EXISTS ${s}."shipments"`);
+    }
+  };
 }
 
 /** Every migration of the shipping service: shipments, the inbox, the outbox, the relay's objects. */

@@ -1,8 +1,8 @@
-import type { ConsumerEndBatchProcessEvent } from 'kafkajs';
 import { partitionKey } from './consumer-snapshot';
+import type { HandedBatchEnd } from './inbox-consumer.port';
 
 /**
- * Offsets finished while kafkajs handed each partition's batch over, to settle the aborted
+ * Offsets finished while the client handed each partition's batch over, to settle the aborted
  * records and transaction markers it filters out (else the committed offset lags). @internal
  */
 export class BatchWindows {
@@ -21,7 +21,7 @@ export class BatchWindows {
    * The batch's last offset once every record it handed over has its final result (none left
    * in flight, paused or skipped by a stop or a seek); undefined otherwise.
    */
-  end(batch: ConsumerEndBatchProcessEvent['payload']): bigint | undefined {
+  end(batch: HandedBatchEnd): bigint | undefined {
     const key = partitionKey(batch.topic, batch.partition);
     const done = this.open.get(key);
     this.open.delete(key);

@@ -3,12 +3,13 @@ import { Registry } from 'prom-client';
 import { fakeKafkaConsumer } from '../../test/inbox-unit.fakes';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import { ConsumerSession } from './consumer.session';
+import { kafkajsConsumerPort } from './kafkajs-consumer.port';
 
 describe('ConsumerSession and the log end kafkajs reports', () => {
   const started = () => {
     const kafka = fakeKafkaConsumer();
     const session = new ConsumerSession(
-      kafka.consumer,
+      kafkajsConsumerPort(kafka.consumer),
       new InboxMetrics(new Registry()),
       new Logger('test'),
     );

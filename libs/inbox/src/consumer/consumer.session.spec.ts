@@ -4,6 +4,7 @@ import type { Consumer } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import { ConsumerSession } from './consumer.session';
+import { kafkajsConsumerPort } from './kafkajs-consumer.port';
 
 const EVENTS = {
   GROUP_JOIN: 'consumer.group_join',
@@ -77,7 +78,11 @@ describe('ConsumerSession', () => {
     const fake = fakeConsumer();
     const logger = new Logger('test');
     const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
-    const session = new ConsumerSession(fake.consumer, new InboxMetrics(new Registry()), logger);
+    const session = new ConsumerSession(
+      kafkajsConsumerPort(fake.consumer),
+      new InboxMetrics(new Registry()),
+      logger,
+    );
     return { ...fake, session, warn };
   };
 
@@ -168,7 +173,7 @@ describe('ConsumerSession', () => {
       expect(tracker.committable()).toBe(5n); // not taken as committed
       expect(warn).toHaveBeenCalledWith(
         expect.stringMatching(
-          /attempt 1\) stage=commit: not sent: the kafkajs consumer is stopping/,
+          /attempt 1\) stage=commit: not sent: the consumer is stopping/,
         ),
       );
       kafka.running = true;
@@ -269,7 +274,11 @@ describe('ConsumerSession', () => {
     const fake = fakeConsumer();
     const logger = new Logger('test');
     const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const session = new ConsumerSession(fake.consumer, new InboxMetrics(new Registry()), logger);
+    const session = new ConsumerSession(
+      kafkajsConsumerPort(fake.consumer),
+      new InboxMetrics(new Registry()),
+      logger,
+    );
     const cause = Object.assign(new Error('Connection error: connect ECONNREFUSED'), {
       name: 'KafkaJSNonRetriableError',
     });
@@ -279,11 +288,11 @@ describe('ConsumerSession', () => {
     expect(session.snapshot().status).toBe('crashed');
     expect(errors).toHaveBeenCalledWith(
       expect.stringMatching(
-        /consumer crashed group=shipping stage=consume \(KafkaJSNonRetriableError: Connection error: connect ECONNREFUSED\); kafkajs does not restart it/,
+        /consumer crashed group=shipping stage=consume \(KafkaJSNonRetriableError: Connection error: connect ECONNREFUSED\); its client does not restart it/,
       ),
     );
     fake.emit(EVENTS.CRASH, { error: cause, restart: true, groupId: 'shipping' });
-    expect(errors).toHaveBeenLastCalledWith(expect.stringMatching(/kafkajs restarts it$/));
+    expect(errors).toHaveBeenLastCalledWith(expect.stringMatching(/its client restarts it$/));
     fake.join({ t: [0] });
     expect(session.snapshot().status).toBe('running');
   });
@@ -301,7 +310,7 @@ describe('ConsumerSession', () => {
         .mockResolvedValue(undefined);
       const noJitter = () => 1 - Number.EPSILON; // each delay is its full doubling
       new ConsumerSession(
-        fake.consumer,
+        kafkajsConsumerPort(fake.consumer),
         new InboxMetrics(new Registry()),
         logger,
         recover,

@@ -1,11 +1,4 @@
 import type { Logger } from '@nestjs/common';
-import type {
-  Consumer,
-  ConsumerCommitOffsetsEvent,
-  ConsumerEndBatchProcessEvent,
-  ConsumerGroupJoinEvent,
-  InstrumentationEvent,
-} from 'kafkajs';
 import type { InboxMetrics } from '../metrics/inbox.metrics';
 import {
   partitionKey,
@@ -15,17 +8,16 @@ import {
   type UndecodableRecord,
 } from './consumer-snapshot';
 import { BatchWindows } from './batch-windows';
-import { CrashRecovery, type CrashPayload } from './crash.recovery';
+import { CrashRecovery } from './crash.recovery';
 import { GroupLag } from './group-lag';
+import type { CrashPayload, HandedBatchEnd, InboxConsumerPort } from './inbox-consumer.port';
 import { OffsetCommitter } from './offset.committer';
 import { OffsetRefusals } from './offsets-in-log';
 import { PartitionOffsetTracker } from './partition-offset.tracker';
 import { PoisonPauses } from './poison-pauses';
 
-type BatchEndPayload = ConsumerEndBatchProcessEvent['payload'];
-
 /**
- * All the inbox knows of one kafkajs consumer: status, assignment, offset trackers (never past
+ * All the inbox knows of one Kafka consumer (through its port): status, assignment, offset trackers (never past
  * the last high watermark), committer, pauses, crash recovery, lag, batch windows. Nothing is
  * committed between REBALANCING and GROUP_JOIN; revoked partitions and a stopped consumer retire
  * their trackers, so late results are never committed and re-reads are absorbed. @internal
@@ -46,14 +38,14 @@ export class ConsumerSession {
   private groupId: string | undefined;
   private closed = false;
   private undecodable: ConsumerSnapshot['undecodable'] = { records: 0 };
-  private readonly unsubscribe: (() => void)[] = [];
+  private readonly unsubscribe: () => void;
 
   /**
-   * @param recover runs the consumer again when kafkajs crashed it for good
+   * @param recover runs the consumer again when its client crashed it for good
    * @param random the recovery backoff's jitter draw
    */
   constructor(
-    readonly consumer: Consumer,
+    consumer: InboxConsumerPort,
     private readonly metrics: InboxMetrics,
     private readonly logger: Logger,
     private recover?: ConsumerRecovery,
@@ -70,7 +62,27 @@ export class ConsumerSession {
     );
     this.lag = new GroupLag(metrics, () => this.groupId ?? '');
     this.recovery = new CrashRecovery(consumer, logger, () => this.groupId ?? '?', random);
-    this.subscribe();
+    this.unsubscribe = consumer.listen({
+      join: (groupId, assignment) => this.onJoin(groupId, assignment),
+      rebalancing: () => {
+        this.rebalancing = true;
+        this.status = 'rebalancing';
+      },
+      crash: (p) => this.onCrash(p),
+      stop: () => {
+        this.status = 'stopped';
+        this.retireAll();
+      },
+      connect: () => {
+        if (this.status === 'stopped') this.status = 'connected';
+      },
+      named: (groupId) => this.named(groupId),
+      batchStart: (p) => {
+        this.windows.start(p);
+        this.logEnds.set(partitionKey(p.topic, p.partition), BigInt(p.highWatermark));
+      },
+      batchEnd: (p) => this.onBatchEnd(p),
+    });
   }
 
   /** Its consumer connected but has not joined its group yet: not running until it does. */
@@ -151,56 +163,21 @@ export class ConsumerSession {
     this.closed = true;
     this.committer.close();
     this.recovery.close();
-    for (const off of this.unsubscribe.splice(0)) off();
+    this.unsubscribe();
   }
 
-  /** Sets how to run the consumer again after a crash kafkajs does not restart. */
+  /** Sets how to run the consumer again after a crash its client does not restart. */
   recoverWith(recover: ConsumerRecovery): void {
     this.recover = recover;
   }
 
-  private subscribe(): void {
-    const on = <T>(event: string, fn: (payload: T) => void) =>
-      this.unsubscribe.push(
-        this.consumer.on(
-          event as never,
-          ((e: InstrumentationEvent<T>) => fn(e.payload)) as never,
-        ) as unknown as () => void,
-      );
-    const events = this.consumer.events;
-    on<ConsumerGroupJoinEvent['payload']>(events.GROUP_JOIN, (p) => this.onJoin(p));
-    on(events.REBALANCING, () => {
-      this.rebalancing = true;
-      this.status = 'rebalancing';
-    });
-    on<CrashPayload>(events.CRASH, (p) => this.onCrash(p));
-    on(events.STOP, () => {
-      this.status = 'stopped';
-      this.retireAll();
-    });
-    on<ConsumerCommitOffsetsEvent['payload']>(events.COMMIT_OFFSETS, (p) => {
-      this.named(p.groupId);
-      this.committer.confirm(p.topics);
-    });
-    // The join may come before the session is attached: the group is named by later events too.
-    on<{ groupId: string }>(events.HEARTBEAT, (p) => this.named(p.groupId));
-    on(events.CONNECT, () => {
-      if (this.status === 'stopped') this.status = 'connected';
-    });
-    on<BatchEndPayload>(events.START_BATCH_PROCESS, (p) => {
-      this.windows.start(p);
-      this.logEnds.set(partitionKey(p.topic, p.partition), BigInt(p.highWatermark));
-    });
-    on<BatchEndPayload>(events.END_BATCH_PROCESS, (p) => this.onBatchEnd(p));
-  }
-
-  private onBatchEnd(p: BatchEndPayload): void {
+  private onBatchEnd(p: HandedBatchEnd): void {
     const last = this.windows.end(p);
     if (last !== undefined && !this.rebalancing)
       this.finish(this.begin(p.topic, p.partition, last), last);
   }
 
-  /** kafkajs crashed the consumer: nothing it holds counts any more; recovery decides the rest. */
+  /** The client crashed the consumer: nothing it holds counts any more; recovery decides the rest. */
   private onCrash(payload: CrashPayload): void {
     this.status = 'crashed';
     this.named(payload.groupId); // a consumer crashing before it ever joined
@@ -225,11 +202,11 @@ export class ConsumerSession {
     for (const tracker of this.trackers.values()) this.lag.uncommitted(tracker);
   }
 
-  private onJoin(payload: ConsumerGroupJoinEvent['payload']): void {
-    this.named(payload.groupId);
-    this.groupId = payload.groupId;
+  private onJoin(groupId: string, assigned: Readonly<Record<string, readonly number[]>>): void {
+    this.named(groupId);
+    this.groupId = groupId;
     const assignment = new Map<string, Set<number>>();
-    for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
+    for (const [topic, partitions] of Object.entries(assigned)) {
       assignment.set(topic, new Set(partitions));
     }
     const isAssigned = (topic: string, partition: number) =>

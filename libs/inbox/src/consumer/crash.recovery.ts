@@ -1,14 +1,11 @@
 import type { Logger } from '@nestjs/common';
-import type { Consumer } from 'kafkajs';
 import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import type { ConsumerRecovery } from './consumer-snapshot';
-
-/** What kafkajs' CRASH event says. @internal */
-export type CrashPayload = { error?: Error; restart?: boolean; groupId?: string };
+import type { CrashPayload, InboxConsumerPort } from './inbox-consumer.port';
 
 /**
- * Says why a consumer crashed and whether kafkajs restarts it (never a payload), and runs it
- * again after a crash kafkajs does not restart: connect, then the given
+ * Says why a consumer crashed and whether its client restarts it (never a payload), and runs it
+ * again after a crash its client does not restart: connect, then the given
  * recovery, backing off from 1 s to 30 s until it works or the session closes. @internal
  */
 export class CrashRecovery {
@@ -16,21 +13,21 @@ export class CrashRecovery {
   private closed = false;
 
   constructor(
-    private readonly consumer: Consumer,
+    private readonly consumer: InboxConsumerPort,
     private readonly logger: Logger,
     private readonly groupId: () => string,
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** Logs the crash; without kafkajs' own restart, runs the consumer again with `recover`. */
+  /** Logs the crash; without its client's own restart, runs the consumer again with `recover`. */
   crashed(payload: CrashPayload, recover: ConsumerRecovery | undefined): void {
     const error = payload.error;
     const what = error ? `${error.name}: ${error.message}` : 'unknown error';
     const next = payload.restart
-      ? 'kafkajs restarts it'
+      ? 'its client restarts it'
       : recover
-        ? 'kafkajs does not restart it: the inbox runs it again'
-        : 'kafkajs does not restart it: restart the process (health stays down until then)';
+        ? 'its client does not restart it: the inbox runs it again'
+        : 'its client does not restart it: restart the process (health stays down until then)';
     this.logger.error(
       `consumer crashed group=${payload.groupId ?? this.groupId()} stage=consume (${what}); ${next}`,
     );

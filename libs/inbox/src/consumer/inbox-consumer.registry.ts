@@ -8,6 +8,8 @@ import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import type { ConsumerRecovery, ConsumerSnapshot } from './consumer-snapshot';
 import { ConsumerSession } from './consumer.session';
 import { pollGroupLag } from './group-lag';
+import type { InboxConsumerPort } from './inbox-consumer.port';
+import { kafkajsConsumerPort } from './kafkajs-consumer.port';
 import { watchKafkaServers } from './kafka-servers';
 
 /**
@@ -18,7 +20,7 @@ import { watchKafkaServers } from './kafka-servers';
  */
 @Injectable()
 export class InboxConsumerRegistry implements BeforeApplicationShutdown {
-  private readonly sessions = new Map<Consumer, ConsumerSession>();
+  private readonly sessions = new Map<InboxConsumerPort, ConsumerSession>();
   private readonly logger = new Logger('InboxModule');
   private readonly unwatch: () => void;
   private readonly stopLag: () => Promise<void>;
@@ -32,15 +34,16 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
     const unwatch = watchKafkaServers(modules, (server) => {
       // Its consumer connects before it runs: attached then, with how to run it again. A start
       // that failed half-way leaves a consumer the next start replaces: that one is forgotten.
-      let current: Consumer | undefined;
+      let current: InboxConsumerPort | undefined;
       statuses.push(
         server.status.subscribe((status) => {
-          const consumer = String(status) === 'connected' ? consumerOf(server) : undefined;
-          if (!consumer) return;
-          if (current && current !== consumer) this.forget(current);
-          current = consumer;
-          const known = this.sessions.has(consumer);
-          const session = this.attach(consumer, () => server.bindEvents(consumer));
+          const found = String(status) === 'connected' ? portOf(server) : undefined;
+          if (!found) return;
+          const { port, recover } = found;
+          if (current && current !== port) this.forget(current);
+          current = port;
+          const known = this.sessions.has(port);
+          const session = this.attachPort(port, recover);
           if (!known) session.starting();
         }),
       );
@@ -60,19 +63,24 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
    *   `() => server.bindEvents(consumer)`
    */
   attach(consumer: Consumer, recover?: ConsumerRecovery): ConsumerSession {
-    let session = this.sessions.get(consumer);
+    return this.attachPort(kafkajsConsumerPort(consumer), recover);
+  }
+
+  /** The session of a consumer of any client, through its port. @internal */
+  attachPort(port: InboxConsumerPort, recover?: ConsumerRecovery): ConsumerSession {
+    let session = this.sessions.get(port);
     if (!session) {
-      session = new ConsumerSession(consumer, this.metrics, this.logger, recover);
-      this.sessions.set(consumer, session);
+      session = new ConsumerSession(port, this.metrics, this.logger, recover);
+      this.sessions.set(port, session);
     }
     if (recover) session.recoverWith(recover);
     return session;
   }
 
   /** Drops the session of a consumer its server replaced (it reports nothing any more). */
-  private forget(consumer: Consumer): void {
-    this.sessions.get(consumer)?.close();
-    this.sessions.delete(consumer);
+  private forget(port: InboxConsumerPort): void {
+    this.sessions.get(port)?.close();
+    this.sessions.delete(port);
   }
 
   /** What each attached consumer looks like now. */
@@ -104,10 +112,21 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
   }
 }
 
-/** The server's kafkajs consumer, once it has one. */
-function consumerOf(server: ServerKafka): Consumer | undefined {
+/**
+ * The port of the server's consumer once it has one (a server on another client gives its own),
+ * with how to run it again after a crash its client does not restart.
+ */
+function portOf(
+  server: ServerKafka & { inboxConsumerPort?: () => InboxConsumerPort | undefined },
+): { port: InboxConsumerPort; recover?: ConsumerRecovery } | undefined {
+  if (server.inboxConsumerPort) {
+    const port = server.inboxConsumerPort();
+    return port && { port };
+  }
   try {
-    return server.unwrap<[unknown, Consumer | null]>()[1] ?? undefined;
+    const consumer = server.unwrap<[unknown, Consumer | null]>()[1];
+    if (!consumer) return undefined;
+    return { port: kafkajsConsumerPort(consumer), recover: () => server.bindEvents(consumer) };
   } catch {
     return undefined; // not started
   }

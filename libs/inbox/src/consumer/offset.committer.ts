@@ -1,7 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import type { Consumer, TopicOffsets } from 'kafkajs';
 import { Backoff, errorLabel } from '@nest-outbox/core/internal';
-import { partitionKey } from './consumer-snapshot';
+import type { InboxConsumerPort } from './inbox-consumer.port';
 import type { PartitionOffsetTracker } from './partition-offset.tracker';
 
 /** Failed OffsetCommit requests in a row after which the committer pauses (`IDLE_RETRY_MS`). */
@@ -12,18 +11,15 @@ const IDLE_RETRY_MS = 10_000;
 /**
  * Commits one consumer's committable offsets asynchronously, coalesced (one request in flight)
  * and retried with backoff; a failing commit is retried with the next result or join, or after
- * `IDLE_RETRY_MS`. A commit counts only when kafkajs' COMMIT_OFFSETS event confirms it: while
- * its consumer stops or restarts, kafkajs resolves `commitOffsets` without sending. @internal
+ * `IDLE_RETRY_MS`. A commit counts only when the port says the broker accepted it. @internal
  */
 export class OffsetCommitter {
   private committing: Promise<void> | undefined;
   private dirty = false;
   private idleRetry: NodeJS.Timeout | undefined;
-  /** The offsets of the request in flight that kafkajs has not reported sent yet. */
-  private unconfirmed = new Map<string, string>();
 
   constructor(
-    private readonly consumer: Consumer,
+    private readonly consumer: InboxConsumerPort,
     private readonly logger: Logger,
     /** The trackers whose committable offsets to commit now. */
     private readonly trackers: () => Iterable<PartitionOffsetTracker>,
@@ -55,16 +51,6 @@ export class OffsetCommitter {
     await this.committing;
   }
 
-  /** kafkajs' COMMIT_OFFSETS event: the broker accepted these offsets. */
-  confirm(topics: readonly TopicOffsets[]): void {
-    for (const { topic, partitions } of topics) {
-      for (const { partition, offset } of partitions) {
-        const key = partitionKey(topic, partition);
-        if (this.unconfirmed.get(key) === String(offset)) this.unconfirmed.delete(key);
-      }
-    }
-  }
-
   close(): void {
     clearTimeout(this.idleRetry);
   }
@@ -85,14 +71,10 @@ export class OffsetCommitter {
         partition: tracker.partition,
         offset: next.toString(),
       }));
-      this.unconfirmed = new Map(
-        offsets.map((o) => [partitionKey(o.topic, o.partition), o.offset]),
-      );
       let failure: string | undefined;
       try {
-        await this.consumer.commitOffsets(offsets);
-        if (this.unconfirmed.size > 0)
-          failure = 'not sent: the kafkajs consumer is stopping or restarting';
+        if (!(await this.consumer.commit(offsets)))
+          failure = 'not sent: the consumer is stopping or restarting';
       } catch (error) {
         failure = errorLabel(error);
       }

@@ -1,6 +1,6 @@
-import type { Consumer } from 'kafkajs';
 import type { InboxMetrics } from '../metrics/inbox.metrics';
 import { partitionKey, type PoisonPause } from './consumer-snapshot';
+import type { InboxConsumerPort } from './inbox-consumer.port';
 
 /**
  * One consumer's partitions paused by a poison event (`onExhausted: 'pause'`), until an operator
@@ -10,14 +10,14 @@ export class PoisonPauses {
   private readonly pauses = new Map<string, PoisonPause>();
 
   constructor(
-    private readonly consumer: Consumer,
+    private readonly consumer: InboxConsumerPort,
     private readonly metrics: InboxMetrics,
   ) {}
 
   /** Pauses a partition at `offset` (it will be redelivered on resume). */
   pause(pause: PoisonPause): void {
-    this.consumer.pause([{ topic: pause.topic, partitions: [pause.partition] }]);
-    this.consumer.seek({ topic: pause.topic, partition: pause.partition, offset: pause.offset });
+    this.consumer.pause(pause.topic, pause.partition);
+    this.consumer.seek(pause.topic, pause.partition, pause.offset);
     this.pauses.set(partitionKey(pause.topic, pause.partition), pause);
     this.gauge(pause.topic, pause.partition, 1);
   }
@@ -26,7 +26,7 @@ export class PoisonPauses {
   resume(topic: string, partition: number): boolean {
     if (!this.pauses.delete(partitionKey(topic, partition))) return false;
     this.gauge(topic, partition, 0);
-    this.consumer.resume([{ topic, partitions: [partition] }]);
+    this.consumer.resume(topic, partition);
     return true;
   }
 

@@ -50,7 +50,7 @@ export class InboxLifecycle
       server.useInbox({
         pipeline,
         routes: (topic) => routes.forTopic(topic),
-        session: (c) => registry.attach(c),
+        session: (port) => registry.attachPort(port),
         connectionName: options.connectionName,
       });
     });

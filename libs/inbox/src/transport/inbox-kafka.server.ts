@@ -9,6 +9,7 @@ import { Partitioners, type Consumer, type EachBatchPayload, type KafkaMessage }
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { recordOf, type ChunkRecord, type InboxRoute } from '../chunk/chunk';
 import type { ConsumerSession } from '../consumer/consumer.session';
+import { kafkajsConsumerPort } from '../consumer/kafkajs-consumer.port';
 import { offsetsInLog } from '../consumer/offsets-in-log';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { inboxKafka } from '../kafkajs/inbox-kafkajs';
@@ -33,7 +34,7 @@ export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
  * @publicApi
  */
 export class InboxKafkaServer extends ServerKafka {
-  private readonly batchSize: number;
+  protected readonly batchSize: number;
   private readonly connectionName: string | undefined;
   private inbox: InboxLink | undefined;
 
@@ -76,6 +77,20 @@ export class InboxKafkaServer extends ServerKafka {
   }
 
   override async bindEvents(consumer: Consumer): Promise<void> {
+    const { inbox, routes } = this.inboxRoutes();
+    if (routes.size > 0)
+      await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: [...routes.keys()] });
+    const session = inbox.session(kafkajsConsumerPort(consumer));
+    await consumer.run({
+      ...(this.options.run ?? {}),
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) =>
+        this.consume(payload, inbox, session, routes.get(payload.batch.topic) ?? []),
+    });
+  }
+
+  /** The linked inbox and the routes of each topic served (refused unless all are inbox handlers). */
+  protected inboxRoutes(): { inbox: InboxLink; routes: Map<string, readonly InboxRoute[]> } {
     const inbox = this.inbox;
     if (!inbox)
       throw new InboxMisuseError(
@@ -89,15 +104,7 @@ export class InboxKafkaServer extends ServerKafka {
     const routes = new Map<string, readonly InboxRoute[]>();
     for (const [topic, handler] of this.messageHandlers)
       routes.set(topic, this.routesOf(topic, handler, inbox));
-    if (routes.size > 0)
-      await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: [...routes.keys()] });
-    const session = inbox.session(consumer);
-    await consumer.run({
-      ...(this.options.run ?? {}),
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) =>
-        this.consume(payload, inbox, session, routes.get(payload.batch.topic) ?? []),
-    });
+    return { inbox, routes };
   }
 
   /** The topic's inbox routes; a topic with another kind of handler is refused at start-up. */

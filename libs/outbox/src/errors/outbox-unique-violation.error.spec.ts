@@ -10,7 +10,7 @@ const pgError = (constraint?: string) =>
   });
 
 describe('OutboxUniqueViolationError', () => {
-  it.each([
+  it.each<[string, Error]>([
     ['node-postgres', pgError('orders_pkey')],
     [
       "TypeORM's QueryFailedError",
@@ -21,12 +21,20 @@ describe('OutboxUniqueViolationError', () => {
       new Error(`Failed query params: ${MARKER}`, { cause: pgError('orders_pkey') }),
     ],
     [
-      "Prisma's P2002",
-      Object.assign(new Error(MARKER), {
-        code: 'P2002',
-        meta: { driverAdapterError: { cause: { constraint: { index: 'orders_pkey' } } } },
-      }),
+      "MikroORM's UniqueConstraintViolationException (the driver's fields copied)",
+      Object.assign(new Error(`insert - ${MARKER}`), { ...pgError('orders_pkey') }),
     ],
+    ...['P2002', 'P2010'].map((code): [string, Error] => [
+      `Prisma's ${code} (its driver adapter's error)`,
+      Object.assign(new Error(MARKER), {
+        code,
+        meta: {
+          driverAdapterError: Object.assign(new Error('UniqueConstraintViolation'), {
+            cause: { originalCode: '23505', constraint: { index: 'orders_pkey' } },
+          }),
+        },
+      }),
+    ]),
   ])(
     'Given %s unique violation, then it names the constraint and never the value',
     (_what, error) => {
@@ -37,6 +45,13 @@ describe('OutboxUniqueViolationError', () => {
       expect(wrapped.message).not.toContain(MARKER);
     },
   );
+
+  it('Given a P2002 of a Prisma without a driver adapter, then it is a violation without a name', () => {
+    const error = Object.assign(new Error(MARKER), { code: 'P2002', meta: { target: ['id'] } });
+    const wrapped = OutboxUniqueViolationError.wrap(error) as OutboxUniqueViolationError;
+    expect(wrapped).toBeInstanceOf(OutboxUniqueViolationError);
+    expect(wrapped.constraint).toBeUndefined();
+  });
 
   it('Given a constraint name that is not an identifier, then it is left out', () => {
     const wrapped = OutboxUniqueViolationError.wrap(pgError(`x ${MARKER}`));

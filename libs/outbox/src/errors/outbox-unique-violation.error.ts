@@ -1,28 +1,17 @@
 import { NestOutboxError } from '@nest-outbox/core';
-
-interface ErrorLike {
-  code?: unknown;
-  constraint?: unknown;
-  cause?: unknown;
-  driverError?: unknown;
-  meta?: { driverAdapterError?: { cause?: { constraint?: { index?: unknown } } } };
-}
+import { constraintOf, driverErrorChain, sqlStateOf } from './driver-error';
 
 /**
- * The unique violation in `error` or an error it wraps (`cause`, TypeORM's `driverError`):
- * node-postgres' 23505, or Prisma's P2002 (its driver adapter names the index).
+ * The unique violation in `error` or an error it wraps, on every data stack: PostgreSQL's
+ * 23505 (node-postgres, Kysely, TypeORM's `QueryFailedError`, Drizzle's `cause`, MikroORM's
+ * `UniqueConstraintViolationException`, Prisma's driver adapter error under P2002 or P2010),
+ * or a P2002 of a Prisma without a driver adapter (no constraint's name).
  */
-function uniqueViolationIn(error: unknown, depth = 0): { constraint?: unknown } | undefined {
-  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
-  const e = error as ErrorLike;
-  if (e.code === '23505') return e;
-  if (e.code === 'P2002')
-    return { constraint: e.meta?.driverAdapterError?.cause?.constraint?.index };
-  for (const inner of [e.driverError, e.cause]) {
-    const found = inner === error ? undefined : uniqueViolationIn(inner, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+function uniqueViolationIn(error: unknown): { constraint?: unknown } | undefined {
+  const chain = driverErrorChain(error);
+  const violation = chain.find((e) => sqlStateOf(e) === '23505');
+  if (violation) return { constraint: constraintOf(violation) };
+  return chain.some((e) => e.code === 'P2002') ? {} : undefined;
 }
 
 /** A constraint name as PostgreSQL reports it: an identifier, never a value. */
@@ -30,7 +19,8 @@ const CONSTRAINT_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
 /**
  * A write of the command hit a unique constraint (PostgreSQL 23505, e.g. an insert with an id
- * that exists): the transaction rolled back and nothing was written. `constraint` is the
+ * that exists): the transaction rolled back and nothing was written. `OutboxHttpExceptionFilter`
+ * also answers a driver's violation outside the outbox's transactions as one. `constraint` is the
  * constraint's name when the driver gave one; the driver's message and detail, which quote
  * the conflicting value, stay in `cause` only.
  * @publicApi
@@ -47,6 +37,11 @@ export class OutboxUniqueViolationError extends NestOutboxError {
         'row and decide',
       { cause },
     );
+  }
+
+  /** True when `error` is, or wraps, a driver's unique violation (any data stack). */
+  static isCause(error: unknown): boolean {
+    return error instanceof OutboxUniqueViolationError || uniqueViolationIn(error) !== undefined;
   }
 
   /** `error` as this error when a unique violation caused it; else `error` itself. */

@@ -13,14 +13,8 @@ import { NoActiveTransactionError } from '../errors/no-active-transaction.error'
 import { OutboxBackPressureError } from '../errors/outbox-back-pressure.error';
 import { OutboxDatabaseUnavailableError } from '../errors/outbox-database-unavailable.error';
 import { OutboxUniqueViolationError } from '../errors/outbox-unique-violation.error';
+import { DriverDatabaseUnavailable, DriverUniqueViolation } from './driver-error.matchers';
 import { LogRateLimit } from './log-rate-limit';
-
-type OutboxHttpError =
-  | InvalidTransitionError
-  | OutboxBackPressureError
-  | OutboxDatabaseUnavailableError
-  | OutboxUniqueViolationError
-  | NoActiveTransactionError;
 
 /** `Retry-After` of a 503 for PostgreSQL unavailable: a restart or failover takes seconds. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
@@ -31,11 +25,13 @@ const LOG_WINDOW_MS = 10_000;
  * Answers the outbox's errors the HTTP way, on any platform (it extends Nest's
  * `BaseExceptionFilter`), with bodies that name the case in `error` and carry no ids or values:
  * - `InvalidTransitionError`: 409 `invalid_transition`;
- * - `OutboxUniqueViolationError` (a write of the command hit a unique constraint): 409
- *   `conflict` with the constraint's name;
+ * - `OutboxUniqueViolationError` (a write of the command hit a unique constraint), and a
+ *   driver's unique violation thrown outside `@OutboxTransactional()` on any data stack
+ *   (23505, Prisma's P2002/P2010): 409 `conflict` with the constraint's name, never the value;
  * - `OutboxBackPressureError`: 503 `back_pressure` with `Retry-After`;
- * - `OutboxDatabaseUnavailableError`: 503 `database_unavailable`, `retryable: true`, with
- *   `Retry-After: 2`;
+ * - `OutboxDatabaseUnavailableError`, and a driver's error saying PostgreSQL is unreachable
+ *   or went away outside `@OutboxTransactional()`: 503 `database_unavailable`,
+ *   `retryable: true`, with `Retry-After: 2`;
  * - `NoActiveTransactionError`: 500, logged at ERROR with how to fix the code.
  * The two database cases log at WARN, at most one line per error class every 10 s with the
  * count of the others (an outage answered per request must not flood the log).
@@ -51,12 +47,16 @@ const LOG_WINDOW_MS = 10_000;
   OutboxDatabaseUnavailableError,
   OutboxUniqueViolationError,
   NoActiveTransactionError,
+  DriverUniqueViolation,
+  DriverDatabaseUnavailable,
 )
 export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
   private readonly logger = new Logger('OutboxHttpExceptionFilter');
   private readonly warnings = new LogRateLimit(LOG_WINDOW_MS);
 
-  override catch(exception: OutboxHttpError, host: ArgumentsHost): void {
+  override catch(error: unknown, host: ArgumentsHost): void {
+    // A driver's error caught by its shape becomes the typed error the outbox would throw.
+    const exception = OutboxUniqueViolationError.wrap(OutboxDatabaseUnavailableError.wrap(error));
     if (exception instanceof InvalidTransitionError) {
       const message = 'the entity is not in a state that allows this change; reload it';
       const body = { statusCode: 409, error: 'invalid_transition', message };
@@ -83,7 +83,8 @@ export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
       const body = { statusCode: 503, error: 'database_unavailable', retryable: true, message };
       return super.catch(new ServiceUnavailableException(body), host);
     }
-    this.logger.error(`${exception.name}: ${exception.message}`);
+    const { name, message } = exception as NoActiveTransactionError;
+    this.logger.error(`${name}: ${message}`);
     return super.catch(new InternalServerErrorException(), host);
   }
 

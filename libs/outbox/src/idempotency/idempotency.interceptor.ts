@@ -3,6 +3,7 @@ import {
   type CallHandler,
   type ExecutionContext,
   type NestInterceptor,
+  type OnModuleInit,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { defer, lastValueFrom, map, type Observable } from 'rxjs';
@@ -28,11 +29,16 @@ interface HttpResponse {
 
 /** The HTTP side of `@Idempotent()`: reads the header, runs the handler once per key. @internal */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
   constructor(
     private readonly reflector: Reflector,
     private readonly idempotency: OutboxIdempotency,
   ) {}
+
+  /** Nest creates it only for a module with `@Idempotent()` handlers: the keys' table must exist. */
+  onModuleInit(): Promise<void> {
+    return this.idempotency.verifyTable();
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();

@@ -6,10 +6,13 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { errorLabel, PeriodicTask } from '@nest-outbox/core/internal';
+import { driverErrorChain, sqlStateOf } from '../errors/driver-error';
+import { OutboxIdempotencyTableNotFoundError } from '../errors/outbox-idempotency-table-not-found.error';
 import { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from '../outbox.constants';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { OutboxService } from '../outbox.service';
+import { relationExists } from '../schema/outbox-schema.installer';
 import type { OutboxTransactionOptions } from '../transaction/outbox-transaction-options.interface';
 import { IdempotencyKeyReusedError } from './idempotency.errors';
 import { sha256Of } from './idempotency-key';
@@ -63,6 +66,7 @@ export class OutboxIdempotency implements OnApplicationShutdown {
    * waits for the first to end, then replays it (or runs, if the first rolled back). A
    * command that throws stores nothing: the key stays free.
    * @throws IdempotencyKeyReusedError (422) when the key came with another fingerprint
+   * @throws OutboxIdempotencyTableNotFoundError when the keys' table does not exist
    */
   run(
     request: IdempotentRequest,
@@ -74,7 +78,12 @@ export class OutboxIdempotency implements OnApplicationShutdown {
     const { key, fingerprint } = request;
     return this.outbox.transaction(async () => {
       const db = this.options.sqlExecutor(this.host.tx);
-      if ((await db.query(this.sql.claim, [scope, key, fingerprint])).length === 0) {
+      const claimed = await db
+        .query(this.sql.claim, [scope, key, fingerprint])
+        .catch((error: unknown) => {
+          throw this.missingTable(error) ?? error;
+        });
+      if (claimed.length === 0) {
         const [first] = await db.query<{
           fingerprint: string;
           status: number;
@@ -98,6 +107,25 @@ export class OutboxIdempotency implements OnApplicationShutdown {
       this.metrics.idempotent.inc({ outcome: 'applied' });
       return { ...answer, replayed: false };
     }, options);
+  }
+
+  /**
+   * @throws OutboxIdempotencyTableNotFoundError when the keys' table does not exist (checked
+   * at start-up by `@Idempotent()`, unless `tuning.verifySchema: false`)
+   * @internal
+   */
+  async verifyTable(): Promise<void> {
+    if (!this.options.verifySchema) return;
+    const { table } = this.options.idempotency;
+    if (!(await relationExists(this.options.sqlExecutor(this.host.tx), table)))
+      throw new OutboxIdempotencyTableNotFoundError(table);
+  }
+
+  /** The typed error when `error` says the keys' table does not exist (42P01). */
+  private missingTable(error: unknown): OutboxIdempotencyTableNotFoundError | undefined {
+    return driverErrorChain(error).some((e) => sqlStateOf(e) === '42P01')
+      ? new OutboxIdempotencyTableNotFoundError(this.options.idempotency.table)
+      : undefined;
   }
 
   /** The caller's scope of the request in `context` (the `idempotency.scope` option). */

@@ -26,10 +26,16 @@ export async function installOutboxSchema(
   });
 }
 
+/** True when the relation `qualifiedName` exists. @internal */
+export async function relationExists(sql: SqlExecutor, qualifiedName: string): Promise<boolean> {
+  const rows = await sql.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
+    qualifiedName,
+  ]);
+  return !!rows[0]?.oid;
+}
+
 /** @throws OutboxTableNotFoundError saying how to create the table, when it does not exist @internal */
 export async function verifyOutboxTable(sql: SqlExecutor, qualifiedTable: string): Promise<void> {
-  const rows = await sql.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
-    qualifiedTable,
-  ]);
-  if (!rows[0]?.oid) throw new OutboxTableNotFoundError(qualifiedTable);
+  if (!(await relationExists(sql, qualifiedTable)))
+    throw new OutboxTableNotFoundError(qualifiedTable);
 }

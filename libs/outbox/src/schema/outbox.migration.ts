@@ -1,6 +1,5 @@
 import { type MigrationOptions } from '@nest-outbox/core';
-import { createTableMigration } from '@nest-outbox/core/internal';
-import type { MigrationInterface } from 'typeorm';
+import { createTableMigration, type SqlMigrationClass } from '@nest-outbox/core/internal';
 import { dropOutboxSchemaSql, outboxSchemaSql } from './outbox-schema.sql';
 
 /**
@@ -24,7 +23,7 @@ export type OutboxMigrationOptions = MigrationOptions;
  */
 export function createOutboxMigration(
   options: OutboxMigrationOptions = {},
-): new () => MigrationInterface {
+): SqlMigrationClass {
   return createTableMigration(
     {
       module: 'OutboxModule',

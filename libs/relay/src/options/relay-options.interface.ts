@@ -4,7 +4,6 @@ import type { PoolConfig } from 'pg';
 import type { ErrorKind } from '../errors/error-kind';
 import type { Registry } from 'prom-client';
 import type { RelayCompression } from '../publisher/compression';
-import type { KafkaRecordEncoder } from '../publisher/kafka.publisher';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 
 /** What a classifier sees about the event whose publish failed (never the payload). */
@@ -99,8 +98,8 @@ export interface RelayModuleOptions {
   /**
    * The Kafka client that publishes: `kafkajs`, or `platformatic` (`@platformatic/kafka` 1.x, an
    * optional peer: `npm i @platformatic/kafka@^1`), which takes `kafka`'s brokers, clientId,
-   * ssl, sasl (plain, scram, oauthbearer) and timeouts, and no `tuning.producer` or
-   * `tuning.recordEncoder`. @default 'kafkajs'
+   * ssl, sasl (plain, scram, oauthbearer) and timeouts, and no `tuning.producer`.
+   * @default 'kafkajs'
    */
   readonly client?: RelayKafkaClient;
   readonly routing: TopicRoutingOptions;
@@ -126,8 +125,6 @@ export interface RelayTuningOptions {
   readonly table?: string;
   /** Extra kafkajs producer settings; `idempotent` and `maxInFlightRequests: 1` are enforced. */
   readonly producer?: Omit<ProducerConfig, 'idempotent' | 'maxInFlightRequests'>;
-  /** Produce requests built by the relay's own encoder (fails safe to kafkajs') or by kafkajs'. @default 'relay' */
-  readonly recordEncoder?: KafkaRecordEncoder;
   /** Compression of the published record batches (kafkajs' codecs). @default 'none' */
   readonly compression?: RelayCompression;
   /** Claims and marks wait for their WAL flush; else one mark per 200 ms does, bounding what a crash forgets. @default false */

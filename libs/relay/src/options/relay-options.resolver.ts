@@ -24,7 +24,6 @@ import type {
 export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 
 const check = new OptionChecks(RELAY_MODULE);
-const ENCODERS = ['relay', 'kafkajs'] as const;
 const COMPRESSIONS = ['none', 'gzip', 'snappy'] as const;
 const CLIENTS = ['kafkajs', 'platformatic'] as const;
 
@@ -58,7 +57,7 @@ function resolveRetry(r: RetryOptions | undefined): BackoffPolicy & { maxAttempt
 const RENAMED = {
   ...movedUnder(
     'tuning',
-    `table producer recordEncoder compression synchronousCommit batchSize runLimit
+    `table producer compression synchronousCommit batchSize runLimit
     maxRequestBytes leaseMs publishTimeoutMs retry crashLoopThreshold polling listen
     classifyError shutdownTimeoutMs statsIntervalMs tableStatsIntervalMs installSchema
     verifySchema autoStart relayId publisher`,
@@ -69,6 +68,16 @@ const RENAMED = {
   maxAttempts: 'tuning.retry.maxAttempts',
   'tuning.schema': 'schema',
 } as const;
+
+/** Removed options, refused with what to do: an old config never runs silently changed. */
+function refuseRemoved(raw: RelayModuleOptions): void {
+  const old = raw as { recordEncoder?: unknown; tuning?: { recordEncoder?: unknown } };
+  if (old.recordEncoder === undefined && old.tuning?.recordEncoder === undefined) return;
+  check.fail(
+    old.recordEncoder === undefined ? 'tuning.recordEncoder' : 'recordEncoder',
+    "was removed: kafkajs encodes the relay's requests through its public API; delete the option (see CHANGELOG.md)",
+  );
+}
 
 function resolveConnection(c: unknown): PoolConfig {
   if (typeof c === 'string' && c.length > 0) return { connectionString: c, max: 4 };
@@ -90,12 +99,8 @@ function resolveRequired(raw: RelayModuleOptions): void {
 function resolveClient(raw: RelayModuleOptions) {
   const client = check.oneOf('client', raw.client, CLIENTS, 'kafkajs');
   if (client === 'platformatic' && !raw.tuning?.publisher) {
-    for (const option of ['producer', 'recordEncoder'] as const)
-      if (raw.tuning?.[option] !== undefined)
-        check.fail(
-          `tuning.${option}`,
-          "is a kafkajs setting: remove it with client 'platformatic'",
-        );
+    if (raw.tuning?.producer !== undefined)
+      check.fail('tuning.producer', "is a kafkajs setting: remove it with client 'platformatic'");
     if (raw.kafka) platformaticClientOptions(raw.kafka);
   }
   return client;
@@ -116,6 +121,7 @@ function resolveListenChannel(listen: RelayTuningOptions['listen']): string | un
  */
 export function resolveRelayOptions(raw: RelayModuleOptions) {
   check.renamed(raw, RENAMED);
+  refuseRemoved(raw);
   const t: RelayTuningOptions = raw.tuning ?? {};
   const int = (name: keyof RelayTuningOptions, fallback: number) =>
     check.integer(`tuning.${name}`, t[name], fallback);
@@ -148,7 +154,6 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     batchSize: int('batchSize', 1000),
     runLimit: int('runLimit', 100),
     maxRequestBytes: int('maxRequestBytes', 900_000),
-    recordEncoder: check.oneOf('tuning.recordEncoder', t.recordEncoder, ENCODERS, 'relay'),
     compression: check.oneOf('tuning.compression', t.compression, COMPRESSIONS, 'none'),
     synchronousCommit: check.boolean('tuning.synchronousCommit', t.synchronousCommit, false),
     leaseMs,

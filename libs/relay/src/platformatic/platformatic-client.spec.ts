@@ -54,11 +54,10 @@ describe('RelayModule option client', () => {
       { kafka: { brokers: ['b:9092'], sasl: { mechanism: 'aws' } as never } },
       /option "kafka.sasl.mechanism" "aws" is not offered/,
     ],
-    ['kafkajs producer settings', { tuning: { producer: {} } }, /option "tuning.producer"/],
     [
-      'the record encoder choice',
-      { tuning: { recordEncoder: 'kafkajs' } },
-      /option "tuning.recordEncoder" is a kafkajs setting/,
+      'kafkajs producer settings',
+      { tuning: { producer: {} } },
+      /option "tuning.producer" is a kafkajs setting/,
     ],
   ])('with client platformatic, refuses %s at start-up', (_, more, message) => {
     expect(() => resolveRelayOptions(platformatic(more))).toThrow(InvalidOptionsError);

@@ -1,6 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs-snappy has no types; loaded only when chosen */
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import type { KafkaRecordEncoder } from './encoding';
 
 /**
  * Compression of the record batches the relay publishes: `gzip` (built into kafkajs) or
@@ -9,10 +8,8 @@ import type { KafkaRecordEncoder } from './encoding';
  */
 export type RelayCompression = 'none' | 'gzip' | 'snappy';
 
-/** How a `KafkaPublisher` encodes its Produce requests. @publicApi */
+/** How a `KafkaPublisher` encodes its record batches. @publicApi */
 export interface PublisherEncoding {
-  /** `relay` (default): the relay's own encoder (kafkajs' bytes, less CPU, safe fallback). */
-  readonly recordEncoder?: KafkaRecordEncoder;
   /** @default 'none' */
   readonly compression?: RelayCompression;
 }
@@ -36,7 +33,8 @@ function hasCodec(type: CompressionTypes): boolean {
 
 /**
  * kafkajs' compression type of `compression`, with its codec registered in kafkajs'
- * process-wide table (a snappy codec registered already is kept).
+ * documented process-wide `CompressionCodecs` table when absent: a codec the application
+ * registered already is kept, never overwritten.
  * @internal
  */
 export function kafkaCompression(compression: RelayCompression): CompressionTypes {

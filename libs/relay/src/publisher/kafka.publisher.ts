@@ -14,7 +14,6 @@ import {
 import { PublishTimeoutError } from '../errors/publish-timeout.error';
 import { kafkaCompression, type PublisherEncoding } from './compression';
 import { guardTraceHeaders } from './trace-headers.guard';
-import { RecordEncoderChoice } from './encoding';
 import {
   isConnectionError,
   isProducerStateError,
@@ -26,8 +25,6 @@ import { partitionOf, recordingPartitioner } from './key-partitioner';
 import { SocketTracker } from './socket.tracker';
 import type { PublishAck, PublishRecord, RelayPublisher } from './relay-publisher.interface';
 
-export type { KafkaRecordEncoder } from './encoding';
-
 /**
  * kafkajs adapter: an idempotent producer (`acks: -1`, `maxInFlightRequests: 1`), record key =
  * aggregate id, publish time as timestamp. On abort the producer is abandoned: its sockets are
@@ -37,7 +34,6 @@ export type { KafkaRecordEncoder } from './encoding';
 export class KafkaPublisher implements RelayPublisher {
   private readonly logger = new Logger('RelayKafkaPublisher');
   private readonly config: KafkaConfig;
-  protected readonly encoder: RecordEncoderChoice;
   private readonly compression: CompressionTypes;
   /** Each producer (and the admin) has a kafkajs client of its own, with tracked sockets. */
   private readonly trackers = new WeakMap<object, SocketTracker>();
@@ -49,7 +45,7 @@ export class KafkaPublisher implements RelayPublisher {
   /** The partition each record's latest failed send is pinned on (see `failedPartition`). */
   private readonly failedOn = new WeakMap<PublishRecord, number>();
 
-  /** @param encoding who encodes the requests, and their compression (`none` by default) */
+  /** @param encoding the compression of the record batches (`none` by default) */
   constructor(
     config: KafkaConfig,
     private readonly producerConfig: Omit<
@@ -60,7 +56,6 @@ export class KafkaPublisher implements RelayPublisher {
   ) {
     this.config = { logLevel: logLevel.WARN, logCreator: kafkaLogCreator(this.logger), ...config };
     this.compression = kafkaCompression(encoding.compression ?? 'none');
-    this.encoder = new RecordEncoderChoice(encoding.recordEncoder, this.logger);
   }
 
   /** A kafkajs client whose sockets `tracker` can destroy. */
@@ -75,7 +70,6 @@ export class KafkaPublisher implements RelayPublisher {
   }
 
   async connect(): Promise<void> {
-    await this.encoder.settle();
     await this.ensureProducer();
   }
 
@@ -125,32 +119,16 @@ export class KafkaPublisher implements RelayPublisher {
     this.abandon(producer);
   }
 
-  /**
-   * Publishes `records` in one request. When the broker refuses the bytes of a request the
-   * relay's encoder built, the request is sent again, encoded by kafkajs (see
-   * `RecordEncoderChoice`): an encoder fault never reaches the relay's park-or-backoff policy.
-   */
+  /** Publishes `records` with one `sendBatch` (kafkajs sends one request per partition leader). */
   async publish(records: readonly PublishRecord[], signal: AbortSignal): Promise<PublishAck[]> {
-    await this.encoder.settle();
-    const fast = this.encoder.fast;
-    try {
-      return await this.sendOnce(records, signal);
-    } catch (error) {
-      if (signal.aborted || !this.encoder.fallBackOn(error, fast)) throw error;
-      return this.sendOnce(records, signal);
-    }
-  }
-
-  private async sendOnce(
-    records: readonly PublishRecord[],
-    signal: AbortSignal,
-  ): Promise<PublishAck[]> {
     const abort = rejectOnAbort(signal);
     try {
       const producer = await Promise.race([this.ensureProducer(), abort.promise]);
-      const messages = records.map(({ key, value, headers }) =>
-        this.encoder.mark({ key, value, headers: guardTraceHeaders(headers) }),
-      );
+      const messages: Message[] = records.map(({ key, value, headers }) => ({
+        key,
+        value,
+        headers: guardTraceHeaders(headers),
+      }));
       const byTopic = new Map<string, Message[]>();
       records.forEach((r, i) => {
         const list = byTopic.get(r.topic) ?? [];

@@ -45,10 +45,8 @@ export function keyPartition(key: string | Buffer, partitionCount: number): numb
   return (murmur2(key) & 0x7fffffff) % partitionCount;
 }
 
-/** Where the partitioner put a message (kept on the message object itself). */
-const PARTITION = Symbol('nest-outbox:relay:partition');
-
-type Placed = Message & { [PARTITION]?: number };
+/** Where the partitioner put each message (the message objects the relay built). */
+const placed = new WeakMap<Message, number>();
 
 /**
  * A kafkajs partitioner that chooses what `fallback` would (keyed records by `murmur2`) and
@@ -59,17 +57,17 @@ export function recordingPartitioner(
   fallback: (args: PartitionerArgs) => number,
 ): (args: PartitionerArgs) => number {
   return (args) => {
-    const message: Placed = args.message;
+    const { message } = args;
     const partition =
       message.partition == null && message.key != null
         ? keyPartition(message.key, args.partitionMetadata.length)
         : fallback(args);
-    message[PARTITION] = partition;
+    placed.set(message, partition);
     return partition;
   };
 }
 
 /** The partition `recordingPartitioner` chose for `message`, or -1. @internal */
 export function partitionOf(message: Message): number {
-  return (message as Placed)[PARTITION] ?? -1;
+  return placed.get(message) ?? -1;
 }

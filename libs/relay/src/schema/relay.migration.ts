@@ -1,6 +1,5 @@
 import { type MigrationOptions } from '@nest-outbox/core';
-import { createTableMigration } from '@nest-outbox/core/internal';
-import type { MigrationInterface } from 'typeorm';
+import { createTableMigration, type SqlMigrationClass } from '@nest-outbox/core/internal';
 import { RELAY_MODULE } from '../relay.constants';
 import { dropRelaySchemaSql, relaySchemaSql } from './relay-schema.sql';
 
@@ -18,7 +17,7 @@ export type RelayMigrationOptions = MigrationOptions;
  */
 export function createRelayMigration(
   options: RelayMigrationOptions = {},
-): new () => MigrationInterface {
+): SqlMigrationClass {
   return createTableMigration(
     {
       module: RELAY_MODULE,
