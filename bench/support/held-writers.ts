@@ -40,11 +40,13 @@ export async function writeInProcesses(
   const children = jobs.map((job) =>
     spawnTs('bench/support/held-writer.main.ts', { HELD_WRITER: JSON.stringify(job) }),
   );
+  // Listened to at once: a process may exit while the loop below waits for another one.
+  const exits = children.map((child) => once(child.process, 'exit') as Promise<[number | null]>);
   try {
     const committedAt = new Map<string, number>();
     const lagP99Ms = edges.slice(1).map(() => 0);
     for (const [i, child] of children.entries()) {
-      const [code] = (await once(child.process, 'exit')) as [number | null];
+      const [code] = await exits[i]!;
       if (code !== 0) throw new Error(`writer process ${i} exited ${code}:\n${child.output()}`);
       const result = JSON.parse(readFileSync(jobs[i]!.out, 'utf8')) as HeldWriterResult;
       for (const [id, at] of result.committedAt) committedAt.set(id, at);
