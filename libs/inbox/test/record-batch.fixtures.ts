@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol files, lz4js and snappyjs have no types */
 import { gzipSync } from 'node:zlib';
 import { crc32c } from '@nest-outbox/core/internal';
-import { inboxKafkaFile } from '../src/kafkajs/inbox-kafkajs';
+import { guardRecords } from '../src/kafkajs/record-batch.guard';
 
-/** Hand-built v2 record batches and the inbox's own kafkajs reading them (tests only). */
+/** Hand-built v2 record batches, and stock kafkajs reading them once guarded (tests only). */
 
 const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0') as (record: object) => {
   buffer: Buffer;
@@ -100,14 +100,18 @@ export interface DecodedRecord {
   headers: Record<string, Buffer>;
 }
 
-/** What the inbox's own kafkajs reads from one partition's record bytes of a Fetch response. */
+const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
+const decodeMessages = require('kafkajs/src/protocol/requests/fetch/v4/decodeMessages') as (
+  decoder: unknown,
+) => Promise<DecodedRecord[]>;
+
+/**
+ * What kafkajs' own Fetch v4-v11 decoder reads from one partition's record bytes once the
+ * inbox's socket has guarded them.
+ */
 export async function decodeFetched(batches: readonly Buffer[]): Promise<DecodedRecord[]> {
-  const Decoder = inboxKafkaFile('src/protocol/decoder') as new (buffer: Buffer) => unknown;
-  const decode = inboxKafkaFile('src/protocol/requests/fetch/v4/decodeMessages') as (
-    decoder: unknown,
-  ) => Promise<DecodedRecord[]>;
-  const body = Buffer.concat(batches);
+  const body = await guardRecords(Buffer.concat(batches));
   const size = Buffer.alloc(4);
   size.writeInt32BE(body.length);
-  return decode(new Decoder(Buffer.concat([size, body])));
+  return decodeMessages(new Decoder(Buffer.concat([size, body])));
 }

@@ -48,7 +48,7 @@ const three: TestRecord[] = [
   { key: null, value: '{"n":3}' },
 ];
 
-describe("the inbox's record batch decoder (kafkajs 2.2.4's Fetch decoding, private copy)", () => {
+describe("the inbox's record batch guard, as stock kafkajs then reads the batches", () => {
   it.each(CODECS)(
     'Given a valid batch of codec %i between two others, then every record reads as written, the bad-JSON one too',
     async (codec) => {
