@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol files, lz4js and snappyjs have no types */
 import { gzipSync } from 'node:zlib';
 import { crc32c } from '@nest-outbox/core/internal';
+import { unpackHeaders } from '../src/kafkajs/header-decoding';
 import { guardRecords } from '../src/kafkajs/record-batch.guard';
 
 /** Hand-built v2 record batches, and stock kafkajs reading them once guarded (tests only). */
@@ -105,13 +106,21 @@ const decodeMessages = require('kafkajs/src/protocol/requests/fetch/v4/decodeMes
   decoder: unknown,
 ) => Promise<DecodedRecord[]>;
 
+/** What stock kafkajs' Fetch v4-v11 decoder reads from one partition's record bytes. */
+export function decodeStock(records: Buffer): Promise<DecodedRecord[]> {
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(records.length);
+  return decodeMessages(new Decoder(Buffer.concat([size, records])));
+}
+
 /**
- * What kafkajs' own Fetch v4-v11 decoder reads from one partition's record bytes once the
- * inbox's socket has guarded them.
+ * What the inbox reads from one partition's record bytes: guarded by its socket, decoded by
+ * kafkajs, headers unpacked by `InboxKafkaServer`.
  */
 export async function decodeFetched(batches: readonly Buffer[]): Promise<DecodedRecord[]> {
-  const body = await guardRecords(Buffer.concat(batches));
-  const size = Buffer.alloc(4);
-  size.writeInt32BE(body.length);
-  return decodeMessages(new Decoder(Buffer.concat([size, body])));
+  const records = await decodeStock(await guardRecords(Buffer.concat(batches)));
+  return records.map((r) => ({
+    ...r,
+    headers: unpackHeaders(r.headers) as DecodedRecord['headers'],
+  }));
 }

@@ -65,12 +65,15 @@ export async function rewriteFetchResponse(
     );
   if (outOfRange.length > 0 && onOutOfRange) {
     const offsets = fetchOffsets(request, version);
-    const fetches = outOfRange.map((o) => ({
-      ...o,
-      fetchOffset: offsets.get(`${o.topic}:${o.partition}`) ?? -1n,
-    }));
-    const taken = await onOutOfRange(fetches);
-    for (const [i, { errorAt }] of fetches.entries()) if (taken[i]) frame.writeInt16BE(0, errorAt);
+    const taken = await onOutOfRange(
+      outOfRange.map(({ topic, partition }) => ({
+        topic,
+        partition,
+        fetchOffset: offsets.get(`${topic}:${partition}`) ?? -1n,
+      })),
+    );
+    for (const [i, { errorAt }] of outOfRange.entries())
+      if (taken[i]) frame.writeInt16BE(0, errorAt);
   }
   if (parts.length === 0) return frame;
   parts.push(frame.subarray(copied));

@@ -1,7 +1,12 @@
 import { crc32c } from '@nest-outbox/core/internal';
-import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from './header-decoding';
+import {
+  MAX_RECORD_HEADERS,
+  PACK_HEADERS_ABOVE,
+  PACKED_HEADERS_HEADER,
+  TOO_MANY_HEADERS_HEADER,
+} from './header-decoding';
 import { decompress, MAX_BATCH_BYTES } from './kafka-codecs';
-import { headerBytes, RecordCursor, varint } from './record-bytes';
+import { fieldBytes, headerBytes, RecordCursor, varint } from './record-bytes';
 import { UNDECODABLE_BATCH_HEADER, UndecodableBatchError } from './undecodable-batch';
 
 /** Marker records per undecodable batch at most (its header's offset span, capped). @internal */
@@ -23,13 +28,16 @@ const CODECS = 5;
 /** A marker record's attributes and timestamp delta; its null key, null value, one header. */
 const NO_TIME = Buffer.from([0, 0]);
 const NO_KEY_VALUE = Buffer.from([1, 1, 2]);
+/** The packed header's name as a record's header key holds it. */
+const PACKED_KEY = fieldBytes(Buffer.from(PACKED_HEADERS_HEADER));
 
 /**
  * One partition's record bytes of a Fetch response as kafkajs may read them: every whole v2
  * batch is checked as Kafka's Java consumer checks it (magic, CRC-32C, codec id, counts,
  * framing, offset deltas) and handed on uncompressed (decompressed here, at most
  * `MAX_BATCH_BYTES`), a record with more than `MAX_RECORD_HEADERS` headers gets only
- * `TOO_MANY_HEADERS_HEADER`, and a batch failing any check becomes one marker record per offset
+ * `TOO_MANY_HEADERS_HEADER`, one with more than `PACK_HEADERS_ABOVE` (or naming
+ * `PACKED_HEADERS_HEADER`) gets them packed into that one header, and a batch failing any check becomes one marker record per offset
  * it claims (at most `MAX_BATCH_MARKERS`), carrying `UNDECODABLE_BATCH_HEADER`. After a batch
  * whose framing or CRC is wrong nothing more is read: the next fetch starts after its markers.
  * Unchanged bytes are returned as they came (a partial tail batch, which kafkajs skips, too).
@@ -91,8 +99,8 @@ async function guardBatch(batch: Buffer): Promise<{ bytes: Buffer; garbled?: boo
 
 /**
  * Walks `count` records: framing, offset deltas increasing within `lastOffsetDelta`, header
- * counts. Returns `bytes`, or a copy in which each record past the header cap keeps its
- * attributes, timestamp, offset, key and value but only `TOO_MANY_HEADERS_HEADER`.
+ * counts. Returns `bytes`, or a copy in which each record with too many headers to hand kafkajs
+ * keeps its attributes, timestamp, offset, key and value but one header instead (see above).
  */
 function checkRecords(bytes: Buffer, count: number, lastOffsetDelta: number): Buffer {
   const cursor = new RecordCursor(bytes, 0, bytes.length);
@@ -114,14 +122,26 @@ function checkRecords(bytes: Buffer, count: number, lastOffsetDelta: number): Bu
     cursor.skipField(); // value
     const head = cursor.at;
     const headers = cursor.varint();
+    let one: Buffer | undefined;
     if (headers > MAX_RECORD_HEADERS || headers < -1) {
-      parts.push(
-        bytes.subarray(copied, from),
-        tooManyHeaders(bytes.subarray(start, head), headers),
-      );
-      copied = cursor.at = cursor.end;
-    } else for (let h = 0; h < headers * 2; h += 1) cursor.skipField(); // key, value
+      one = headerBytes(TOO_MANY_HEADERS_HEADER, String(headers));
+      cursor.at = cursor.end;
+    } else {
+      let named = false;
+      for (let h = 0; h < headers; h += 1) {
+        const key = cursor.at;
+        if (cursor.skipField() === PACKED_HEADERS_HEADER.length)
+          named ||= bytes.subarray(key, cursor.at).equals(PACKED_KEY);
+        cursor.skipField();
+      }
+      if (headers > PACK_HEADERS_ABOVE || named)
+        one = Buffer.concat([PACKED_KEY, fieldBytes(bytes.subarray(head, cursor.end))]);
+    }
     if (cursor.at !== cursor.end) throw new UndecodableBatchError('record malformed');
+    if (one) {
+      parts.push(bytes.subarray(copied, from), withOneHeader(bytes.subarray(start, head), one));
+      copied = cursor.end;
+    }
     if (delta <= previous || delta > lastOffsetDelta)
       throw new UndecodableBatchError('offset delta mismatch');
     previous = delta;
@@ -130,13 +150,9 @@ function checkRecords(bytes: Buffer, count: number, lastOffsetDelta: number): Bu
   return parts.length === 0 ? bytes : Buffer.concat([...parts, bytes.subarray(copied)]);
 }
 
-/** A record whose fields up to its value are `head`, with the count marker as its one header. */
-function tooManyHeaders(head: Buffer, count: number): Buffer {
-  const body = Buffer.concat([
-    head,
-    varint(1),
-    headerBytes(TOO_MANY_HEADERS_HEADER, String(count)),
-  ]);
+/** A record whose fields up to its value are `head`, with `header` as its one header. */
+function withOneHeader(head: Buffer, header: Buffer): Buffer {
+  const body = Buffer.concat([head, varint(1), header]);
   return Buffer.concat([varint(body.length), body]);
 }
 

@@ -29,12 +29,19 @@ export class RecordCursor {
     this.at += n;
   }
 
-  /** Skips a varint-length field (-1: null). */
-  skipField(): void {
+  /** Skips a varint-length field (-1: null); returns its length. */
+  skipField(): number {
     const length = this.varint();
     if (length < -1 || this.at + Math.max(length, 0) > this.end)
       throw new UndecodableBatchError('record malformed');
     this.at += Math.max(length, 0);
+    return length;
+  }
+
+  /** A varint-length field (-1: null), a view of the bytes. */
+  field(): Buffer | null {
+    const length = this.skipField();
+    return length < 0 ? null : this.buf.subarray(this.at - length, this.at);
   }
 }
 
@@ -50,9 +57,9 @@ export function varint(value: number): Buffer {
   return Buffer.from(bytes);
 }
 
+/** A varint-length field as record bytes hold it. @internal */
+export const fieldBytes = (bytes: Buffer): Buffer => Buffer.concat([varint(bytes.length), bytes]);
+
 /** A record header (`key`, `value`) as record bytes hold it. @internal */
-export function headerBytes(key: string, value: string): Buffer {
-  const k = Buffer.from(key);
-  const v = Buffer.from(value);
-  return Buffer.concat([varint(k.length), k, varint(v.length), v]);
-}
+export const headerBytes = (key: string, value: string): Buffer =>
+  Buffer.concat([fieldBytes(Buffer.from(key)), fieldBytes(Buffer.from(value))]);

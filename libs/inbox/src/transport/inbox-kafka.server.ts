@@ -19,6 +19,7 @@ import { kafkajsConsumerPort } from '../consumer/kafkajs-consumer.port';
 import { offsetsInLog } from '../consumer/offsets-in-log';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { fetchGuard } from '../kafkajs/fetch-guard.socket';
+import { unpackHeaders } from '../kafkajs/header-decoding';
 import type { InboxLink } from './inbox-link';
 import { PastLogEndRecovery } from './past-log-end.recovery';
 
@@ -186,7 +187,10 @@ export class InboxKafkaServer extends ServerKafka {
   /** A record as Nest's `ServerKafka` hands it to handlers: parsed, with its `KafkaContext`. */
   private toRecord(message: KafkaMessage, payload: EachBatchPayload): ChunkRecord {
     const { topic, partition } = payload.batch;
-    const parsed = this.parser!.parse<KafkaMessage>(Object.assign(message, { topic, partition }));
+    const headers = unpackHeaders(message.headers);
+    const parsed = this.parser!.parse<KafkaMessage>(
+      Object.assign(message, { topic, partition, headers }),
+    );
     const context = new KafkaContext([
       parsed,
       partition,
