@@ -32,18 +32,20 @@ function fold(headers: Record<string, unknown>, name: string, value: Buffer | nu
   let next: unknown;
   if (previous === undefined) next = value;
   else if (!Array.isArray(previous)) next = [previous, value];
-  else if (!Object.prototype.hasOwnProperty.call(headers, name)) next = previous.concat([value]);
+  else if (!Object.hasOwn(headers, name)) next = previous.concat([value]);
   else {
     previous.push(value);
     next = previous;
   }
   // Plain assignment would call Object.prototype's `__proto__` setter instead.
-  Object.defineProperty(headers, name, {
-    value: next,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
+  if (name === '__proto__')
+    Object.defineProperty(headers, name, {
+      value: next,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  else headers[name] = next;
 }
 
 /**
