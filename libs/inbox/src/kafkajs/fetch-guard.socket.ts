@@ -89,26 +89,6 @@ export class FetchGuardSocket extends Duplex {
     return this;
   }
 
-  ref(): this {
-    this.socket.ref();
-    return this;
-  }
-
-  setKeepAlive(enable?: boolean, delay?: number): this {
-    this.socket.setKeepAlive(enable, delay);
-    return this;
-  }
-
-  setNoDelay(noDelay?: boolean): this {
-    this.socket.setNoDelay(noDelay);
-    return this;
-  }
-
-  setTimeout(timeout: number, callback?: () => void): this {
-    this.socket.setTimeout(timeout, callback);
-    return this;
-  }
-
   private sent(frame: Buffer): void {
     if (frame.length < 12 || frame.readInt16BE(4) !== FETCH.apiKey) return;
     const version = frame.readInt16BE(6);

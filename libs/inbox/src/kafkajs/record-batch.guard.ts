@@ -37,9 +37,10 @@ const PACKED_KEY = fieldBytes(Buffer.from(PACKED_HEADERS_HEADER));
  * framing, offset deltas) and handed on uncompressed (decompressed here, at most
  * `MAX_BATCH_BYTES`), a record with more than `MAX_RECORD_HEADERS` headers gets only
  * `TOO_MANY_HEADERS_HEADER`, one with more than `PACK_HEADERS_ABOVE` (or naming
- * `PACKED_HEADERS_HEADER`) gets them packed into that one header, and a batch failing any check becomes one marker record per offset
- * it claims (at most `MAX_BATCH_MARKERS`), carrying `UNDECODABLE_BATCH_HEADER`. After a batch
- * whose framing or CRC is wrong nothing more is read: the next fetch starts after its markers.
+ * `PACKED_HEADERS_HEADER`) gets them packed into that one header, and a batch failing any
+ * check becomes one marker record per offset it claims (at most `MAX_BATCH_MARKERS`),
+ * carrying `UNDECODABLE_BATCH_HEADER`. After a batch whose framing or CRC is wrong nothing
+ * more is read: the next fetch starts after its markers.
  * Unchanged bytes are returned as they came (a partial tail batch, which kafkajs skips, too).
  * @internal
  */
