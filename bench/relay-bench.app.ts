@@ -8,7 +8,7 @@ import { RelayModule, type RelayModuleOptions } from '@nest-outbox/relay';
 
 type Host = TransactionHost<TransactionalAdapterTypeOrm>;
 
-/** A decorated command: conditional update of the aggregate, then its event, one transaction. */
+/** A decorated command: conditional update of the aggregate, then its events, one transaction. */
 @Injectable()
 export class BenchCommands {
   constructor(
@@ -16,21 +16,29 @@ export class BenchCommands {
     private readonly outbox: OutboxService,
   ) {}
 
-  /** Returns the recorded event's id (resolves once the transaction has committed). */
+  /**
+   * Records `events` events of aggregate `id` (consecutive versions); returns their ids
+   * (resolves once the transaction has committed).
+   */
   @OutboxTransactional()
-  async touch(schema: string, id: number): Promise<string> {
+  async touch(schema: string, id: number, events = 1): Promise<string[]> {
     const [rows] = await (this.host as Host).tx.query<[{ version: string }[], number]>(
-      `UPDATE "${schema}".items SET version = version + 1 WHERE id = $1 RETURNING version`,
-      [id],
+      `UPDATE "${schema}".items SET version = version + $2 WHERE id = $1 RETURNING version`,
+      [id, events],
     );
-    const event = await this.outbox.record({
-      eventType: 'item.touched',
-      aggregateType: 'item',
-      aggregateId: String(id),
-      aggregateVersion: Number(rows[0]!.version),
-      payload: { id, note: 'x'.repeat(64) },
-    });
-    return event.eventId;
+    const first = Number(rows[0]!.version) - events + 1;
+    const recorded = [];
+    for (let i = 0; i < events; i++)
+      recorded.push(
+        await this.outbox.record({
+          eventType: 'item.touched',
+          aggregateType: 'item',
+          aggregateId: String(id),
+          aggregateVersion: first + i,
+          payload: { id, note: 'x'.repeat(64) },
+        }),
+      );
+    return recorded.map((event) => event.eventId);
   }
 }
 

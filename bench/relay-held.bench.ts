@@ -3,22 +3,31 @@
  *
  * A private PostgreSQL (initdb on a free port, autovacuum on at its default thresholds,
  * pg_stat_statements loaded), the real Kafka broker, one standalone relay (apps/relay, compiled
- * JavaScript, /health and /metrics on a free port) and a writer app that records events through
- * @OutboxTransactional() + record() at a steady rate over 1,000 aggregates. Three phases per
- * rate: `before`, `held` (a second session holds BEGIN ISOLATION LEVEL REPEATABLE READ idle,
- * as a report, a pg_dump or an idle-in-transaction session does), `after`.
+ * JavaScript, /health and /metrics on a free port, its own login whose statements of 1 s or
+ * more auto_explain logs) and a writer app that records events through @OutboxTransactional()
+ * + record() at a steady rate over 1,000 aggregates: `--writers` command loops (a connection
+ * each) in `--writer-processes` processes (one would starve on a busy machine) share the rate
+ * (a token bucket per process), each command records `--events-per-command` events of one
+ * aggregate. Three phases per rate: `before`, `held` (a second session holds BEGIN ISOLATION
+ * LEVEL REPEATABLE READ idle, as a report, a pg_dump or an idle-in-transaction session does),
+ * `after`.
  *
- * Options: --rates 800,2000 --before-s 60 --hold-s 360 --after-s 60 --aggregates 1000.
- * Per phase: published/s, commit -> ack (the command resolved -> published_at) p50/p99/max of
- * the events committed in it, claim p50/p99 (the relay's claim histogram), the claim
+ * Options: --rates 800,2000 --before-s 60 --hold-s 360 --after-s 60 --aggregates 1000
+ * --writers 64 --writer-processes 2 --events-per-command 10.
+ * The writers warm up for 20 s first. Per phase: the events and commands the writer committed
+ * per second (a phase under 95% of the rate is reported as WRITER SHORT) and its event loop
+ * delay p99 (its commit times are late by as much), published/s, commit -> ack (the command
+ * resolved -> published_at) p50/p99/max of the events committed in it, claim p50/p99 (the
+ * relay's claim histogram), the claim
  * statements' buffers per call (pg_stat_statements), dead tuples, HOT share of the updates,
  * table and index sizes, what /health and the backlog gauges said against count(*) pending and
- * the oldest pending age. Load averages before and after each rate. Last line: one JSON object
- * `{"held_snapshot": {"<rate>": {"before": {...}, "held": {...}, "after": {...}}}}`.
+ * the oldest pending age. Per rate: the relay's slowest statements (pg_stat_statements), the
+ * plans of those that ran 1 s or more and those its statement timeout cancelled. Load averages
+ * before and after each rate. Last line: one JSON object `{"held_snapshot": {"<rate>":
+ * {"before": {...}, "held": {...}, "after": {...}, "relay_statements": {...}}}}`.
  */
 import 'reflect-metadata';
 import { loadavg } from 'node:os';
-import { NestFactory } from '@nestjs/core';
 import { Pool, type PoolClient } from 'pg';
 import { outboxSchemaSql } from '@nest-outbox/outbox';
 import { relaySchemaSql } from '@nest-outbox/relay';
@@ -32,11 +41,18 @@ import {
   type PrivatePostgres,
   type TsChild,
 } from '@test/support';
-import { BenchCommands, RelayBenchAppModule } from './relay-bench.app';
 import { CompiledBuild } from './support/compiled-build';
 import { claimQuantileMs, sample, type HeldSample } from './support/held-probes';
+import {
+  RELAY_STATEMENT_SETTINGS,
+  watchRelayStatements,
+  type RelayStatementsWatch,
+} from './support/relay-statements';
+import { writeInProcesses } from './support/held-writers';
+import { achieved } from './support/steady-writer';
 
 const PHASES = ['before', 'held', 'after'] as const;
+const WARM_UP_MS = 20_000;
 type Phase = (typeof PHASES)[number];
 
 function args() {
@@ -55,6 +71,9 @@ function args() {
     rates: value('rates', '800,2000').split(',').map(Number),
     seconds: { before: int('before-s', 60), held: int('hold-s', 360), after: int('after-s', 60) },
     aggregates: int('aggregates', 1000),
+    eventsPerCommand: int('events-per-command', 10),
+    workers: int('writers', 64),
+    processes: int('writer-processes', 2),
   };
 }
 const ARGS = args();
@@ -67,26 +86,6 @@ const load = () =>
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const round = (n: number) => (Number.isFinite(n) ? Math.round(n) : n === Infinity ? '>1000' : null);
-
-/** Writes `rate` events/s until `until`; returns each event's commit time. */
-async function write(commands: BenchCommands, schema: string, rate: number, until: number) {
-  const committedAt = new Map<string, number>();
-  const inflight = new Set<Promise<void>>();
-  const startedAt = Date.now();
-  for (let i = 0; Date.now() < until; i++) {
-    const wait = startedAt + (i * 1000) / rate - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    // A database that falls behind slows the writer down instead of queueing without bound.
-    if (inflight.size >= 2000) await Promise.race(inflight);
-    const p: Promise<void> = commands
-      .touch(schema, i % ARGS.aggregates)
-      .then((eventId) => void committedAt.set(eventId, Date.now()))
-      .finally(() => inflight.delete(p));
-    inflight.add(p);
-  }
-  await Promise.all(inflight);
-  return committedAt;
-}
 
 async function setUp(pool: Pool, schema: string): Promise<void> {
   for (const s of [
@@ -102,13 +101,13 @@ async function setUp(pool: Pool, schema: string): Promise<void> {
 
 function startRelay(
   build: CompiledBuild,
-  pg: PrivatePostgres,
+  databaseUrl: string,
   schema: string,
   topic: string,
   port: number,
 ) {
   return build.spawn('apps/relay/src/main.ts', {
-    DATABASE_URL: pg.url,
+    DATABASE_URL: databaseUrl,
     KAFKA_BROKERS: KAFKA_BROKERS.join(','),
     OUTBOX_SCHEMA: schema,
     RELAY_DEFAULT_TOPIC: topic,
@@ -125,6 +124,8 @@ function phaseFigures(
   latencies: number[],
   published: number,
   seconds: number,
+  written: number,
+  writerLagP99Ms: number,
 ) {
   const sorted = latencies.sort((a, b) => a - b);
   const statements = {
@@ -134,6 +135,9 @@ function phaseFigures(
   };
   const updates = last.table.updates - first.table.updates;
   return {
+    written_per_s: Math.round(written),
+    commands_per_s: Math.round(written / ARGS.eventsPerCommand),
+    writer_lag_p99_ms: writerLagP99Ms,
     published_per_s: Math.round(published / seconds),
     ack_p50_ms: round(percentile(sorted, 0.5)),
     ack_p99_ms: round(percentile(sorted, 0.99)),
@@ -159,18 +163,20 @@ function phaseFigures(
   };
 }
 
-async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, rate: number) {
+async function runRate(
+  build: CompiledBuild,
+  pg: PrivatePostgres,
+  pool: Pool,
+  relayStatements: RelayStatementsWatch,
+  rate: number,
+) {
   const schema = `held_${rate}`;
   await setUp(pool, schema);
   const port = await freePort();
   const topic = uniqueTopic('held');
   await createTopics([topic]);
-  const relay: TsChild = startRelay(build, pg, schema, topic, port);
-  const writer = await NestFactory.createApplicationContext(
-    RelayBenchAppModule.register(pg.url, schema, false, 16),
-    { logger: ['error'] },
-  );
-  await writer.init();
+  await relayStatements.mark();
+  const relay: TsChild = startRelay(build, relayStatements.url, schema, topic, port);
   let holder: PoolClient | undefined;
   try {
     await waitFor(
@@ -182,7 +188,8 @@ async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, ra
       },
     );
     log(`rate ${rate}/s: load ${load()} (1/5/15 min) at start`);
-    const t0 = Date.now();
+    // The writer processes start and warm up before the first phase starts.
+    const t0 = Date.now() + WARM_UP_MS;
     const s = ARGS.seconds;
     const edges = [
       t0,
@@ -191,17 +198,17 @@ async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, ra
       t0 + (s.before + s.held + s.after) * 1000,
     ];
     const take = () => sample(pool, schema, port);
-    const edgeSamples: HeldSample[] = [await take()];
+    const edgeSamples: HeldSample[] = [];
     const phaseTimer = (async () => {
-      for (const [i, edge] of edges.slice(1).entries()) {
+      for (const [i, edge] of edges.entries()) {
         await new Promise((resolve) => setTimeout(resolve, edge - Date.now()));
         edgeSamples.push(await take());
-        if (i === 0) {
+        if (i === 1) {
           holder = await pool.connect();
           await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
           await holder.query(`SELECT count(*) FROM "${schema}".items`);
           log(`  held snapshot taken at ${Math.round((Date.now() - t0) / 1000)} s`);
-        } else if (i === 1) {
+        } else if (i === 2) {
           const held = holder!;
           holder = undefined;
           await held.query('COMMIT');
@@ -210,7 +217,10 @@ async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, ra
         }
       }
     })();
-    const committedAt = await write(writer.get(BenchCommands), schema, rate, edges[3]!);
+    const { committedAt, lagP99Ms } = await writeInProcesses(pg.url, schema, edges, {
+      ...ARGS,
+      rate,
+    });
     await phaseTimer;
     await waitFor('the drain', async () => (await sample(pool, schema, port)).truth.pending === 0, {
       timeoutMs: 600_000,
@@ -219,11 +229,11 @@ async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, ra
     const { rows } = await pool.query<{ event_id: string; published: number }>(
       `SELECT event_id, (extract(epoch FROM published_at) * 1000)::float8 AS published FROM "${schema}".outbox`,
     );
-    log(`  ${committedAt.size} commands committed, ${rows.length} rows published`);
+    log(`  ${committedAt.size} events committed, ${rows.length} rows published`);
     const latencies: number[][] = PHASES.map(() => []);
     const published = PHASES.map(() => 0);
     const phaseOf = (at: number) =>
-      at < edges[1]! ? 0 : at < edges[2]! ? 1 : at < edges[3]! ? 2 : -1;
+      at < edges[0]! ? -1 : at < edges[1]! ? 0 : at < edges[2]! ? 1 : at < edges[3]! ? 2 : -1;
     for (const r of rows) {
       const committed = committedAt.get(r.event_id);
       if (committed !== undefined && phaseOf(committed) >= 0)
@@ -240,12 +250,30 @@ async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, ra
           latencies[i]!,
           published[i]!,
           (edges[i + 1]! - edges[i]!) / 1000,
+          achieved(committedAt, edges[i]!, edges[i + 1]!),
+          lagP99Ms[i]!,
         ),
       ]),
     );
     log(`rate ${rate}/s: load ${load()} (1/5/15 min) at end`);
-    for (const phase of PHASES) log(`  ${phase}: ${JSON.stringify(figures[phase])}`);
-    return figures;
+    for (const phase of PHASES) {
+      const { written_per_s: written } = figures[phase]!;
+      if (written < 0.95 * rate)
+        log(`  WRITER SHORT in ${phase}: ${written} of ${rate} events/s, not the asked load`);
+      log(`  ${phase}: ${JSON.stringify(figures[phase])}`);
+    }
+    const statements = await relayStatements.read();
+    for (const plan of statements.slowPlans) log(`  relay statement of 1 s or more:\n${plan}`);
+    for (const t of statements.timeouts) log(`  relay statement timed out: ${t}`);
+    log(`  relay statements, slowest: ${JSON.stringify(statements.slowest)}`);
+    return {
+      ...figures,
+      relay_statements: {
+        max_ms: statements.slowest[0]?.max_ms ?? null,
+        over_1s: statements.slowPlans.length,
+        timeouts: statements.timeouts.length,
+      },
+    };
   } catch (error) {
     log(`relay output:\n${relay.output().slice(-3000)}`);
     throw error;
@@ -254,7 +282,6 @@ async function runRate(build: CompiledBuild, pg: PrivatePostgres, pool: Pool, ra
       await holder.query('ROLLBACK').catch(() => undefined);
       holder.release();
     }
-    await writer.close();
     await relay.stop(30_000);
   }
 }
@@ -265,16 +292,17 @@ async function main(): Promise<void> {
   const pg = await startPrivatePostgres({
     settings: {
       shared_buffers: '128MB',
-      shared_preload_libraries: "'pg_stat_statements'",
-      max_connections: '60',
+      max_connections: '100',
+      ...RELAY_STATEMENT_SETTINGS,
     },
   });
   const pool = new Pool({ connectionString: pg.url, max: 4 });
   const build = CompiledBuild.compile(['apps/relay/src/main.ts']);
   const result: Record<string, unknown> = {};
   try {
-    await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    for (const rate of ARGS.rates) result[String(rate)] = await runRate(build, pg, pool, rate);
+    const watch = await watchRelayStatements(pool, pg);
+    for (const rate of ARGS.rates)
+      result[String(rate)] = await runRate(build, pg, pool, watch, rate);
   } finally {
     await pool.end();
     pg.destroy();

@@ -4,6 +4,7 @@ import type { RelayModuleOptions, RelayTuningOptions } from '@nest-outbox/relay'
 import { BenchCommands, RelayBenchAppModule } from '../relay-bench.app';
 import type { BenchOutbox } from './bench-outbox';
 import { RssSampler } from './rss-sampler';
+import { writeSteadily } from './steady-writer';
 
 /** Steady-load latency of the relay embedded in a writer app. */
 export interface Latency {
@@ -32,28 +33,6 @@ export interface SteadyLoad {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function commandsAtRate(
-  commands: BenchCommands,
-  { rate, seconds, aggregates }: SteadyLoad,
-  schema: string,
-): Promise<Map<string, number>> {
-  const total = rate * seconds;
-  const startedAt = Date.now();
-  const inflight = new Set<Promise<void>>();
-  const committedAt = new Map<string, number>();
-  for (let i = 0; i < total; i++) {
-    const wait = startedAt + (i * 1000) / rate - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const p: Promise<void> = commands
-      .touch(schema, i % aggregates)
-      .then((eventId) => void committedAt.set(eventId, Date.now()))
-      .finally(() => inflight.delete(p));
-    inflight.add(p);
-  }
-  await Promise.all(inflight);
-  return committedAt;
 }
 
 /**
@@ -86,7 +65,13 @@ export async function steadyLatency(outbox: BenchOutbox, load: SteadyLoad): Prom
   await app.init();
   const rss = new RssSampler(() => [process.pid]);
   try {
-    const committedAt = await commandsAtRate(app.get(BenchCommands), load, schema);
+    const commands = app.get(BenchCommands);
+    const committedAt = await writeSteadily((id, events) => commands.touch(schema, id, events), {
+      ...load,
+      eventsPerCommand: 1,
+      workers: 8,
+      until: Date.now() + load.seconds * 1000,
+    });
     await outbox.drainedAt(60_000);
     const { rows } = await pool.query<{ event_id: string; published: number; created: number }>(
       `SELECT event_id, extract(epoch FROM published_at) * 1000 AS published,

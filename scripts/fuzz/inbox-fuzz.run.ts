@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KafkaParser } from '@nestjs/microservices';
 import fc from 'fast-check';
-import { logLevel } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import type { Pool } from 'pg';
 import {
   createTestSchema,
@@ -18,7 +18,7 @@ import {
 } from '../../test/support';
 import { watchHealthOffThread } from '../../test/support/health-watch.thread';
 import { valueBytes } from '../../libs/inbox/src/envelope/record-parts';
-import { inboxKafka } from '../../libs/inbox/src/kafkajs/inbox-kafkajs';
+import { fetchGuard } from '../../libs/inbox/src/kafkajs/fetch-guard.socket';
 import { effectsDdl } from '../../libs/inbox/test/inbox-test.app';
 import { canaryRecord, fuzzRecords, type FuzzRecord } from './inbox-fuzz.arbitraries';
 
@@ -231,8 +231,12 @@ async function checkEvidence(
   const remaining = new Map([...ends].filter(([, high]) => Number(high) > 0));
   if (rejected.size === 0 || remaining.size === 0) return { checked, wrong };
   const parser = new KafkaParser();
-  // The inbox's own kafkajs, as its consumer: stock kafkajs stalls on hostile header counts.
-  const kafka = new (inboxKafka())({ brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING });
+  // kafkajs on the inbox's guarded sockets, as its consumer: stock kafkajs stalls on hostile header counts.
+  const kafka = new Kafka({
+    brokers: KAFKA_BROKERS,
+    logLevel: logLevel.NOTHING,
+    socketFactory: fetchGuard(),
+  });
   const consumer = kafka.consumer({ groupId: uniqueTopic('fuzz-evidence'), maxWaitTimeInMs: 100 });
   await consumer.connect();
   try {

@@ -10,7 +10,7 @@ jest.setTimeout(90_000);
 /** Past the inbox's cap of 1,000 headers, small enough for stock kafkajs to decode quickly. */
 const MANY_HEADERS = 1500;
 
-describe("InboxKafkaServer's own kafkajs: another kafkajs consumer in the process decodes as stock kafkajs (real PostgreSQL + Kafka)", () => {
+describe("InboxKafkaServer's guarded kafkajs client: another kafkajs consumer in the process decodes as stock kafkajs (real PostgreSQL + Kafka)", () => {
   const fx = useInboxFixture('inbox_own_kafkajs');
 
   it('Given a record past the header cap, then the inbox rejects it as too_many_headers while a plain kafkajs consumer of the same process gets every header, and kafkajs codec table is untouched', async () => {

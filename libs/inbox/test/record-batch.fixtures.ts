@@ -1,9 +1,10 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs' protocol files, lz4js and snappyjs have no types */
 import { gzipSync } from 'node:zlib';
 import { crc32c } from '@nest-outbox/core/internal';
-import { inboxKafkaFile } from '../src/kafkajs/inbox-kafkajs';
+import { unpackHeaders } from '../src/kafkajs/header-decoding';
+import { guardRecords } from '../src/kafkajs/record-batch.guard';
 
-/** Hand-built v2 record batches and the inbox's own kafkajs reading them (tests only). */
+/** Hand-built v2 record batches, and stock kafkajs reading them once guarded (tests only). */
 
 const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0') as (record: object) => {
   buffer: Buffer;
@@ -100,14 +101,26 @@ export interface DecodedRecord {
   headers: Record<string, Buffer>;
 }
 
-/** What the inbox's own kafkajs reads from one partition's record bytes of a Fetch response. */
-export async function decodeFetched(batches: readonly Buffer[]): Promise<DecodedRecord[]> {
-  const Decoder = inboxKafkaFile('src/protocol/decoder') as new (buffer: Buffer) => unknown;
-  const decode = inboxKafkaFile('src/protocol/requests/fetch/v4/decodeMessages') as (
-    decoder: unknown,
-  ) => Promise<DecodedRecord[]>;
-  const body = Buffer.concat(batches);
+const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
+const decodeMessages = require('kafkajs/src/protocol/requests/fetch/v4/decodeMessages') as (
+  decoder: unknown,
+) => Promise<DecodedRecord[]>;
+
+/** What stock kafkajs' Fetch v4-v11 decoder reads from one partition's record bytes. */
+export function decodeStock(records: Buffer): Promise<DecodedRecord[]> {
   const size = Buffer.alloc(4);
-  size.writeInt32BE(body.length);
-  return decode(new Decoder(Buffer.concat([size, body])));
+  size.writeInt32BE(records.length);
+  return decodeMessages(new Decoder(Buffer.concat([size, records])));
+}
+
+/**
+ * What the inbox reads from one partition's record bytes: guarded by its socket, decoded by
+ * kafkajs, headers unpacked by `InboxKafkaServer`.
+ */
+export async function decodeFetched(batches: readonly Buffer[]): Promise<DecodedRecord[]> {
+  const records = await decodeStock(await guardRecords(Buffer.concat(batches)));
+  return records.map((r) => ({
+    ...r,
+    headers: unpackHeaders(r.headers) as DecodedRecord['headers'],
+  }));
 }

@@ -55,7 +55,6 @@ export {
   type BacklogAssessment,
   type PressureView,
 } from '../pressure/backlog-pressure';
-export { heldBehindParkedSql } from '../pressure/held-back.sql';
 export { pressureRowSql, type PressureRow } from '../pressure/pressure-row.sql';
 export {
   SQL_ISOLATION_LEVELS,

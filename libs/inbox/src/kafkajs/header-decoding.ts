@@ -1,4 +1,12 @@
-/** Linear, capped decoding of a record's headers for kafkajs 2.2.x' record decoder. @internal */
+import type { IHeaders } from 'kafkajs';
+import { RecordCursor } from './record-bytes';
+
+/**
+ * The inbox's record header limits. kafkajs folds a record's headers with an object spread per
+ * header, quadratic in their count (seconds for a few hundred), so `record-batch.guard.ts` hands
+ * it at most `PACK_HEADERS_ABOVE` per record: more are packed, unread, into one header that
+ * `unpackHeaders` folds in linear time; past `MAX_RECORD_HEADERS` none is kept. @internal
+ */
 
 /**
  * The one header a record with too many headers gets instead (value: its header count); such
@@ -9,30 +17,22 @@ export const TOO_MANY_HEADERS_HEADER = 'x-nest-outbox-too-many-headers';
 /** Headers decoded per record at most; the event contract uses about ten. @internal */
 export const MAX_RECORD_HEADERS = 1000;
 
-/** What kafkajs' `Decoder` offers the header step. @internal */
-export interface HeaderBytesDecoder {
-  offset: number;
-  readonly buffer: Buffer;
-  readVarInt(): number;
-}
+/** Headers per record kafkajs decodes itself at most. @internal */
+export const PACK_HEADERS_ABOVE = 16;
 
-/** kafkajs' one-header reader (`recordBatch/header/v0/decoder`). @internal */
-export type HeaderReader = (decoder: HeaderBytesDecoder) => {
-  readonly key: string | null;
-  readonly value: Buffer | null;
-};
+/** The one header of a packed record: its header array's bytes, as the record held them. @internal */
+export const PACKED_HEADERS_HEADER = 'x-nest-outbox-packed-headers';
 
 /**
- * Folds one header in place as kafkajs' reducer does (kafkajs' spread per header is quadratic);
- * read through the prototype chain, write an own property, so `__proto__` comes out the same.
+ * Folds one header in place as kafkajs' reducer does; read through the prototype chain, write
+ * an own property, so `__proto__` comes out the same.
  */
-function fold(headers: Record<string, unknown>, key: string | null, value: Buffer | null) {
-  const name = String(key);
+function fold(headers: Record<string, unknown>, name: string, value: Buffer | null) {
   const previous: unknown = headers[name];
   let next: unknown;
   if (previous === undefined) next = value;
   else if (!Array.isArray(previous)) next = [previous, value];
-  else if (!Object.prototype.hasOwnProperty.call(headers, name)) next = previous.concat([value]);
+  else if (!Object.hasOwn(headers, name)) next = previous.concat([value]);
   else {
     previous.push(value);
     next = previous;
@@ -49,31 +49,17 @@ function fold(headers: Record<string, unknown>, key: string | null, value: Buffe
 }
 
 /**
- * Reads a record's header array like kafkajs' `readVarIntArray`, whose `reduce` returns the
- * folded headers; past `max` it skips to the record's end and gives `TOO_MANY_HEADERS_HEADER`.
+ * A record's headers as kafkajs would have folded them: `headers` itself, or, when the guard
+ * packed them, the packed header array read and folded in linear time. @internal
  */
-export function readRecordHeaders(
-  decoder: HeaderBytesDecoder,
-  readHeader: HeaderReader,
-  max: number,
-): unknown[] {
-  const count = decoder.readVarInt();
-  if (count === -1) return [];
-  const headers: Record<string, unknown> = {};
-  let entries: unknown[];
-  if (count > max || count < 0) {
-    decoder.offset = decoder.buffer.length;
-    const value = Buffer.from(String(count));
-    fold(headers, TOO_MANY_HEADERS_HEADER, value);
-    entries = [{ key: TOO_MANY_HEADERS_HEADER, value }];
-  } else {
-    entries = new Array<unknown>(count);
-    for (let i = 0; i < count; i += 1) {
-      const header = readHeader(decoder);
-      entries[i] = header;
-      fold(headers, header.key, header.value);
-    }
+export function unpackHeaders(headers: IHeaders | undefined): IHeaders | undefined {
+  const packed = headers?.[PACKED_HEADERS_HEADER];
+  if (!Buffer.isBuffer(packed)) return headers;
+  const cursor = new RecordCursor(packed, 0, packed.length);
+  const folded: Record<string, unknown> = {};
+  for (let count = cursor.varint(); count > 0; count -= 1) {
+    const key = cursor.field();
+    fold(folded, key === null ? 'null' : key.toString('utf8'), cursor.field());
   }
-  Object.defineProperty(entries, 'reduce', { value: () => headers, enumerable: false });
-  return entries;
+  return folded as IHeaders;
 }

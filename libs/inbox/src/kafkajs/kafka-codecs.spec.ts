@@ -1,9 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- lz4js and snappyjs have no types */
 import fc from 'fast-check';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
 import { zstdFrame } from '../../test/record-batch.fixtures';
-import { installInboxCodecs } from './inbox-codecs';
-import { inboxKafka } from './inbox-kafkajs';
 import { MAX_BATCH_BYTES, unlz4, unsnappy } from './kafka-codecs';
 import { undecodableBatch, UNDECODABLE_BATCH_HEADER } from './undecodable-batch';
 import { unzstd } from './zstd-frames';
@@ -72,53 +69,5 @@ describe('kafka codecs', () => {
     expect(reason('unknown codec 5')).toContain('(unknown codec 5)');
     expect(reason('snappy <script>\n')).toContain('(unknown failure)');
     expect(undecodableBatch({})).toBeUndefined();
-  });
-});
-
-type TestCodec = { compress(e: unknown): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> };
-type Table = Record<number, (() => TestCodec) | undefined>;
-const appTable = CompressionCodecs as unknown as Table;
-
-describe("the inbox's own codec table", () => {
-  it('compresses snappy as well as decompressing it, as kafkajs-snappy reads it', async () => {
-    const { Codecs } = installInboxCodecs({ Codecs: {} as Table });
-    const codec = Codecs[CompressionTypes.Snappy]!();
-    const kafkajsSnappy = (
-      require('kafkajs-snappy') as () => { decompress(b: Buffer): Promise<Buffer> }
-    )();
-    await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 5000 }), async (bytes) => {
-        const data = Buffer.from(bytes);
-        const compressed = Buffer.from(await codec.compress({ buffer: data }));
-        expect(Buffer.from(await codec.decompress(compressed))).toEqual(data);
-        expect(Buffer.from(await kafkajsSnappy.decompress(compressed))).toEqual(data);
-      }),
-      { numRuns: 50 },
-    );
-  });
-
-  it("compresses with a codec the application registered, and decompresses with the inbox's bounded one", async () => {
-    const { Codecs } = installInboxCodecs({ Codecs: {} as Table });
-    const before = appTable[CompressionTypes.LZ4];
-    appTable[CompressionTypes.LZ4] = () => ({
-      compress: () => Promise.resolve(Buffer.from('from the app')),
-      decompress: () => Promise.resolve(Buffer.from('unbounded')),
-    });
-    try {
-      const lz4Codec = Codecs[CompressionTypes.LZ4]!();
-      expect((await lz4Codec.compress({ buffer: Buffer.from('x') })).toString()).toBe(
-        'from the app',
-      );
-      const framed = Buffer.from(lz4.compress(Buffer.from('bounded')));
-      expect((await lz4Codec.decompress(framed)).toString()).toBe('bounded');
-      await expect(lz4Codec.decompress(Buffer.from('not lz4'))).rejects.toThrow('lz4');
-    } finally {
-      appTable[CompressionTypes.LZ4] = before;
-    }
-  });
-
-  it("leaves the application's kafkajs table as kafkajs has it", () => {
-    inboxKafka();
-    expect(() => appTable[CompressionTypes.ZSTD]!()).toThrow(/not implemented/);
   });
 });

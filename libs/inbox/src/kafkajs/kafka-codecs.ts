@@ -5,14 +5,13 @@ import { unzstd } from './zstd-frames';
 
 /**
  * Bounded decompressors of Kafka's codecs, pure JS (no native build): each stops at `limit`
- * output bytes. Snappy compresses too, as kafkajs-snappy's raw block. @internal
+ * output bytes. @internal
  */
 
 const lz4 = require('lz4js') as {
   decompressBlock(src: Uint8Array, dst: Uint8Array, at: number, size: number, to: number): number;
 };
 const snappy = require('snappyjs') as {
-  compress(src: Uint8Array): Uint8Array;
   uncompress(src: Uint8Array, maxLength?: number): Uint8Array;
 };
 
@@ -75,9 +74,6 @@ export function unsnappy(data: Buffer, limit: number): Buffer {
   }
   return Buffer.concat(blocks);
 }
-
-/** Snappy, one raw block (what kafkajs-snappy writes and every Kafka client reads). */
-export const snappyCompress = (data: Buffer): Buffer => buffer(snappy.compress(data));
 
 const LZ4_MAGIC = 0x184d2204;
 const LZ4_BLOCK_SIZES = [0, 0, 0, 0, 65_536, 262_144, 1_048_576, 4_194_304];

@@ -19,9 +19,7 @@ export function messageOf(record: FetchedRecord): KafkaMessage {
     for (const [k, v] of record.headers) {
       const name = k === null ? 'null' : k.toString();
       const value = v ?? Buffer.alloc(0);
-      const previous = Object.prototype.hasOwnProperty.call(headers, name)
-        ? headers[name]
-        : undefined;
+      const previous = Object.hasOwn(headers, name) ? headers[name] : undefined;
       if (Array.isArray(previous)) previous.push(value);
       else
         Object.defineProperty(headers, name, {

@@ -5,15 +5,23 @@ import {
   type KafkaOptions,
   type MessageHandler,
 } from '@nestjs/microservices';
-import { Partitioners, type Consumer, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
+import {
+  Kafka,
+  Partitioners,
+  type Consumer,
+  type EachBatchPayload,
+  type KafkaMessage,
+} from 'kafkajs';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import { recordOf, type ChunkRecord, type InboxRoute } from '../chunk/chunk';
 import type { ConsumerSession } from '../consumer/consumer.session';
 import { kafkajsConsumerPort } from '../consumer/kafkajs-consumer.port';
 import { offsetsInLog } from '../consumer/offsets-in-log';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
-import { inboxKafka } from '../kafkajs/inbox-kafkajs';
+import { fetchGuard } from '../kafkajs/fetch-guard.socket';
+import { unpackHeaders } from '../kafkajs/header-decoding';
 import type { InboxLink } from './inbox-link';
+import { PastLogEndRecovery } from './past-log-end.recovery';
 
 /** Options of `InboxKafkaServer`: ServerKafka's, plus the chunk size. @publicApi */
 export type InboxKafkaServerOptions = NonNullable<KafkaOptions['options']> & {
@@ -37,6 +45,10 @@ export class InboxKafkaServer extends ServerKafka {
   protected readonly batchSize: number;
   private readonly connectionName: string | undefined;
   private inbox: InboxLink | undefined;
+  private readonly pastLogEnd = new PastLogEndRecovery(
+    () => ({ client: this.client, consumer: this.consumer, groupId: this.groupId }),
+    this.logger,
+  );
 
   constructor(options: InboxKafkaServerOptions) {
     // kafkajs' own default partitioner, named so that kafkajs does not warn on every start.
@@ -68,12 +80,25 @@ export class InboxKafkaServer extends ServerKafka {
     this.inbox = link;
   }
 
-  /** The client runs on the inbox's own kafkajs (`inboxKafka`); no other client is changed. */
+  /**
+   * Nest's client, whose connections run through `fetchGuard` (kafkajs' `socketFactory`, over
+   * the application's own when it set one): record batches are checked, decompressed within a
+   * cap and header-capped before kafkajs decodes them; other clients are not touched.
+   */
   override createClient<T = unknown>(): T {
-    const Kafka = inboxKafka();
     const logCreator = KafkaLogger.bind(null, this.logger) as never;
     const { clientId, brokers } = this;
-    return new Kafka({ logCreator, ...this.options.client, clientId, brokers }) as T;
+    const client = this.options.client;
+    const socketFactory = fetchGuard({
+      sockets: client?.socketFactory,
+      onOutOfRange: this.pastLogEnd.handle,
+    });
+    return new Kafka({ logCreator, ...client, clientId, brokers, socketFactory }) as T;
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.pastLogEnd.close();
   }
 
   override async bindEvents(consumer: Consumer): Promise<void> {
@@ -162,7 +187,10 @@ export class InboxKafkaServer extends ServerKafka {
   /** A record as Nest's `ServerKafka` hands it to handlers: parsed, with its `KafkaContext`. */
   private toRecord(message: KafkaMessage, payload: EachBatchPayload): ChunkRecord {
     const { topic, partition } = payload.batch;
-    const parsed = this.parser!.parse<KafkaMessage>(Object.assign(message, { topic, partition }));
+    const headers = unpackHeaders(message.headers);
+    const parsed = this.parser!.parse<KafkaMessage>(
+      Object.assign(message, { topic, partition, headers }),
+    );
     const context = new KafkaContext([
       parsed,
       partition,

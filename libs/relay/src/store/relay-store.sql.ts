@@ -1,5 +1,4 @@
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
-import { heldBehindParkedSql } from '@nest-outbox/core/internal';
 import { HISTORY, LOWEST_ID, PENDING } from '../schema/row-state.sql';
 
 /**
@@ -73,12 +72,19 @@ export function relayStoreSql(name: RelayTableName) {
      * Every scan reads ids from `$1`, the claim's floor (no pending row lies below it), while
      * the audit's last id is still `$2` (an operator may have made rows below it pending
      * again); `$1` NULL: from the oldest end. So it does not walk the index entries of the rows
-     * published since the oldest snapshot still open.
+     * published since the oldest snapshot still open. The oldest publishable age leaves out rows
+     * waiting behind a parked event of their own aggregate (an operator's decision, not the
+     * relay's pace): the parked heads are read once, from the floor (a parked row is pending, so
+     * never below it), not probed per row, which under a held snapshot walked the dead entries.
      */
     stats: `WITH b AS MATERIALIZED (
   SELECT CASE WHEN $1::bigint IS NOT NULL
                AND (SELECT coalesce(max(a.id), 0) FROM ${audit} a) = $2::bigint
-              THEN $1::bigint ELSE ${LOWEST_ID} END AS lo)
+              THEN $1::bigint ELSE ${LOWEST_ID} END AS lo),
+parked AS MATERIALIZED (
+  SELECT h.aggregate_type, h.aggregate_id, min(h.id) AS id FROM ${T} h
+   WHERE ${PENDING('h')} AND h.id >= (SELECT lo FROM b) AND h.parked_at IS NOT NULL
+   GROUP BY h.aggregate_type, h.aggregate_id)
 SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
        count(*) FILTER (WHERE parked_at IS NOT NULL)::int AS parked,
        count(*) FILTER (WHERE claims > attempts)::int AS suspects,
@@ -86,7 +92,8 @@ SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
          WHERE ${PENDING('f')} AND f.id >= (SELECT lo FROM b) ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestAgeMs",
        greatest((SELECT ${AGE_MS('f')} FROM ${T} f
          WHERE ${PENDING('f')} AND f.id >= (SELECT lo FROM b) AND f.parked_at IS NULL
-           AND NOT ${heldBehindParkedSql(T, 'f')}
+           AND NOT EXISTS (SELECT 1 FROM parked p WHERE p.aggregate_type = f.aggregate_type
+                             AND p.aggregate_id = f.aggregate_id AND p.id < f.id)
          ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestUnparkedAgeMs"
   FROM ${T} s WHERE ${PENDING('s')} AND s.id >= (SELECT lo FROM b)`,
     /**

@@ -4,6 +4,7 @@ import {
   batch,
   COMPRESS,
   decodeFetched,
+  decodeStock,
   recordBatch,
   recordBytes,
   reseal,
@@ -11,7 +12,14 @@ import {
   type DecodedRecord,
   type TestRecord,
 } from '../../test/record-batch.fixtures';
+import {
+  MAX_RECORD_HEADERS,
+  PACK_HEADERS_ABOVE,
+  PACKED_HEADERS_HEADER,
+  TOO_MANY_HEADERS_HEADER,
+} from './header-decoding';
 import { MAX_BATCH_BYTES } from './kafka-codecs';
+import { guardRecords } from './record-batch.guard';
 import { UNDECODABLE_BATCH_HEADER } from './undecodable-batch';
 
 const CODECS = [0, 1, 2, 3, 4];
@@ -48,7 +56,7 @@ const three: TestRecord[] = [
   { key: null, value: '{"n":3}' },
 ];
 
-describe("the inbox's record batch decoder (kafkajs 2.2.4's Fetch decoding, private copy)", () => {
+describe("the inbox's record batch guard, as stock kafkajs then reads the batches", () => {
   it.each(CODECS)(
     'Given a valid batch of codec %i between two others, then every record reads as written, the bad-JSON one too',
     async (codec) => {
@@ -132,6 +140,60 @@ describe("the inbox's record batch decoder (kafkajs 2.2.4's Fetch decoding, priv
       ]);
     },
   );
+
+  const headers = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`h${i}`, 'v']));
+
+  it.each([0, 1])(
+    'Given a record past the header cap in a batch of codec %i, then kafkajs reads it with only the count marker, its key and value kept, and the records around it untouched',
+    async (codec) => {
+      const records = [three[0]!, { key: 'k', value: 'v', headers: headers(50_000) }, three[2]!];
+      expect(plain(await decodeFetched([recordBatch(0n, codec, records)]))).toEqual([
+        ...expected(0, [three[0]!]),
+        { offset: '1', key: 'k', value: 'v', headers: { [TOO_MANY_HEADERS_HEADER]: '50000' } },
+        ...expected(2, [three[2]!]),
+      ]);
+    },
+  );
+
+  it('Given a record with exactly the cap of headers, then the inbox reads every one of them', async () => {
+    const capped = { key: 'k', value: 'v', headers: headers(MAX_RECORD_HEADERS) };
+    const [record] = await decodeFetched([recordBatch(0n, 0, [capped])]);
+    expect(plain([record!])).toEqual(expected(0, [capped]));
+  });
+
+  it('Given valid uncompressed batches of records with few headers, then their bytes are handed on as they came', async () => {
+    const capped = { key: 'k', value: 'v', headers: headers(PACK_HEADERS_ABOVE) };
+    const bytes = Buffer.concat([recordBatch(0n, 0, [capped]), recordBatch(1n, 0, three)]);
+    expect(await guardRecords(bytes)).toBe(bytes);
+    const tail = bytes.subarray(0, bytes.length - 5); // the second batch cut by the fetch size
+    expect(await guardRecords(tail)).toBe(tail);
+  });
+
+  it('Given any header list within the cap, then the inbox reads exactly the headers stock kafkajs reads, packed or not', async () => {
+    const names = fc.oneof(
+      fc.constantFrom(
+        '__proto__',
+        'constructor',
+        'toString',
+        'event_id',
+        '',
+        PACKED_HEADERS_HEADER,
+      ),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+    );
+    const lists = fc.array(fc.tuple(names, fc.string({ maxLength: 6 })), { maxLength: 60 });
+    await fc.assert(
+      fc.asyncProperty(lists, async (list) => {
+        const bytes = recordBatch(0n, 0, [{ key: 'k', value: 'v', headers: {} }]);
+        const raw = withHeaders(bytes, list);
+        const [stock] = await decodeStock(raw);
+        const [inbox] = await decodeFetched([raw]);
+        expect(byName(inbox!.headers)).toStrictEqual(byName(stock!.headers));
+      }),
+      { seed: 20_261_207, numRuns: 300 },
+    );
+  });
 
   it('Given a compacted batch (gaps in offset deltas), then its records keep their offsets', async () => {
     const compacted = batch(10n, {
@@ -233,3 +295,33 @@ describe("the inbox's record batch decoder (kafkajs 2.2.4's Fetch decoding, priv
     );
   });
 });
+
+/** Headers by name, inherited values (`Object` for `constructor`) by their function's name. */
+const byName = (headers: Record<string, unknown>) =>
+  Object.entries(headers).map(([k, v]) => [
+    k,
+    (Array.isArray(v) ? (v as unknown[]) : [v]).map((x) =>
+      typeof x === 'function' ? `fn:${x.name}` : String(x),
+    ),
+    Array.isArray(v),
+  ]);
+
+/** `batch` (one record, no headers) with `list` as its record's headers, resealed. */
+function withHeaders(batch: Buffer, list: readonly (readonly [string, string])[]): Buffer {
+  const field = (b: Buffer) => Buffer.concat([zigzag(b.length), b]);
+  const headers = Buffer.concat([
+    zigzag(list.length),
+    ...list.map(([k, v]) => Buffer.concat([field(Buffer.from(k)), field(Buffer.from(v))])),
+  ]);
+  const record = batch.subarray(61);
+  const sizeBytes = record[0]! < 0x80 ? 1 : 2;
+  const body = Buffer.concat([record.subarray(sizeBytes, record.length - 1), headers]);
+  return reseal(Buffer.concat([batch.subarray(0, 61), zigzag(body.length), body]));
+}
+
+function zigzag(value: number): Buffer {
+  let v = value >= 0 ? value * 2 : -value * 2 - 1;
+  const bytes: number[] = [];
+  for (; v >= 0x80; v = Math.floor(v / 0x80)) bytes.push(v % 0x80 | 0x80);
+  return Buffer.from([...bytes, v]);
+}
