@@ -172,9 +172,7 @@ describe('ConsumerSession', () => {
       expect(kafka.attempts).toBe(1);
       expect(tracker.committable()).toBe(5n); // not taken as committed
       expect(warn).toHaveBeenCalledWith(
-        expect.stringMatching(
-          /attempt 1\) stage=commit: not sent: the consumer is stopping/,
-        ),
+        expect.stringMatching(/attempt 1\) stage=commit: not sent: the consumer is stopping/),
       );
       kafka.running = true;
       await jest.advanceTimersByTimeAsync(2000);

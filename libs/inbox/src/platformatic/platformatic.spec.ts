@@ -27,7 +27,7 @@ describe('platformatic messageOf', () => {
     );
     expect(m.offset).toBe('7');
     expect(m.headers!['a']).toEqual([b('1'), b('2')]);
-    expect(Object.hasOwn(m.headers, '__proto__')).toBe(true);
+    expect(Object.hasOwn(m.headers!, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(m.headers)).toBe(Object.prototype);
   });
 

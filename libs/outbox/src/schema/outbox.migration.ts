@@ -21,9 +21,7 @@ export type OutboxMigrationOptions = MigrationOptions;
  * ```
  * @publicApi
  */
-export function createOutboxMigration(
-  options: OutboxMigrationOptions = {},
-): SqlMigrationClass {
+export function createOutboxMigration(options: OutboxMigrationOptions = {}): SqlMigrationClass {
   return createTableMigration(
     {
       module: 'OutboxModule',

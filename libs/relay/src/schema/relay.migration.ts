@@ -15,9 +15,7 @@ export type RelayMigrationOptions = MigrationOptions;
  * drops those objects (not the outbox table). Its name carries the schema and the table.
  * @publicApi
  */
-export function createRelayMigration(
-  options: RelayMigrationOptions = {},
-): SqlMigrationClass {
+export function createRelayMigration(options: RelayMigrationOptions = {}): SqlMigrationClass {
   return createTableMigration(
     {
       module: RELAY_MODULE,
