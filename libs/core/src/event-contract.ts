@@ -74,7 +74,7 @@ export function toKafkaHeaders(event: KafkaHeaderSource): Record<string, string>
   const out: Record<string, string> = {};
   const own = event.headers;
   for (const name in own) {
-    if (!Object.prototype.hasOwnProperty.call(own, name)) continue;
+    if (!Object.hasOwn(own, name)) continue;
     // A `__proto__` header (JSON.parse makes it an own key) stays a header, not a prototype.
     if (name === '__proto__')
       Object.defineProperty(out, name, { value: own[name], enumerable: true, writable: true });
