@@ -7,6 +7,7 @@
  */
 export * from '../index';
 export { loadOptionalPeer } from '../optional-peer';
+export { relationExists } from '../sql/sql-executor';
 export {
   createModuleMetrics,
   noopMetricFactory,

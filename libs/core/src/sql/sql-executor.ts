@@ -23,6 +23,14 @@ export interface SqlExecutor {
  */
 export type SqlExecutorFactory = (tx: unknown) => SqlExecutor;
 
+/** True when the relation `qualifiedName` exists. @internal */
+export async function relationExists(sql: SqlExecutor, qualifiedName: string): Promise<boolean> {
+  const rows = await sql.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
+    qualifiedName,
+  ]);
+  return !!rows[0]?.oid;
+}
+
 /** `TransactionHost.tx` is of no data stack nest-outbox knows. @publicApi */
 export class UnknownDataStackError extends NestOutboxError {
   constructor(kind: string) {

@@ -5,14 +5,13 @@ import {
   type ExecutionContext,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { errorLabel, PeriodicTask } from '@nest-outbox/core/internal';
+import { errorLabel, PeriodicTask, relationExists } from '@nest-outbox/core/internal';
 import { driverErrorChain, sqlStateOf } from '../errors/driver-error';
 import { OutboxIdempotencyTableNotFoundError } from '../errors/outbox-idempotency-table-not-found.error';
 import { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from '../outbox.constants';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { OutboxService } from '../outbox.service';
-import { relationExists } from '../schema/outbox-schema.installer';
 import type { OutboxTransactionOptions } from '../transaction/outbox-transaction-options.interface';
 import { IdempotencyKeyReusedError } from './idempotency.errors';
 import { sha256Of } from './idempotency-key';

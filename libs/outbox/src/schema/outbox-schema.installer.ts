@@ -1,4 +1,8 @@
-import type { SqlExecutor, SqlExecutorFactory } from '@nest-outbox/core/internal';
+import {
+  relationExists,
+  type SqlExecutor,
+  type SqlExecutorFactory,
+} from '@nest-outbox/core/internal';
 import { OutboxTableNotFoundError } from '../errors/outbox-table-not-found.error';
 import { outboxSchemaSql, type OutboxTableName } from './outbox-schema.sql';
 
@@ -24,14 +28,6 @@ export async function installOutboxSchema(
     ]);
     for (const statement of outboxSchemaSql(name)) await sql.query(statement, []);
   });
-}
-
-/** True when the relation `qualifiedName` exists. @internal */
-export async function relationExists(sql: SqlExecutor, qualifiedName: string): Promise<boolean> {
-  const rows = await sql.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
-    qualifiedName,
-  ]);
-  return !!rows[0]?.oid;
 }
 
 /** @throws OutboxTableNotFoundError saying how to create the table, when it does not exist @internal */
