@@ -42,4 +42,4 @@ export {
 export { createInboxMigration, type InboxMigrationOptions } from './schema/inbox.migration';
 export { InboxKafkaServer, type InboxKafkaServerOptions } from './transport/inbox-kafka.server';
 export { PlatformaticInboxServer } from './platformatic/platformatic-inbox.server';
-export type { PlatformaticInboxServerOptions } from './platformatic/platformatic-options';
+export type { PlatformaticInboxServerOptions } from './platformatic/platformatic-inbox.options';

@@ -11,7 +11,8 @@ import type { FetchedBatch } from './fetched-batch';
 import { PlatformaticFetchLoop } from './platformatic-fetch.loop';
 import { platformaticKafka } from './platformatic-kafka';
 import { messageOf } from './platformatic-message';
-import { consumerOptionsOf, type PlatformaticInboxServerOptions } from './platformatic-options';
+import type { PlatformaticInboxServerOptions } from './platformatic-inbox.options';
+import { consumerOptionsOf } from './platformatic-options';
 import { PlatformaticContextProducer } from './platformatic-producer';
 
 /**

@@ -1,12 +1,6 @@
 import { InvalidOptionsError } from '@nest-outbox/core';
 import type { ConsumerOptions } from '@platformatic/kafka';
-import type { InboxKafkaServerOptions } from '../transport/inbox-kafka.server';
-
-/** Options of `PlatformaticInboxServer`: those of `InboxKafkaServer`, plus the client's own. @publicApi */
-export type PlatformaticInboxServerOptions = InboxKafkaServerOptions & {
-  /** `@platformatic/kafka` consumer options, over those derived from `client` and `consumer`. */
-  readonly platformatic?: Partial<ConsumerOptions<Buffer, Buffer, Buffer, Buffer>>;
-};
+import type { PlatformaticInboxServerOptions } from './platformatic-inbox.options';
 
 type Options = ConsumerOptions<Buffer, Buffer, Buffer, Buffer>;
 
@@ -50,6 +44,6 @@ export function consumerOptionsOf(
       },
     }),
     autocommit: false,
-    ...options.platformatic,
+    ...(options.platformatic as Partial<Options> | undefined),
   } as Options;
 }
