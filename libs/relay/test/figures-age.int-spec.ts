@@ -150,10 +150,17 @@ describe('The relay figures carry their age and never hang (real PostgreSQL)', (
     const samples = (await registry.getSingleMetric('nest_outbox_relay_stats_samples_total')!.get())
       .values;
     expect(samples.find((v) => v.labels.source === 'peer')?.value).toBe(0);
-    const { rows } = await schema.pool.query<{ sampled_by: string }>(
-      `SELECT sampled_by FROM "${schema.name}".outbox_pressure`,
+    // The row is written after the figures are taken: wait for the write, then read it whole.
+    const sampledBy = async () =>
+      (
+        await schema.pool.query<{ sampled_by: string }>(
+          `SELECT sampled_by FROM "${schema.name}".outbox_pressure`,
+        )
+      ).rows;
+    await waitFor('the row rewritten by the new relay', async () =>
+      (await sampledBy()).some((r) => r.sampled_by === 'fresh-start'),
     );
-    expect(rows).toEqual([{ sampled_by: 'fresh-start' }]);
+    expect(await sampledBy()).toEqual([{ sampled_by: 'fresh-start' }]);
   });
 
   it('Given a session holding a REPEATABLE READ snapshot, then /health and the metric report the oldest open transaction at least as old as it', async () => {
