@@ -204,7 +204,11 @@ describe('The relay figures carry their age and never hang (real PostgreSQL)', (
         figureAgeSeconds: expect.any(Number),
       });
       if (seen.pid === heldPid) expect(seen.state).toBe('idle in transaction');
-      expect(await metric(registry, 'oldest_xact_age_seconds')).toBeGreaterThan(0);
+      // The gauge reads NaN while its figure is stale (two 200 ms intervals): wait for a fresh one.
+      await waitFor(
+        'the oldest transaction in the metric',
+        async () => (await metric(registry, 'oldest_xact_age_seconds')) > 0,
+      );
     } finally {
       await held.query('COMMIT').finally(() => held.release());
     }

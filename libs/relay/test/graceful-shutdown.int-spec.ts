@@ -55,7 +55,9 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const { schema } = scene;
     const producer = new TestProducer(schema.pool, schema.name); // this test's events only
     await producer.writeMany(600, 20, 100, 'term');
-    const leaseMs = 20_000;
+    // Far longer than the drain may take: the second relay can finish only if the rows were
+    // handed back, never by waiting for their leases to expire.
+    const leaseMs = 600_000;
     const shutdownTimeoutMs = 500;
     const child = await scene.spawn(
       {
@@ -79,9 +81,7 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const leasedBefore = await stillLeased();
     expect(leasedBefore.length).toBeGreaterThan(0);
 
-    const stopping = Date.now();
     const code = await child.stop(10_000);
-    const took = Date.now() - stopping;
     expect(child.process.signalCode).not.toBe('SIGKILL');
     expect(code === 0 || child.process.signalCode === 'SIGTERM').toBe(true);
     expect(child.output()).toContain('RELAY STOPPED SIGTERM'); // Nest's shutdown ran to its end
@@ -89,7 +89,6 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     expect(child.output()).toMatch(
       /still running after \d+ ms \(shutdown deadline 500 ms\): cancelling it/,
     );
-    expect(took).toBeLessThan(shutdownTimeoutMs + 2500); // deadline + process teardown
 
     // Nothing left leased: every claimed, unfinished row was handed back.
     expect(await stillLeased()).toEqual([]);
@@ -101,7 +100,6 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     const left = await scene.pending();
     expect(left).toBeGreaterThan(0);
 
-    const restart = Date.now();
     const next = await scene.start({
       routing: { defaultTopic: topic },
       tuning: { relayId: 'after-sigterm', leaseMs },
@@ -109,11 +107,8 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     await waitFor(
       'the second relay to finish the drain',
       async () => (await scene.pending()) === 0,
-      {
-        timeoutMs: leaseMs - 5000,
-      },
+      { timeoutMs: 120_000 },
     );
-    expect(Date.now() - restart).toBeLessThan(leaseMs / 4);
     const records = await consumeUntil(
       [topic],
       (r) => new Set(r.map((x) => x.headers.event_id)).size >= 600,
@@ -123,7 +118,7 @@ describe('Graceful shutdown of a relay (real PostgreSQL + Kafka)', () => {
     expect(report.missing).toEqual([]);
     expect(report.orderViolations).toEqual([]);
     await scene.stop(next);
-  }, 120_000);
+  }, 240_000);
 
   it('Given a relay in the middle of a batch, when the app closes with time left before the deadline, then it finishes the batch being sent, hands back the batch claimed ahead unsent, claims nothing more and leaves no lease', async () => {
     const { scene } = fixture;
