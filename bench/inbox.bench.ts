@@ -1,22 +1,26 @@
 /**
  * Inbox benchmark (not a timed test): 50,000 records (10% duplicates) on a 6-partition topic,
  * consumed by one consumer process (this one) applying a simple projection through the
- * inbox (one UPSERT per event, see inbox-bench.app.ts). Runs BENCH_ROUNDS times (default 3)
- * on fresh topics/schemas and reports medians. Each round also runs the raw reference right
- * after the inbox (bench/support/inbox-raw-consumer.ts: kafkajs eachBatch, one transaction
- * per chunk of BENCH_BATCH_SIZE with the inbox's registration statement and the same
- * projection UPSERTs, no Nest), on the same records: `inbox_vs_raw` is the median of the
+ * inbox (one UPSERT per event, see inbox-bench.app.ts), per Kafka client (BENCH_CLIENTS,
+ * default `kafkajs,platformatic`: `InboxKafkaServer` and `PlatformaticInboxServer`). Runs
+ * BENCH_ROUNDS times (default 3) on fresh topics/schemas, the clients interleaved within each
+ * round, and reports medians. Each round also runs, per client, the raw reference right after
+ * its inbox variants, on the same records and the same client (bench/support/inbox-raw-*.ts:
+ * kafkajs `eachBatch`, or `@platformatic/kafka`'s `consume()` stream with manual commits; one
+ * transaction per chunk of BENCH_BATCH_SIZE with the inbox's registration statement and the
+ * same projection UPSERTs, no Nest): `inbox_vs_raw.<client>.<variant>` is the median of the
  * per-round ratios; Node CPU per record (this process, from the consumer's start to the
- * last commit, user + system, the system part apart) is reported for both. BENCH_PROFILE=<dir>
- * writes a .cpuprofile per variant and round (summarise with bench/write/cpu-profile-summary.ts);
- * BENCH_COUNT=on counts the statements per record each variant sends to PostgreSQL;
- * BENCH_PERF_CTL=<fifo> drives `perf record --control=fifo:<fifo> -D -1 -- node
- * --perf-basic-prof ...` (Linux perf: kernel, GC and JIT threads included, which V8's own
- * profiler does not see): sampling is enabled only during the measured phases after the first
- * one of the process (run one variant per process for a per-variant profile).
+ * last commit, user + system, the system part apart) is reported for every variant.
+ * BENCH_PROFILE=<dir> writes a .cpuprofile per variant and round (summarise with
+ * bench/write/cpu-profile-summary.ts); BENCH_COUNT=on counts the statements per record each
+ * variant sends to PostgreSQL; BENCH_PERF_CTL=<fifo> drives `perf record --control=fifo:<fifo>
+ * -D -1 -- node --perf-basic-prof ...` (Linux perf: kernel, GC and JIT threads included, which
+ * V8's own profiler does not see): sampling is enabled only during the measured phases after
+ * the first one of the process (run one variant per process for a per-variant profile).
  *
  *   npm run bench:inbox   (BENCH_ROUNDS=3 BENCH_EVENTS=50000 BENCH_WARMUP=0
  *                          BENCH_BATCH_SIZE=100 BENCH_CONCURRENCY=6
+ *                          BENCH_CLIENTS=kafkajs,platformatic
  *                          BENCH_VARIANTS=record,batch,raw[,batch-pg])
  *
  * BENCH_VARIANTS runs a subset (e.g. `batch,raw` for an A/B of the batch handler), or adds
@@ -33,10 +37,12 @@
  * - total_events_per_s: from startAllMicroservices() (consumer connect and group join
  *   included) to the last commit;
  * - steady_events_per_s: between 10% and 90% of the records committed.
- * The 1-minute load average before and after each round is printed (the machine is shared).
+ * The 1-minute load average before and after each phase is printed (the machine is shared).
  * Exits 1 if any round's effects differ from the expected effects.
- * Then the cost goals (batch_vs_raw >= 0.85, record_vs_raw >= 0.60, batch CPU/record <= 1.5x raw).
- * Last line: {"bench":"inbox","events_per_s":..,"inbox_vs_raw":..,"record_vs_raw":..,"duplicates_absorbed":..,"effects":..,"expected_effects":..,...}
+ * Then, per client, the cost goals (batch >= 0.85 and record >= 0.60 of raw, batch CPU/record
+ * <= 1.5x raw).
+ * Last line: {"bench":"inbox","inbox_vs_raw":{"kafkajs":{"record":..,"batch":..},"platformatic":{..}},
+ *   "clients":{"kafkajs":{"record_events_per_s":..,..},..},"effects":..,"expected_effects":..,...}
  */
 import 'reflect-metadata';
 import { appendFileSync } from 'node:fs';
@@ -44,7 +50,12 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { toKafkaHeaders, uuidv7 } from '@nest-outbox/core';
-import { InboxKafkaServer, INBOX_METRICS_REGISTRY, inboxSchemaSql } from '@nest-outbox/inbox';
+import {
+  InboxKafkaServer,
+  INBOX_METRICS_REGISTRY,
+  inboxSchemaSql,
+  PlatformaticInboxServer,
+} from '@nest-outbox/inbox';
 import {
   createTestSchema,
   createTopics,
@@ -64,6 +75,7 @@ import {
   type FirstRecordClock,
 } from './inbox-bench.app';
 import { RawInboxConsumer } from './support/inbox-raw-consumer';
+import { RawPlatformaticInboxConsumer } from './support/inbox-raw-platformatic';
 import { load1, loadNote, median, ownCpuSplit } from './support/proc-stats';
 import { PhaseProfiler } from './write/profiler';
 import { formatPerOp, installQueryCounter, takeQueryCounts } from './write/query-counter';
@@ -114,6 +126,19 @@ const unknownVariant = [...VARIANTS].find((v) => !(VARIANT_NAMES as readonly str
 if (unknownVariant !== undefined || VARIANTS.size === 0) {
   console.error(
     `BENCH_VARIANTS: unknown variant "${unknownVariant}"; use a comma-separated subset of ${VARIANT_NAMES.join(',')}`,
+  );
+  process.exit(2);
+}
+
+const CLIENT_NAMES = ['kafkajs', 'platformatic'] as const;
+type Client = (typeof CLIENT_NAMES)[number];
+const CLIENTS = [
+  ...new Set((process.env.BENCH_CLIENTS ?? CLIENT_NAMES.join(',')).split(',').map((c) => c.trim())),
+] as Client[];
+const unknownClient = CLIENTS.find((c) => !(CLIENT_NAMES as readonly string[]).includes(c));
+if (unknownClient !== undefined || CLIENTS.length === 0) {
+  console.error(
+    `BENCH_CLIENTS: unknown client "${unknownClient}"; use a comma-separated subset of ${CLIENT_NAMES.join(',')}`,
   );
   process.exit(2);
 }
@@ -182,7 +207,7 @@ async function produce(topic: string, messages: Message[]): Promise<void> {
   await producer.disconnect();
 }
 
-function connect(app: INestApplication): void {
+function connect(app: INestApplication, client: Client): void {
   const kafkaOptions = {
     client: { clientId: 'bench-inbox', brokers: KAFKA_BROKERS, logLevel: 1 },
     consumer: { groupId: uniqueTopic('bench-g'), maxWaitTimeInMs: 100 },
@@ -190,8 +215,12 @@ function connect(app: INestApplication): void {
     run: { autoCommit: false, partitionsConsumedConcurrently: CONCURRENCY },
     postfixId: '',
   };
+  const options = { ...kafkaOptions, inboxBatchSize: BATCH_SIZE };
   app.connectMicroservice<MicroserviceOptions>({
-    strategy: new InboxKafkaServer({ ...kafkaOptions, inboxBatchSize: BATCH_SIZE }),
+    strategy:
+      client === 'platformatic'
+        ? new PlatformaticInboxServer(options)
+        : new InboxKafkaServer(options),
   });
 }
 
@@ -295,11 +324,12 @@ async function measure(
   return result;
 }
 
-/** The inbox: the Nest app with InboxKafkaServer and the projection. */
+/** The inbox: the Nest app with `client`'s inbox server and the projection. */
 function inboxRound(
   index: number,
   messages: Message[],
   kind: BenchHandlerKind,
+  client: Client,
 ): Promise<RoundResult> {
   return withFixture(messages, async (schema, topic, pool) => {
     const clock: FirstRecordClock = { at: undefined };
@@ -307,7 +337,7 @@ function inboxRound(
       logger: ['error'],
     });
     try {
-      connect(app);
+      connect(app, client);
       await app.init();
       const registry = app.get<Registry>(INBOX_METRICS_REGISTRY);
       const sum = async (name: string) =>
@@ -318,7 +348,8 @@ function inboxRound(
       const label = { record: 'inbox      ', batch: 'inbox batch', 'batch-pg': 'batch pg   ' }[
         kind
       ];
-      return await measure(`round ${index + 1} ${label}`, { schema, pool }, async () => {
+      const name = `round ${index + 1} ${client.padEnd(12)} ${label}`;
+      return await measure(name, { schema, pool }, async () => {
         await app.startAllMicroservices();
         return {
           committed: async () =>
@@ -334,24 +365,27 @@ function inboxRound(
   });
 }
 
-/** The raw reference on the same records (see bench/support/inbox-raw-consumer.ts). */
-function rawRound(index: number, messages: Message[]): Promise<RoundResult> {
+/** The raw reference on the same records and client (bench/support/inbox-raw-*.ts). */
+function rawRound(index: number, messages: Message[], client: Client): Promise<RoundResult> {
   return withFixture(messages, async (schema, topic, pool) => {
     for (const sql of inboxSchemaSql({ schema })) await pool.query(sql);
-    const raw = new RawInboxConsumer(
-      {
-        brokers: KAFKA_BROKERS,
-        topic,
-        databaseUrl: DATABASE_URL,
-        schema,
-        consumer: 'bench-projection',
-        chunkSize: BATCH_SIZE,
-        partitionsConsumedConcurrently: CONCURRENCY,
-      },
-      uniqueTopic('bench-raw-g'),
-    );
+    const setup = {
+      brokers: KAFKA_BROKERS,
+      topic,
+      databaseUrl: DATABASE_URL,
+      schema,
+      consumer: 'bench-projection',
+      chunkSize: BATCH_SIZE,
+      partitionsConsumedConcurrently: CONCURRENCY,
+    };
+    const group = uniqueTopic('bench-raw-g');
+    const raw =
+      client === 'platformatic'
+        ? new RawPlatformaticInboxConsumer(setup, group)
+        : new RawInboxConsumer(setup, group);
+    const name = `round ${index + 1} ${client.padEnd(12)} raw        `;
     try {
-      return await measure(`round ${index + 1} raw        `, { schema, pool }, async () => {
+      return await measure(name, { schema, pool }, async () => {
         await raw.start();
         const { progress } = raw;
         return {
@@ -366,101 +400,49 @@ function rawRound(index: number, messages: Message[]): Promise<RoundResult> {
   });
 }
 
+/** One client's rounds, by variant. */
+type ClientRounds = Record<(typeof VARIANT_NAMES)[number], RoundResult[]>;
+
 async function main(): Promise<void> {
   const versions = new Map<string, number>();
   const messages = [...records(WARMUP, versions), ...records(TOTAL, versions)];
   console.log(
     `inbox bench: ${TOTAL} records (${UNIQUE} unique + ${DUPLICATES} duplicates) after ${WARMUP} untimed, ${PARTITIONS} partitions, ` +
-      `${AGGREGATES} aggregates, ${ROUNDS} round(s), partitionsConsumedConcurrently=${CONCURRENCY}, ` +
-      `inboxBatchSize=${BATCH_SIZE}`,
+      `${AGGREGATES} aggregates, ${ROUNDS} round(s), clients ${CLIENTS.join(', ')} (interleaved), ` +
+      `partitionsConsumedConcurrently=${CONCURRENCY}, inboxBatchSize=${BATCH_SIZE}`,
   );
-  const results: RoundResult[] = [];
-  const batches: RoundResult[] = [];
-  const batchPgs: RoundResult[] = [];
-  const raws: RoundResult[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    if (VARIANTS.has('record')) results.push(await inboxRound(i, messages, 'record'));
-    if (VARIANTS.has('batch')) batches.push(await inboxRound(i, messages, 'batch'));
-    if (VARIANTS.has('batch-pg')) batchPgs.push(await inboxRound(i, messages, 'batch-pg'));
-    if (VARIANTS.has('raw')) raws.push(await rawRound(i, messages));
-  }
-  const cpu = (rs: RoundResult[]) => Math.round(median(rs.map((r) => r.cpuUs)));
-  /** `N us/record (system M)`: medians over the rounds. */
-  const cpuNote = (rs: RoundResult[]) =>
-    `${cpu(rs)} us/record (system ${Math.round(median(rs.map((r) => r.systemUs)))})`;
-  const vs = (rs: RoundResult[]) => median(rs.map((r, i) => r.eps / raws[i]!.eps));
-  const rawEps = median(raws.map((r) => r.eps));
-  const wrong = [...results, ...batches, ...batchPgs, ...raws].filter(
+  const rounds = new Map<Client, ClientRounds>(
+    CLIENTS.map((c) => [c, { record: [], batch: [], 'batch-pg': [], raw: [] }]),
+  );
+  for (let i = 0; i < ROUNDS; i++)
+    for (const client of CLIENTS) {
+      const r = rounds.get(client)!;
+      for (const kind of ['record', 'batch', 'batch-pg'] as const)
+        if (VARIANTS.has(kind)) r[kind].push(await inboxRound(i, messages, kind, client));
+      if (VARIANTS.has('raw')) r.raw.push(await rawRound(i, messages, client));
+    }
+  const all = [...rounds.values()].flatMap((r) => Object.values(r).flat());
+  const wrong = all.filter(
     (r) => r.effects !== EXPECTED_EFFECTS || r.duplicates !== EXPECTED_DUPLICATES,
   );
-  const summary: Record<string, unknown> = { bench: 'inbox' };
-  if (results.length > 0) {
-    const eps = results.map((r) => r.eps);
-    const headline = median(eps);
-    console.log(
-      `median ${Math.round(headline)} events/s ${WARMUP > 0 ? 'warm-up' : 'first record'} -> last commit (min ${Math.round(Math.min(...eps))}, ` +
-        `max ${Math.round(Math.max(...eps))}); total ${Math.round(median(results.map((r) => r.totalEps)))}; ` +
-        `steady ${Math.round(median(results.map((r) => r.steadyEps)))}; target >= 2000: ${headline >= 2000 ? 'met' : 'NOT met'}`,
-    );
-    Object.assign(summary, {
-      events_per_s: Math.round(headline),
+  const clients: Record<string, Record<string, number>> = {};
+  const inboxVsRaw: Record<string, Record<string, number>> = {};
+  for (const [client, r] of rounds) {
+    const { summary, ratios } = clientSummary(client, r);
+    clients[client] = summary;
+    if (Object.keys(ratios).length > 0) inboxVsRaw[client] = ratios;
+  }
+  const middle = all.find((r) => r.eps === median(all.map((x) => x.eps))) ?? all[0]!;
+  if (wrong.length > 0) console.log(`${wrong.length} round(s) with WRONG effects`);
+  console.log(
+    JSON.stringify({
+      bench: 'inbox',
+      inbox_vs_raw: inboxVsRaw,
+      clients,
       measured:
         WARMUP > 0
           ? `${WARMUP} untimed records committed -> last PostgreSQL commit, median of rounds`
           : 'first record at the handler -> last PostgreSQL commit, median of rounds',
-      total_events_per_s: Math.round(median(results.map((r) => r.totalEps))),
-      steady_events_per_s: Math.round(median(results.map((r) => r.steadyEps))),
-    });
-  }
-  if (raws.length > 0) {
-    console.log(
-      `raw reference (kafkajs eachBatch + the inbox's registration + the UPSERTs, no Nest): median ` +
-        `${Math.round(rawEps)} events/s, Node CPU ${cpuNote(raws)}` +
-        (results.length > 0
-          ? `; inbox ${Math.round(median(results.map((r) => r.eps)))} = ${vs(results).toFixed(2)} of raw ` +
-            `(median of per-round ratios), Node CPU ${cpuNote(results)}`
-          : ''),
-    );
-    summary.raw_events_per_s = Math.round(rawEps);
-    if (results.length > 0) summary.inbox_vs_raw = Number(vs(results).toFixed(3));
-    if (results.length > 0) summary.record_vs_raw = summary.inbox_vs_raw; // @InboxHandler
-  }
-  if (results.length > 0) summary.inbox_cpu_us_per_record = cpu(results);
-  if (raws.length > 0) summary.raw_cpu_us_per_record = cpu(raws);
-  if (batches.length > 0) {
-    const batchEps = median(batches.map((r) => r.eps));
-    const ratio = raws.length > 0 ? vs(batches) : undefined;
-    console.log(
-      `@InboxBatchHandler (one call per chunk, the same UPSERT per event): median ${Math.round(batchEps)} events/s ` +
-        `(${batches.map((r) => Math.round(r.eps)).join(', ')})` +
-        (ratio !== undefined ? ` = ${ratio.toFixed(2)} of raw` : '') +
-        `; Node CPU ${cpuNote(batches)}; goal >= 5000 events/s and >= 0.8 of raw: ` +
-        `${batchEps >= 5000 && ratio !== undefined && ratio >= 0.8 ? 'met' : 'NOT met'}`,
-    );
-    summary.batch_events_per_s = Math.round(batchEps);
-    if (ratio !== undefined) summary.batch_vs_raw = Number(ratio.toFixed(3));
-    summary.batch_cpu_us_per_record = cpu(batches);
-  }
-  if (batchPgs.length > 0) {
-    const pgEps = median(batchPgs.map((r) => r.eps));
-    const ratio = raws.length > 0 ? vs(batchPgs) : undefined;
-    console.log(
-      `@InboxBatchHandler, UPSERTs on the transaction's pg client (not TypeORM's query): median ` +
-        `${Math.round(pgEps)} events/s (${batchPgs.map((r) => Math.round(r.eps)).join(', ')})` +
-        (ratio !== undefined ? ` = ${ratio.toFixed(2)} of raw` : '') +
-        `; Node CPU ${cpuNote(batchPgs)}`,
-    );
-    summary.batch_pg_events_per_s = Math.round(pgEps);
-    if (ratio !== undefined) summary.batch_pg_vs_raw = Number(ratio.toFixed(3));
-    summary.batch_pg_cpu_us_per_record = cpu(batchPgs);
-  }
-  console.log(goals(summary));
-  if (wrong.length > 0) console.log(`${wrong.length} round(s) with WRONG effects`);
-  const all = [...results, ...batches, ...batchPgs, ...raws];
-  const middle = all.find((r) => r.eps === median(all.map((x) => x.eps))) ?? all[0]!;
-  console.log(
-    JSON.stringify({
-      ...summary,
       duplicates_absorbed: middle.duplicates,
       effects: middle.effects,
       expected_effects: EXPECTED_EFFECTS,
@@ -472,20 +454,53 @@ async function main(): Promise<void> {
   if (wrong.length > 0) process.exitCode = 1;
 }
 
-/** The cost goals of issue 32, against the same run's raw reference (only those measured). */
-function goals(summary: Record<string, unknown>): string {
-  const n = (key: string) => summary[key] as number | undefined;
+/**
+ * One client's figures (medians over the rounds; each ratio the median of the per-round ratios
+ * to the same round's raw loop on that client), printed with its goals.
+ */
+function clientSummary(client: Client, r: ClientRounds) {
+  const cpu = (rs: RoundResult[]) => Math.round(median(rs.map((x) => x.cpuUs)));
+  const eps = (rs: RoundResult[]) => Math.round(median(rs.map((x) => x.eps)));
+  const vs = (rs: RoundResult[]) =>
+    Number(median(rs.map((x, i) => x.eps / r.raw[i]!.eps)).toFixed(3));
+  const summary: Record<string, number> = {};
+  const ratios: Record<string, number> = {};
   const line: string[] = [];
-  const goal = (what: string, value: number | undefined, met: (v: number) => boolean) => {
-    if (value !== undefined) line.push(`${what} ${value}: ${met(value) ? 'met' : 'NOT met'}`);
+  const variants = [
+    ['record', 'record', '@InboxHandler'],
+    ['batch', 'batch', '@InboxBatchHandler'],
+    ['batch-pg', 'batch_pg', '@InboxBatchHandler, UPSERTs on the pg client'],
+    ['raw', 'raw', 'raw loop'],
+  ] as const;
+  for (const [kind, key, what] of variants) {
+    const rs = r[kind];
+    if (rs.length === 0) continue;
+    summary[`${key}_events_per_s`] = eps(rs);
+    summary[`${key}_cpu_us_per_record`] = cpu(rs);
+    summary[`${key}_total_events_per_s`] = Math.round(median(rs.map((x) => x.totalEps)));
+    const ratio = kind !== 'raw' && r.raw.length > 0 ? vs(rs) : undefined;
+    if (ratio !== undefined) ratios[key] = ratio;
+    line.push(
+      `${what} ${eps(rs)} events/s (${rs.map((x) => Math.round(x.eps)).join(', ')})` +
+        (ratio !== undefined ? ` = ${ratio.toFixed(2)} of raw` : '') +
+        `, Node CPU ${cpu(rs)} us/record (system ${Math.round(median(rs.map((x) => x.systemUs)))})`,
+    );
+  }
+  console.log(`${client}: ${line.join('; ')}`);
+  const goals: string[] = [];
+  const goal = (what: string, value: number | undefined, met: boolean) => {
+    if (value !== undefined) goals.push(`${what} ${value}: ${met ? 'met' : 'NOT met'}`);
   };
-  goal('batch_vs_raw >= 0.85', n('batch_vs_raw'), (v) => v >= 0.85);
-  goal('record_vs_raw >= 0.60', n('record_vs_raw'), (v) => v >= 0.6);
-  const raw = n('raw_cpu_us_per_record');
-  const batchCpu = n('batch_cpu_us_per_record');
-  if (raw !== undefined && batchCpu !== undefined)
-    goal('batch CPU/record <= 1.5x raw', Number((batchCpu / raw).toFixed(2)), (v) => v <= 1.5);
-  return `goals: ${line.length > 0 ? line.join('; ') : 'none measured (raw did not run)'}`;
+  goal('batch_vs_raw >= 0.85', ratios.batch, (ratios.batch ?? 0) >= 0.85);
+  goal('record_vs_raw >= 0.60', ratios.record, (ratios.record ?? 0) >= 0.6);
+  if (r.batch.length > 0 && r.raw.length > 0) {
+    const x = Number((cpu(r.batch) / cpu(r.raw)).toFixed(2));
+    goal('batch CPU/record <= 1.5x raw', x, x <= 1.5);
+  }
+  console.log(
+    `${client} goals: ${goals.length > 0 ? goals.join('; ') : 'none measured (raw did not run)'}`,
+  );
+  return { summary, ratios };
 }
 
 main().then(

@@ -23,7 +23,7 @@ export interface RawInboxProgress {
 }
 
 /** One accepted record: the envelope headers the inbox reads, and the projection's input. */
-interface RawEvent {
+export interface RawEvent {
   readonly offset: string;
   readonly eventId: string;
   readonly eventType: string;
@@ -34,21 +34,27 @@ interface RawEvent {
   readonly total: number;
 }
 
-const header = (m: KafkaMessage, name: string) => m.headers?.[name]?.toString() ?? '';
-
-function toEvent(m: KafkaMessage): RawEvent {
-  const { total } = JSON.parse(m.value?.toString() ?? '{}') as { total: number };
+/** A record's event from its offset, value and a header lookup (each client has its shape). */
+export function rawEvent(
+  offset: string,
+  value: Buffer | null,
+  header: (name: string) => string,
+): RawEvent {
+  const { total } = JSON.parse(value?.toString() ?? '{}') as { total: number };
   return {
-    offset: m.offset,
-    eventId: header(m, 'event_id'),
-    eventType: header(m, 'event_type'),
-    schemaVersion: Number(header(m, 'schema_version')),
-    aggregateType: header(m, 'aggregate_type'),
-    aggregateId: header(m, 'aggregate_id'),
-    aggregateVersion: header(m, 'aggregate_version'),
+    offset,
+    eventId: header('event_id'),
+    eventType: header('event_type'),
+    schemaVersion: Number(header('schema_version')),
+    aggregateType: header('aggregate_type'),
+    aggregateId: header('aggregate_id'),
+    aggregateVersion: header('aggregate_version'),
     total,
   };
 }
+
+const toEvent = (m: KafkaMessage): RawEvent =>
+  rawEvent(m.offset, m.value, (name) => m.headers?.[name]?.toString() ?? '');
 
 /**
  * The inbox's registration statement (`InboxStore.registerMany`, as the inbox sends it when
@@ -74,77 +80,38 @@ const projectSql = (schema: string) =>
    ON CONFLICT (aggregate_id) DO UPDATE SET events = projection.events + 1, total = projection.total + EXCLUDED.total`;
 
 /**
- * The inbox bench's reference: plain kafkajs `eachBatch`, chunks of `chunkSize` records of
- * one partition, each in ONE PostgreSQL transaction with the inbox's registration statement
- * and the projection UPSERT of every new event; offsets resolved after the commit and
- * committed by kafkajs (so never ahead of the effect). No Nest, no guard or interceptor, no
- * per-record pipeline.
+ * One chunk of one partition in ONE PostgreSQL transaction: the inbox's registration statement
+ * and the projection UPSERT of every new event (what both raw loops do with a chunk).
  */
-export class RawInboxConsumer {
+export class RawChunkApplier {
   readonly progress: RawInboxProgress = { firstAt: undefined, applied: 0, duplicates: 0 };
   private readonly pool: Pool;
-  private readonly consumer: Consumer;
   private readonly register: string;
   private readonly project: string;
 
-  constructor(
-    private readonly setup: RawInboxSetup,
-    groupId: string,
-  ) {
+  constructor(private readonly setup: RawInboxSetup) {
     this.pool = new Pool({
       connectionString: setup.databaseUrl,
       max: setup.partitionsConsumedConcurrently,
     });
-    const kafka = new Kafka({
-      clientId: 'bench-inbox-raw',
-      brokers: setup.brokers,
-      logLevel: logLevel.ERROR,
-    });
-    this.consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
     this.register = registerSql(setup.schema);
     this.project = projectSql(setup.schema);
   }
 
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.setup.topic], fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: true,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.setup.partitionsConsumedConcurrently,
-      eachBatch: (payload) => this.eachBatch(payload),
-    });
+  /** Applies `events` (one partition's, in offset order) and counts them once committed. */
+  async apply(partition: number, events: readonly RawEvent[]): Promise<void> {
+    const counts = await inTransaction(this.pool, (client) =>
+      this.chunk(client, partition, events),
+    );
+    this.progress.applied += counts.applied;
+    this.progress.duplicates += counts.duplicates;
   }
 
-  async stop(): Promise<void> {
-    await this.consumer.disconnect();
-    await this.pool.end();
+  close(): Promise<void> {
+    return this.pool.end();
   }
 
-  private async eachBatch({
-    batch,
-    resolveOffset,
-    heartbeat,
-    isRunning,
-    isStale,
-  }: EachBatchPayload) {
-    this.progress.firstAt ??= process.hrtime.bigint();
-    const { chunkSize } = this.setup;
-    for (let i = 0; i < batch.messages.length; i += chunkSize) {
-      if (!isRunning() || isStale()) return;
-      const chunk = batch.messages.slice(i, i + chunkSize);
-      const counts = await inTransaction(this.pool, (client) =>
-        this.chunk(client, batch.partition, chunk),
-      );
-      this.progress.applied += counts.applied;
-      this.progress.duplicates += counts.duplicates;
-      resolveOffset(chunk[chunk.length - 1]!.offset);
-      await heartbeat();
-    }
-  }
-
-  private async chunk(client: PoolClient, partition: number, messages: KafkaMessage[]) {
-    const events = messages.map(toEvent);
+  private async chunk(client: PoolClient, partition: number, events: readonly RawEvent[]) {
     const firsts = new Map<string, RawEvent>();
     for (const e of events) if (!firsts.has(e.eventId)) firsts.set(e.eventId, e);
     const sorted = [...firsts.values()].sort((a, b) =>
@@ -172,5 +139,67 @@ export class RawInboxConsumer {
       applied++;
     }
     return { applied, duplicates: events.length - applied };
+  }
+}
+
+/**
+ * The inbox bench's reference on kafkajs: plain `eachBatch`, chunks of `chunkSize` records of
+ * one partition, each applied by `RawChunkApplier`; offsets resolved after the commit and
+ * committed by kafkajs (so never ahead of the effect). No Nest, no guard or interceptor, no
+ * per-record pipeline.
+ */
+export class RawInboxConsumer {
+  private readonly chunks: RawChunkApplier;
+  private readonly consumer: Consumer;
+
+  constructor(
+    private readonly setup: RawInboxSetup,
+    groupId: string,
+  ) {
+    this.chunks = new RawChunkApplier(setup);
+    const kafka = new Kafka({
+      clientId: 'bench-inbox-raw',
+      brokers: setup.brokers,
+      logLevel: logLevel.ERROR,
+    });
+    this.consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+  }
+
+  get progress(): RawInboxProgress {
+    return this.chunks.progress;
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [this.setup.topic], fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: true,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.setup.partitionsConsumedConcurrently,
+      eachBatch: (payload) => this.eachBatch(payload),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+    await this.chunks.close();
+  }
+
+  private async eachBatch({
+    batch,
+    resolveOffset,
+    heartbeat,
+    isRunning,
+    isStale,
+  }: EachBatchPayload) {
+    this.progress.firstAt ??= process.hrtime.bigint();
+    const { chunkSize } = this.setup;
+    for (let i = 0; i < batch.messages.length; i += chunkSize) {
+      if (!isRunning() || isStale()) return;
+      const chunk = batch.messages.slice(i, i + chunkSize);
+      await this.chunks.apply(batch.partition, chunk.map(toEvent));
+      resolveOffset(chunk[chunk.length - 1]!.offset);
+      await heartbeat();
+    }
   }
 }
