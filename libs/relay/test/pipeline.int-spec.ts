@@ -60,7 +60,8 @@ describe('Relay pipeline: claim ahead while a batch is being sent (real PostgreS
     const relay = await scene.start(
       {
         routing: { defaultTopic: 'unused' },
-        tuning: { publisher, polling: { minMs: 5000, maxMs: 5000 }, listen: false },
+        // Polls too far apart to matter: only the wakeup claims.
+        tuning: { publisher, polling: { minMs: 600_000, maxMs: 600_000 }, listen: false },
       },
       [{ provide: OUTBOX_WAKEUP, useValue: wakeup }],
     );
@@ -72,7 +73,6 @@ describe('Relay pipeline: claim ahead while a batch is being sent (real PostgreS
     // More of the held aggregate, and another aggregate, while the first send is held.
     await producer.write([{ aggregateId: 'first' }]);
     const [otherId] = await producer.write([{ aggregateId: 'other' }]);
-    const startedAt = Date.now();
     wakeup.signal();
     await waitFor(
       'other aggregate claimed during the held send',
@@ -83,9 +83,8 @@ describe('Relay pipeline: claim ahead while a batch is being sent (real PostgreS
             [otherId],
           )
         ).rows[0]!.n === 1,
-      { timeoutMs: 3000, intervalMs: 10 },
+      { intervalMs: 10 },
     );
-    expect(Date.now() - startedAt).toBeLessThan(2000);
     // The claimed-ahead batch waits for its turn to send.
     expect(publisher.calls).toHaveLength(1);
     expect(publisher.maxConcurrent).toBe(1);

@@ -16,17 +16,16 @@ describe('KafkaPublisher timeout', () => {
     const publisher = new KafkaPublisher({
       brokers: [`127.0.0.1:${port}`],
       logLevel: logLevel.NOTHING,
-      requestTimeout: 1500,
-      connectionTimeout: 1500,
+      // Far longer than the test may take: only the abort can end the publish in time.
+      requestTimeout: 60_000,
+      connectionTimeout: 60_000,
       retry: { retries: 0 },
     });
     const controller = new AbortController();
-    const started = Date.now();
     setTimeout(() => controller.abort(new PublishTimeoutError(300)), 300);
     await expect(
       publisher.publish([{ topic: 't', key: 'k', value: '{}', headers: {} }], controller.signal),
     ).rejects.toBeInstanceOf(PublishTimeoutError);
-    expect(Date.now() - started).toBeLessThan(2000);
     await publisher.disconnect();
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => server.close(resolve));
