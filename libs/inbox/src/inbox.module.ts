@@ -3,8 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 import { HandlerFailures } from './settle/handler-failures';
 import { DeadLetterSink } from './settle/dead-letter.sink';
-import { ExhaustedEventSettler } from './settle/exhausted-event.settler';
-import { RejectedRecordSettler } from './settle/rejected-record.settler';
 import { InboxHandlerPolicies } from './options/inbox-handler.policies';
 import { InboxConfigurableModule, INBOX_OPTIONS_TYPE } from './inbox.module-definition';
 import { InboxRoutes } from './invoke/inbox-routes';
@@ -19,8 +17,6 @@ const PIPELINE = [
   InboxConsumerRegistry,
   InboxHandlerPolicies,
   DeadLetterSink,
-  RejectedRecordSettler,
-  ExhaustedEventSettler,
   HandlerFailures,
   InboxPipeline,
 ];

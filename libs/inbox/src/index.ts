@@ -16,7 +16,7 @@ export { InboxHandler } from './decorators/inbox-handler.decorator';
 export { InboxEvent } from './decorators/inbox-event.decorator';
 export { InboxBatchHandler } from './decorators/inbox-batch-handler.decorator';
 export { InboxEvents } from './decorators/inbox-events.decorator';
-export type { InboxOutcome } from './chunk/inbox-outcome';
+export type { InboxOutcome } from './chunk/chunk';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 export type {

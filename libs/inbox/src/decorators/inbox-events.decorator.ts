@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { InboxKafkaContext } from '../chunk/inbox-kafka.context';
+import { InboxKafkaContext } from '../chunk/chunk';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 
 /**
