@@ -3,7 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 import { HandlerFailures } from './settle/handler-failures';
 import { DeadLetterSink } from './settle/dead-letter.sink';
-import { InboxHandlerPolicies } from './options/inbox-handler.policies';
 import { InboxConfigurableModule, INBOX_OPTIONS_TYPE } from './inbox.module-definition';
 import { InboxRoutes } from './invoke/inbox-routes';
 import { InboxLifecycle } from './lifecycle/inbox.lifecycle';
@@ -15,7 +14,6 @@ import { InboxStore } from './store/inbox.store';
 const PIPELINE = [
   InboxStore,
   InboxConsumerRegistry,
-  InboxHandlerPolicies,
   DeadLetterSink,
   HandlerFailures,
   InboxPipeline,

@@ -14,7 +14,7 @@ import { ConsumerSession } from '../src/consumer/consumer.session';
 import { kafkajsConsumerPort } from '../src/consumer/kafkajs-consumer.port';
 import { InboxMetrics } from '../src/metrics/inbox.metrics';
 import { resolveInboxOptions } from '../src/options/inbox-options.resolver';
-import type { ResolvedHandlerPolicy } from '../src/options/resolved-inbox-options';
+import type { ResolvedHandlerPolicy } from '../src/options/inbox-options.resolver';
 import { InboxPipeline } from '../src/pipeline/inbox.pipeline';
 import { DeadLetterSink } from '../src/settle/dead-letter.sink';
 import { HandlerFailures } from '../src/settle/handler-failures';
