@@ -7,8 +7,7 @@ import {
   INBOX_OPTIONS,
   INBOX_TRANSACTION_HOST,
 } from './inbox.constants';
-import { inboxModuleMetrics } from './metrics/inbox-metrics.factory';
-import { InboxMetrics } from './metrics/inbox.metrics';
+import { InboxMetrics, inboxModuleMetrics } from './metrics/inbox.metrics';
 import type { InboxModuleExtras, InboxModuleOptions } from './options/inbox-options.interface';
 import { resolveInboxOptions, type ResolvedInboxOptions } from './options/inbox-options.resolver';
 

@@ -4,7 +4,7 @@ import { getTransactionHostToken, TransactionHost } from '@nestjs-cls/transactio
 import { InvalidOptionsError, RenamedOptionError } from '@nest-outbox/core';
 import { Registry } from 'prom-client';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
-import { InboxHandlerPolicies } from './options/inbox-handler.policies';
+import { InboxPipeline } from './pipeline/inbox.pipeline';
 import { INBOX_METRICS_REGISTRY, INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from './inbox.constants';
 import { InboxModule } from './inbox.module';
 import type { InboxModuleOptions } from './options/inbox-options.interface';
@@ -179,7 +179,7 @@ describe('InboxModule registration', () => {
     const local = await Test.createTestingModule({
       imports: [FakeTransactionsModule, InboxModule.forRoot({ ...options, isGlobal: false })],
     }).compile();
-    expect(local.get(InboxHandlerPolicies)).toBeInstanceOf(InboxHandlerPolicies);
+    expect(local.get(InboxPipeline)).toBeInstanceOf(InboxPipeline);
     await local.close();
   });
 

@@ -3,9 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 import { HandlerFailures } from './settle/handler-failures';
 import { DeadLetterSink } from './settle/dead-letter.sink';
-import { ExhaustedEventSettler } from './settle/exhausted-event.settler';
-import { RejectedRecordSettler } from './settle/rejected-record.settler';
-import { InboxHandlerPolicies } from './options/inbox-handler.policies';
 import { InboxConfigurableModule, INBOX_OPTIONS_TYPE } from './inbox.module-definition';
 import { InboxRoutes } from './invoke/inbox-routes';
 import { InboxLifecycle } from './lifecycle/inbox.lifecycle';
@@ -17,10 +14,7 @@ import { InboxStore } from './store/inbox.store';
 const PIPELINE = [
   InboxStore,
   InboxConsumerRegistry,
-  InboxHandlerPolicies,
   DeadLetterSink,
-  RejectedRecordSettler,
-  ExhaustedEventSettler,
   HandlerFailures,
   InboxPipeline,
 ];

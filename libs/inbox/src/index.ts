@@ -12,11 +12,9 @@ export type {
   VersionCheckMode,
 } from './options/inbox-options.interface';
 export { INBOX_METRICS_REGISTRY } from './inbox.constants';
-export { InboxHandler } from './decorators/inbox-handler.decorator';
-export { InboxEvent } from './decorators/inbox-event.decorator';
-export { InboxBatchHandler } from './decorators/inbox-batch-handler.decorator';
-export { InboxEvents } from './decorators/inbox-events.decorator';
-export type { InboxOutcome } from './chunk/inbox-outcome';
+export { InboxBatchHandler, InboxHandler } from './decorators/inbox-handler.decorator';
+export { InboxEvent, InboxEvents } from './decorators/inbox-event.decorator';
+export type { InboxOutcome } from './chunk/chunk';
 export type { RejectionCode } from './envelope/envelope.decoder';
 export { InboxConsumerRegistry } from './consumer/inbox-consumer.registry';
 export type {

@@ -4,18 +4,20 @@ import { KafkaContext } from '@nestjs/microservices';
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
-import { recordOf, type ChunkRecord, type InboxRoute } from '../src/chunk/chunk';
-import type { InboxKafkaContext } from '../src/chunk/inbox-kafka.context';
+import {
+  recordOf,
+  type ChunkRecord,
+  type InboxKafkaContext,
+  type InboxRoute,
+} from '../src/chunk/chunk';
 import { ConsumerSession } from '../src/consumer/consumer.session';
 import { kafkajsConsumerPort } from '../src/consumer/kafkajs-consumer.port';
 import { InboxMetrics } from '../src/metrics/inbox.metrics';
 import { resolveInboxOptions } from '../src/options/inbox-options.resolver';
-import type { ResolvedHandlerPolicy } from '../src/options/resolved-inbox-options';
+import type { ResolvedHandlerPolicy } from '../src/options/inbox-options.resolver';
 import { InboxPipeline } from '../src/pipeline/inbox.pipeline';
 import { DeadLetterSink } from '../src/settle/dead-letter.sink';
-import { ExhaustedEventSettler } from '../src/settle/exhausted-event.settler';
 import { HandlerFailures } from '../src/settle/handler-failures';
-import { RejectedRecordSettler } from '../src/settle/rejected-record.settler';
 import type {
   InboxStore,
   PendingRegistration,
@@ -262,13 +264,13 @@ export function pipelineOverFakes(options: { isPermanentError?: (e: unknown) => 
     tuning: { isPermanentError: options.isPermanentError },
   });
   const sink = new DeadLetterSink(store.asStore(), metrics);
-  const failures = new HandlerFailures(metrics, new ExhaustedEventSettler(sink), resolved);
+  const failures = new HandlerFailures(metrics, sink, resolved);
   const pipeline = new InboxPipeline(
     fakeTransactionHost(trace),
     store.asStore(),
     metrics,
     failures,
-    new RejectedRecordSettler(sink),
+    sink,
   );
   const finish = session.finish.bind(session);
   jest.spyOn(session, 'finish').mockImplementation((tracker, offset) => {

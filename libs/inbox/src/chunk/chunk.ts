@@ -1,15 +1,36 @@
 import type { EventEnvelope } from '@nest-outbox/core';
-import type { KafkaContext } from '@nestjs/microservices';
+import { KafkaContext } from '@nestjs/microservices';
+import type { ConsumerSession } from '../consumer/consumer.session';
+import type { PartitionOffsetTracker } from '../consumer/partition-offset.tracker';
 import { headerStrings, type ParsedRecord, type RejectionCode } from '../envelope/envelope.decoder';
 import type { ResolvedHandlerPolicy } from '../options/inbox-options.resolver';
 import type { RecordPosition } from '../store/inbox.store';
-import type { InboxKafkaContext } from './inbox-kafka.context';
+
+/**
+ * The final result of one record. `paused` is the only one that is not final: its offset
+ * is not committed and the partition waits at it. @publicApi
+ */
+export type InboxOutcome = 'applied' | 'duplicate' | 'stale' | 'dead-lettered' | 'paused';
+
+/**
+ * The `KafkaContext` an inbox handler is called with: the record's own context, plus the events
+ * the inbox admitted for it (`@InboxEvent()` reads the one, `@InboxBatchHandler`'s
+ * `@InboxEvents()` all of a chunk's, where `@Ctx()` is the chunk's last record's). @internal
+ */
+export class InboxKafkaContext extends KafkaContext {
+  constructor(
+    context: KafkaContext,
+    readonly events: readonly EventEnvelope[],
+    readonly batch: boolean,
+  ) {
+    super(context.getArgs());
+  }
+}
 
 /** One `@InboxHandler` / `@InboxBatchHandler` method of the application, ready to call. @internal */
 export interface InboxRoute {
   readonly consumer: string;
   readonly policy: ResolvedHandlerPolicy;
-  /** `@InboxBatchHandler`: called once per chunk with its new events. */
   readonly batch: boolean;
   /**
    * Calls the method with the controller's guards, interceptors, pipes and exception filters;
@@ -27,7 +48,6 @@ export interface ChunkRecord {
   readonly headers: Record<string, string>;
   /** What `@Payload()` reads (computed on first use). */
   readonly payload: () => unknown;
-  /** The record's `KafkaContext` (consumer, heartbeat, producer). */
   readonly context: KafkaContext;
 }
 
@@ -52,6 +72,17 @@ export interface Admission {
   readonly outcome: 'new' | 'duplicate' | 'stale';
 }
 
+/** One record for one route, as the settle stage needs it (built only on that path). @internal */
+export interface InboxDelivery extends ChunkRecord {
+  readonly consumer: string;
+  readonly policy: ResolvedHandlerPolicy;
+  readonly session: ConsumerSession;
+  /** The partition tracker the record was begun on. */
+  readonly tracker?: PartitionOffsetTracker;
+  /** The decoded event, when the record was accepted. */
+  readonly envelope?: EventEnvelope;
+}
+
 /** The chunk record of a record's `KafkaContext` (its message as Nest's parser made it). @internal */
 export function recordOf(context: KafkaContext, payload: () => unknown): ChunkRecord {
   const message = context.getMessage();
@@ -63,5 +94,29 @@ export function recordOf(context: KafkaContext, payload: () => unknown): ChunkRe
     headers: headerStrings(message.headers as Record<string, unknown> | undefined),
     payload,
     context,
+  };
+}
+
+/** @internal */
+export function deliveryOf(
+  record: ChunkRecord,
+  route: Pick<InboxRoute, 'consumer' | 'policy'>,
+  session: ConsumerSession,
+  extra: { tracker?: PartitionOffsetTracker; envelope?: EventEnvelope } = {},
+): InboxDelivery {
+  return { ...record, consumer: route.consumer, policy: route.policy, session, ...extra };
+}
+
+/** Where a record is, for log lines: consumer, event, aggregate, type and position. @internal */
+export function deliveryFields(
+  at: { readonly consumer: string; readonly position: RecordPosition },
+  event: EventEnvelope,
+) {
+  const { topic, partition, offset } = at.position;
+  const { eventId, aggregateId, eventType } = event;
+  return {
+    consumer: at.consumer,
+    ...{ event_id: eventId, aggregate_id: aggregateId, type: eventType },
+    ...{ topic, partition, offset },
   };
 }

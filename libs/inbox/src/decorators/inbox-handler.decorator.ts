@@ -2,7 +2,13 @@ import { SetMetadata } from '@nestjs/common';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { INBOX_HANDLER_METADATA } from '../inbox.constants';
 import type { InboxHandlerOptions } from '../options/inbox-options.interface';
-import type { InboxHandlerMetadata } from '../options/inbox-handler.policies';
+
+/** What `@InboxHandler` / `@InboxBatchHandler` store on the method. @internal */
+export interface InboxHandlerMetadata {
+  readonly consumer: string;
+  readonly options: InboxHandlerOptions;
+  readonly batch?: boolean;
+}
 
 /**
  * Makes an `@EventPattern` Kafka handler idempotent: bad records are recorded and skipped, and
@@ -25,11 +31,30 @@ export function InboxHandler(consumer: string, options: InboxHandlerOptions = {}
   return markInboxHandler('InboxHandler', { consumer, options });
 }
 
-/** Validates the consumer name and marks the method for the inbox. @internal */
-export function markInboxHandler(
-  decorator: string,
-  metadata: InboxHandlerMetadata,
+/**
+ * `@InboxHandler` for throughput: the method receives `@InboxEvents()` and runs once per chunk.
+ * The list holds the chunk's new events for this consumer in offset order, and Nest's pipeline
+ * runs once per chunk; on a replay record by record it holds one event. Otherwise
+ * `@InboxHandler`'s contract; an error rolls the whole chunk back. `@Ctx()` and `@Payload()` are
+ * the chunk's last record's.
+ * @example
+ * ```ts
+ * @EventPattern('orders')
+ * @InboxBatchHandler('order-totals', { eventTypes: ['order.confirmed'] })
+ * async onOrders(@InboxEvents() events: readonly EventEnvelope<OrderConfirmed>[]) {
+ *   for (const e of events) await this.txHost.tx.query('UPDATE totals ...', [e.aggregateId]);
+ * }
+ * ```
+ * @publicApi
+ */
+export function InboxBatchHandler(
+  consumer: string,
+  options: InboxHandlerOptions = {},
 ): MethodDecorator {
+  return markInboxHandler('InboxBatchHandler', { consumer, options, batch: true });
+}
+
+function markInboxHandler(decorator: string, metadata: InboxHandlerMetadata): MethodDecorator {
   const { consumer } = metadata;
   if (typeof consumer !== 'string' || consumer.trim() === '' || consumer.length > 200) {
     throw new InboxMisuseError(

@@ -6,9 +6,11 @@ import { PARAM_ARGS_METADATA, PATTERN_METADATA } from '@nestjs/microservices/con
 import { RpcParamsFactory } from '@nestjs/microservices/factories/rpc-params-factory';
 import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
 import type { InboxRoute } from '../chunk/chunk';
+import type { InboxHandlerMetadata } from '../decorators/inbox-handler.decorator';
 import { InboxHandlerSkippedError } from '../errors/inbox-handler-skipped.error';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
-import { InboxHandlerPolicies } from '../options/inbox-handler.policies';
+import { INBOX_HANDLER_METADATA, INBOX_OPTIONS } from '../inbox.constants';
+import { resolveHandlerPolicy, type ResolvedInboxOptions } from '../options/inbox-options.resolver';
 
 /** One `@InboxHandler` method found at start-up. @internal */
 export interface DiscoveredInboxHandler {
@@ -21,10 +23,11 @@ export interface DiscoveredInboxHandler {
 /** The call in progress: set once its handler method runs (interceptors may skip it). */
 const calls = new AsyncLocalStorage<{ ran: boolean }>();
 
-type Found = DiscoveredInboxHandler & {
-  readonly instance: object;
-  readonly fn: (...args: unknown[]) => unknown;
-};
+type Found = DiscoveredInboxHandler &
+  Pick<InboxRoute, 'policy' | 'batch'> & {
+    readonly instance: object;
+    readonly fn: (...args: unknown[]) => unknown;
+  };
 
 /**
  * Every `@InboxHandler` method of the application, validated at start-up, and callable per topic
@@ -35,19 +38,14 @@ export class InboxRoutes {
   private byTopic: Map<string, InboxRoute[]> | undefined;
 
   constructor(
-    @Inject(InboxHandlerPolicies) private readonly policies: InboxHandlerPolicies,
+    @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
     @Inject(ExternalContextCreator) private readonly contexts: ExternalContextCreator,
   ) {}
 
   explore(): DiscoveredInboxHandler[] {
-    return this.find().map(({ controller, method, consumer, topics }) => ({
-      controller,
-      method,
-      consumer,
-      topics,
-    }));
+    return this.find();
   }
 
   /** The topic's inbox routes (built on first use, once the application's enhancers are set). */
@@ -59,7 +57,7 @@ export class InboxRoutes {
   private build(): Map<string, InboxRoute[]> {
     const byTopic = new Map<string, InboxRoute[]>();
     for (const found of this.find()) {
-      const { consumer, policy, batch } = this.policies.forHandler(found.fn)!;
+      const { consumer, policy, batch } = found;
       const route: InboxRoute = { consumer, policy, batch, invoke: this.invoker(found) };
       for (const topic of found.topics) byTopic.set(topic, [...(byTopic.get(topic) ?? []), route]);
     }
@@ -113,23 +111,23 @@ export class InboxRoutes {
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const fn = (prototype as Record<string, unknown>)[method];
-        if (typeof fn !== 'function' || !this.policies.metadataOf(fn)) continue;
-        const handler = this.policies.forHandler(fn)!; // validates the options now
-        const patterns = (Reflect.getMetadata(PATTERN_METADATA, fn) ?? []) as unknown[];
+        const meta =
+          typeof fn === 'function'
+            ? (Reflect.getMetadata(INBOX_HANDLER_METADATA, fn) as InboxHandlerMetadata | undefined)
+            : undefined;
+        if (!meta) continue;
+        const { consumer } = meta;
+        const policy = resolveHandlerPolicy(consumer, this.options, meta.options);
+        const patterns = (Reflect.getMetadata(PATTERN_METADATA, fn as object) ?? []) as unknown[];
         if (patterns.length === 0 || patterns.some((p) => typeof p !== 'string')) {
           throw new InboxMisuseError(
-            `${wrapper.name}.${method}: @InboxHandler('${handler.consumer}') needs @EventPattern('<topic>') with topic names (got ${JSON.stringify(patterns)})`,
+            `${wrapper.name}.${method}: @InboxHandler('${consumer}') needs @EventPattern('<topic>') with topic names (got ${JSON.stringify(patterns)})`,
           );
         }
         const controller = String(wrapper.name);
-        found.push({
-          controller,
-          method,
-          consumer: handler.consumer,
-          topics: patterns as string[],
-          instance,
-          fn: fn as Found['fn'],
-        });
+        const topics = patterns as string[];
+        const [batch, callable] = [meta.batch === true, fn as Found['fn']];
+        found.push({ controller, method, consumer, topics, policy, batch, instance, fn: callable });
       }
     }
     return found;

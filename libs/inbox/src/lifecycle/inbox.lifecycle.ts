@@ -8,34 +8,36 @@ import {
 } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import type { ServerKafka } from '@nestjs/microservices';
+import { errorLabel, PeriodicTask } from '@nest-outbox/core/internal';
 import { InboxConsumerRegistry } from '../consumer/inbox-consumer.registry';
 import { watchKafkaServers } from '../consumer/kafka-servers';
-import { refusePlainKafka } from './plain-kafka.refusal';
+import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { InboxSchemaMissingError } from '../errors/inbox-schema-missing.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
+import { InboxRoutes } from '../invoke/inbox-routes';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
-import { InboxPruner } from '../retention/inbox.pruner';
+import { InboxPipeline } from '../pipeline/inbox.pipeline';
 import { checkTopicRetention } from '../retention/topic-retention.checker';
 import { InboxStore } from '../store/inbox.store';
-import { InboxRoutes, type DiscoveredInboxHandler } from '../invoke/inbox-routes';
-import { InboxPipeline } from '../pipeline/inbox.pipeline';
 import { InboxKafkaServer } from '../transport/inbox-kafka.server';
+
+/** DELETE statements per pruning run at most. */
+const MAX_PRUNE_BATCHES = 100;
 
 /**
  * The inbox's start-up and shutdown: tables, handlers, the link to the application's
  * `InboxKafkaServer` (any other Kafka server serving an inbox topic is refused), topic
- * retention check, pruner. @internal
+ * retention check, pruning of processed rows past `retention.keepMs`. @internal
  */
 @Injectable()
 export class InboxLifecycle
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('InboxModule');
-  private pruner: InboxPruner | undefined;
+  private pruner: PeriodicTask<number> | undefined;
   private readonly unwatch: () => void;
   private readonly plain: ServerKafka[] = [];
   private readonly statuses: { unsubscribe(): void }[] = [];
-  handlers: DiscoveredInboxHandler[] = [];
 
   constructor(
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
@@ -69,13 +71,13 @@ export class InboxLifecycle
   private watchPlain(server: ServerKafka): void {
     this.plain.push(server);
     const status = server.status.subscribe((s) => {
-      if (String(s) === 'connected') refusePlainKafka([server], this.topics(this.routes.explore()));
+      if (String(s) === 'connected') refusePlainKafka([server], this.topics());
     });
     this.statuses.push(status);
   }
 
-  private topics(handlers: DiscoveredInboxHandler[]): string[] {
-    return [...new Set(handlers.flatMap((h) => h.topics))];
+  private topics(): string[] {
+    return [...new Set(this.routes.explore().flatMap((h) => h.topics))];
   }
 
   async onModuleInit(): Promise<void> {
@@ -86,28 +88,52 @@ export class InboxLifecycle
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.handlers = this.routes.explore();
-    const topics = this.topics(this.handlers);
+    const topics = this.topics();
     refusePlainKafka(this.plain, topics);
     await checkTopicRetention(this.options, topics, this.logger);
     const { keepMs, batchSize, intervalMs } = this.options.retention;
-    if (Number.isFinite(keepMs)) {
-      this.pruner = new InboxPruner(
-        this.store,
-        { retentionMs: keepMs, batchSize, intervalMs },
-        this.logger,
-      );
-      this.pruner.start();
-    }
-  }
-
-  /** Runs one pruning pass now (also on its interval); returns the rows deleted. */
-  async pruneNow(): Promise<number> {
-    return this.pruner ? this.pruner.pruneOnce() : 0;
+    if (!Number.isFinite(keepMs)) return;
+    this.pruner = new PeriodicTask({
+      intervalMs,
+      run: () => this.prune(keepMs, batchSize),
+      onError: (error) => this.logger.warn(`inbox prune failed stage=prune: ${errorLabel(error)}`),
+    });
+    this.pruner.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unwatch();
     await this.pruner?.stop();
+  }
+
+  /** Deletes processed rows older than `keepMs` in small batches; returns how many. */
+  private async prune(keepMs: number, batchSize: number): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < MAX_PRUNE_BATCHES; i++) {
+      const deleted = await this.store.pruneBatch(keepMs, batchSize);
+      total += deleted;
+      if (deleted < batchSize) break;
+    }
+    if (total > 0) this.logger.log(`pruned ${total} inbox row(s) older than ${keepMs} ms`);
+    return total;
+  }
+}
+
+/**
+ * Refuses a Kafka server other than `InboxKafkaServer` that serves an inbox handler's topic
+ * (its pattern handlers are registered once the application initialises). @internal
+ */
+export function refusePlainKafka(servers: readonly ServerKafka[], inboxTopics: string[]): void {
+  for (const server of servers) {
+    if (server instanceof InboxKafkaServer) continue;
+    const served = inboxTopics.filter((topic) => server.getHandlers().has(topic));
+    if (served.length === 0) continue;
+    throw new InboxMisuseError(
+      `@InboxHandler/@InboxBatchHandler on topic(s) '${served.join("', '")}' is served by ` +
+        `${server.constructor.name}, which the inbox does not run on (stock kafkajs: no snappy, lz4 ` +
+        'or zstd, no header cap). Connect the Kafka microservice with InboxKafkaServer from ' +
+        "'@nest-outbox/inbox': app.connectMicroservice({ strategy: new InboxKafkaServer({...same " +
+        'options...}) }) in place of { transport: Transport.KAFKA, options }.',
+    );
   }
 }

@@ -1,14 +1,22 @@
+import { Logger } from '@nestjs/common';
 import {
+  createModuleMetrics,
   noopMetricFactory,
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
   type MetricFactory,
+  type ModuleMetrics,
+  type PromClient,
+  type ResolvedMetricsOptions,
 } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
+import { InboxVersionGapError } from '../errors/inbox-version-gap.error';
 import { INBOX_METRIC_PREFIX } from '../inbox.constants';
-import { applyErrorReason } from './apply-error.reason';
-import { inboxModuleMetrics } from './inbox-metrics.factory';
+
+type CT = 'consumer' | 'topic';
+type CTR = CT | 'reason';
+type GTP = 'group' | 'topic' | 'partition';
 
 /**
  * The inbox's Prometheus metrics, registered on `metrics.registry` or the module's own
@@ -16,37 +24,21 @@ import { inboxModuleMetrics } from './inbox-metrics.factory';
  * is loaded only when metrics are on; without it every metric is a no-op (one warning). @publicApi
  */
 export class InboxMetrics {
-  /** Events whose effect committed. */
-  readonly applied: CounterMetric<'consumer' | 'topic'>;
-  /** Deliveries absorbed because the (consumer, event_id) row already existed. */
-  readonly duplicates: CounterMetric<'consumer' | 'topic'>;
-  /** Records refused by the guard, by reason code. */
-  readonly rejected: CounterMetric<'consumer' | 'topic' | 'reason'>;
-  /** Failed handler attempts (each one rolled back). */
-  readonly failed: CounterMetric<'consumer' | 'topic'>;
-  /** Events given up after their attempts (or a permanent error) and dead-lettered. */
-  readonly deadLettered: CounterMetric<'consumer' | 'topic'>;
-  /** Events whose aggregate_version was not last + 1. */
-  readonly versionGaps: CounterMetric<'consumer' | 'topic'>;
-  /** Events skipped because their aggregate_version was already applied. */
-  readonly stale: CounterMetric<'consumer' | 'topic'>;
-  /**
-   * Records committed past although not even a minimal rejected row could be written (the
-   * last resort: a log line with topic, partition, offset and reason code says which).
-   */
-  readonly unrecorded: CounterMetric<'consumer' | 'topic' | 'reason'>;
-  /** The group's lag per partition, read from the broker: end offset minus committed offset. */
-  readonly lag: GaugeMetric<'group' | 'topic' | 'partition'>;
-  /** 1 while a partition is paused by a poison event. */
+  readonly applied: CounterMetric<CT>;
+  readonly duplicates: CounterMetric<CT>;
+  readonly rejected: CounterMetric<CTR>;
+  readonly failed: CounterMetric<CT>;
+  readonly deadLettered: CounterMetric<CT>;
+  readonly versionGaps: CounterMetric<CT>;
+  readonly stale: CounterMetric<CT>;
+  readonly unrecorded: CounterMetric<CTR>;
+  readonly lag: GaugeMetric<GTP>;
   readonly paused: GaugeMetric<'topic' | 'partition'>;
-  /** Deliveries settled as applied, duplicate or stale (the duplicate share's denominator). */
-  readonly received: CounterMetric<'consumer' | 'topic'>;
-  /** Failed apply attempts by reason (`ApplyErrorReason`). */
-  readonly applyErrors: CounterMetric<'consumer' | 'topic' | 'reason'>;
-  /** One handler attempt: dedup registration, version check and the handler. */
+  /** The duplicate share's denominator. */
+  readonly received: CounterMetric<CT>;
+  readonly applyErrors: CounterMetric<CTR>;
   readonly handlerSeconds: HistogramMetric<'consumer'>;
-  /** Records finished (effect committed, rejected or dead-lettered) whose offset is not committed. */
-  readonly appliedUncommitted: GaugeMetric<'group' | 'topic' | 'partition'>;
+  readonly appliedUncommitted: GaugeMetric<GTP>;
 
   /** @param registry undefined when the metrics are no-ops */
   constructor(
@@ -56,55 +48,57 @@ export class InboxMetrics {
       ? inboxModuleMetrics({ registry, prefix }).make
       : noopMetricFactory,
   ) {
-    const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
-      make.counter<L>(name, help, labelNames);
-    const ct = (): ('consumer' | 'topic')[] => ['consumer', 'topic'];
-    const ctr = (): ('consumer' | 'topic' | 'reason')[] => ['consumer', 'topic', 'reason'];
-    const gtp = (): ('group' | 'topic' | 'partition')[] => ['group', 'topic', 'partition'];
-    this.applied = counter('events_applied_total', 'Events whose effect committed', ct());
-    this.duplicates = counter(
+    const ct: CT[] = ['consumer', 'topic'];
+    const ctr: CTR[] = ['consumer', 'topic', 'reason'];
+    const gtp: GTP[] = ['group', 'topic', 'partition'];
+    this.applied = make.counter('events_applied_total', 'Events whose effect committed', ct);
+    this.duplicates = make.counter(
       'events_duplicate_total',
       'Duplicate deliveries absorbed by the inbox',
-      ct(),
+      ct,
     );
-    this.rejected = counter('events_rejected_total', 'Records refused by the guard', ctr());
-    this.failed = counter('handler_failures_total', 'Failed handler attempts (rolled back)', ct());
-    this.deadLettered = counter(
+    this.rejected = make.counter('events_rejected_total', 'Records refused by the guard', ctr);
+    this.failed = make.counter(
+      'handler_failures_total',
+      'Failed handler attempts (rolled back)',
+      ct,
+    );
+    this.deadLettered = make.counter(
       'events_dead_lettered_total',
       'Events dead-lettered after their attempts',
-      ct(),
+      ct,
     );
-    this.versionGaps = counter(
+    this.versionGaps = make.counter(
       'version_gaps_total',
       'Events whose aggregate_version skipped one',
-      ct(),
+      ct,
     );
-    this.stale = counter(
+    this.stale = make.counter(
       'events_stale_total',
       'Events whose aggregate_version was already applied',
-      ct(),
+      ct,
     );
-    this.unrecorded = counter(
+    this.unrecorded = make.counter(
       'records_unrecorded_total',
       'Records committed past without a rejected row (last resort, see the log line)',
-      ctr(),
+      ctr,
     );
     this.lag = make.gauge(
       'consumer_lag',
       'Offset lag of the group per partition (end - committed)',
-      gtp(),
+      gtp,
     );
     this.paused = make.gauge(
       'partition_paused',
       '1 while a partition is paused by a poison event',
       ['topic', 'partition'],
     );
-    this.received = counter(
+    this.received = make.counter(
       'events_received_total',
       'Deliveries settled as applied, duplicate or stale',
-      ct(),
+      ct,
     );
-    this.applyErrors = counter('apply_errors_total', 'Failed apply attempts by reason', ctr());
+    this.applyErrors = make.counter('apply_errors_total', 'Failed apply attempts by reason', ctr);
     this.handlerSeconds = make.histogram(
       'handler_duration_seconds',
       'Handler attempt duration (dedup, version check, handler)',
@@ -114,7 +108,7 @@ export class InboxMetrics {
     this.appliedUncommitted = make.gauge(
       'applied_uncommitted_offsets',
       'Records finished whose offset is not committed yet, per partition',
-      gtp(),
+      gtp,
     );
   }
 
@@ -132,11 +126,41 @@ export class InboxMetrics {
   }
 
   /** Counts a failed apply attempt under its reason. */
-  applyFailed(
-    labels: { consumer: string; topic: string },
-    error: unknown,
-    permanent: boolean,
-  ): void {
+  applyFailed(labels: { consumer: string; topic: string }, error: unknown, permanent: boolean) {
     this.applyErrors.inc({ ...labels, reason: applyErrorReason(error, permanent) });
   }
+}
+
+/**
+ * The inbox's metric factory and registry: prom-client metrics when prom-client is installed
+ * (loaded here, never at import), no-ops and one warning when it is not, none with `false`.
+ * @throws OptionalPeerMissingError when a registry was given and prom-client is not installed
+ * @internal
+ */
+export function inboxModuleMetrics(
+  metrics: ResolvedMetricsOptions<Registry> = { registry: undefined, prefix: INBOX_METRIC_PREFIX },
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional peer, loaded on use
+  load = (): PromClient => require('prom-client') as PromClient,
+): ModuleMetrics {
+  const logger = new Logger('InboxMetrics');
+  return createModuleMetrics('InboxModule', metrics, load, (m) => logger.warn(m));
+}
+
+/** The bounded `reason` label of `apply_errors_total`. @internal */
+export function applyErrorReason(
+  error: unknown,
+  permanent: boolean,
+): 'handler' | 'permanent' | 'database' | 'version_gap' {
+  if (error instanceof InboxVersionGapError) return 'version_gap';
+  if (permanent) return 'permanent';
+  return isDatabaseError(error) ? 'database' : 'handler';
+}
+
+/** A PostgreSQL error as node-postgres or TypeORM carries it: a five-character SQLSTATE. */
+function isDatabaseError(error: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof error !== 'object' || error === null) return false;
+  const e = error as { name?: unknown; code?: unknown; driverError?: unknown; cause?: unknown };
+  if (e.name === 'QueryFailedError' || e.name === 'DatabaseError') return true;
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return true;
+  return isDatabaseError(e.driverError, depth + 1) || isDatabaseError(e.cause, depth + 1);
 }

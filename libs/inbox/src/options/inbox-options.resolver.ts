@@ -3,24 +3,54 @@ import {
   movedUnder,
   qualifiedTable,
   sqlIdentifier,
+  type ResolvedMetricsOptions,
 } from '@nest-outbox/core/internal';
+import type { Registry } from 'prom-client';
 import { INBOX_METRIC_PREFIX, INBOX_MODULE } from '../inbox.constants';
 import { inboxTableNames, type InboxTableNames } from '../schema/inbox-schema.sql';
 import type {
   ExhaustedPolicy,
   InboxHandlerOptions,
   InboxModuleOptions,
+  InboxRetentionOptions,
   InboxTuningOptions,
   VersionCheckMode,
 } from './inbox-options.interface';
 
-import type {
-  ResolvedHandlerPolicy,
-  ResolvedInboxOptions,
-  ResolvedTables,
-} from './resolved-inbox-options';
+/** Quoted, validated table names, and the names as given (as the DDL functions take them). @internal */
+export interface ResolvedTables {
+  readonly schema: string;
+  readonly inbox: string;
+  readonly rejected: string;
+  readonly versions: string;
+  readonly names: InboxTableNames;
+}
 
-export type { ResolvedHandlerPolicy, ResolvedInboxOptions, ResolvedTables };
+/** Everything a handler needs, defaults applied. @internal */
+export interface ResolvedHandlerPolicy {
+  readonly eventTypes: ReadonlySet<string> | undefined;
+  readonly schemaVersions: ReadonlySet<number> | undefined;
+  readonly maxMessageBytes: number;
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly onExhausted: ExhaustedPolicy;
+  readonly deadLetterTopic: string | undefined;
+  readonly versionCheck: VersionCheckMode;
+}
+
+/** Module options after validation. @internal */
+export interface ResolvedInboxOptions {
+  readonly raw: InboxModuleOptions;
+  readonly tables: ResolvedTables;
+  readonly installSchema: boolean;
+  readonly verifySchema: boolean;
+  readonly metrics: ResolvedMetricsOptions<Registry>;
+  readonly connectionName: string | undefined;
+  readonly defaults: Omit<ResolvedHandlerPolicy, 'eventTypes' | 'schemaVersions'>;
+  readonly isPermanentError: (error: unknown) => boolean;
+  readonly retention: Required<InboxRetentionOptions>;
+}
 
 const DAY = 86_400_000;
 const EXHAUSTED: readonly ExhaustedPolicy[] = ['dead-letter', 'pause'];

@@ -1,18 +1,29 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TransactionHost } from '@nestjs-cls/transactional';
-import type { Admission, ChunkRecord, InboxRoute } from '../chunk/chunk';
-import { deliveryOf } from '../chunk/inbox-delivery';
-import type { InboxOutcome } from '../chunk/inbox-outcome';
+import type { EventEnvelope } from '@nest-outbox/core';
+import { logLine } from '@nest-outbox/core/internal';
+import {
+  deliveryFields,
+  deliveryOf,
+  InboxKafkaContext,
+  type Admission,
+  type ChunkRecord,
+  type InboxOutcome,
+  type InboxRoute,
+  type Verdict,
+} from '../chunk/chunk';
 import type { ConsumerSession } from '../consumer/consumer.session';
 import type { PartitionOffsetTracker } from '../consumer/partition-offset.tracker';
-import { decodeFor } from '../decode/decode.stage';
+import { decodeEnvelope, type DecodeRules } from '../envelope/envelope.decoder';
+import { InboxVersionGapError } from '../errors/inbox-version-gap.error';
 import { INBOX_TRANSACTION_HOST } from '../inbox.constants';
-import { invokeRoute } from '../invoke/invoke.stage';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import { admit, type RegisterDeps } from '../register/register.stage';
+import { DeadLetterSink } from '../settle/dead-letter.sink';
 import { HandlerFailures } from '../settle/handler-failures';
-import { RejectedRecordSettler } from '../settle/rejected-record.settler';
-import { InboxStore } from '../store/inbox.store';
+import { InboxStore, type PendingRegistration } from '../store/inbox.store';
+import { traceInboxCall } from '../tracing/inbox-trace';
+
+type Route = Pick<InboxRoute, 'consumer' | 'policy'>;
 
 /**
  * The inbox's one path for records of one partition: decode -> register -> invoke in ONE
@@ -29,7 +40,7 @@ export class InboxPipeline {
     @Inject(InboxStore) store: InboxStore,
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
     @Inject(HandlerFailures) private readonly failures: HandlerFailures,
-    @Inject(RejectedRecordSettler) private readonly rejected: RejectedRecordSettler,
+    @Inject(DeadLetterSink) private readonly sink: DeadLetterSink,
   ) {
     this.deps = { store, metrics, logger: new Logger('InboxModule') };
   }
@@ -55,7 +66,7 @@ export class InboxPipeline {
             if (!verdict.rejection) accepted.push(verdict);
             else {
               const delivery = deliveryOf(verdict.record, route, session);
-              settled.push(await this.rejected.recordInChunk(delivery, verdict.rejection));
+              settled.push(await this.sink.rejectInChunk(delivery, verdict.rejection));
             }
           }
           const admissions = await admit(this.deps, route, accepted);
@@ -68,7 +79,12 @@ export class InboxPipeline {
       throw error;
     }
     for (const fn of settled) fn();
-    finishAll(session, begun, records);
+    // One tracker update per partition epoch.
+    const byTracker = new Map<PartitionOffsetTracker, bigint[]>();
+    records.forEach((r, i) =>
+      byTracker.set(begun[i]!, [...(byTracker.get(begun[i]!) ?? []), r.offset]),
+    );
+    for (const [tracker, offsets] of byTracker) session.finishAll(tracker, offsets);
   }
 
   /**
@@ -82,12 +98,11 @@ export class InboxPipeline {
   ): Promise<InboxOutcome | 'rejected'> {
     const [verdict] = decodeFor(route.policy, [record]);
     if (verdict!.rejection) {
-      await this.rejected.settle(deliveryOf(record, route, session), verdict!.rejection);
+      await this.sink.reject(deliveryOf(record, route, session), verdict!.rejection);
       return 'rejected';
     }
     const event = verdict!.event;
-    const { topic, partition } = record.position;
-    const tracker = session.begin(topic, partition, record.offset);
+    const tracker = session.begin(record.position.topic, record.position.partition, record.offset);
     const delivery = deliveryOf(record, route, session, { tracker, envelope: event });
     let final = false;
     try {
@@ -123,18 +138,99 @@ export class InboxPipeline {
   }
 }
 
-/** The chunk's offsets become committable together, one tracker update per partition epoch. */
-function finishAll(
-  session: ConsumerSession,
-  begun: readonly PartitionOffsetTracker[],
-  records: readonly ChunkRecord[],
-): void {
-  const byTracker = new Map<PartitionOffsetTracker, bigint[]>();
-  records.forEach((r, i) => {
-    const tracker = begun[i]!;
-    const offsets = byTracker.get(tracker);
-    if (offsets) offsets.push(r.offset);
-    else byTracker.set(tracker, [r.offset]);
+/** Stage 1: each record's verdict under a route's rules: its event, or why it is refused. @internal */
+export function decodeFor(rules: DecodeRules, records: readonly ChunkRecord[]): Verdict[] {
+  return records.map((record) => {
+    const result = decodeEnvelope(record.message, rules, record.headers);
+    return result.ok
+      ? { record, event: result.envelope }
+      : { record, rejection: { code: result.code, reason: result.reason } };
   });
-  for (const [tracker, offsets] of byTracker) session.finishAll(tracker, offsets);
+}
+
+/** What registering needs besides the records. @internal */
+export interface RegisterDeps {
+  readonly store: InboxStore;
+  readonly metrics: InboxMetrics;
+  readonly logger: Logger;
+}
+
+/**
+ * Stage 2, in the caller's transaction: registers the inbox rows of the accepted records in ONE
+ * `INSERT ... ON CONFLICT DO NOTHING`, then checks each new event's aggregate version in offset
+ * order. A record repeated inside the chunk is new at its first offset only. A version gap under
+ * `versionCheck: 'hold'` throws `InboxVersionGapError` (the transaction rolls back). @internal
+ */
+export async function admit(
+  deps: RegisterDeps,
+  route: Route,
+  accepted: readonly { readonly record: ChunkRecord; readonly event: EventEnvelope }[],
+): Promise<Admission[]> {
+  if (accepted.length === 0) return [];
+  const firsts = new Map<string, PendingRegistration>();
+  for (const { record, event } of accepted)
+    if (!firsts.has(event.eventId))
+      firsts.set(event.eventId, { event, offset: record.position.offset });
+  const { topic, partition } = accepted[0]!.record.position;
+  const fresh = await deps.store.registerMany(route.consumer, { topic, partition }, [
+    ...firsts.values(),
+  ]);
+  const admissions: Admission[] = [];
+  for (const { record, event } of accepted) {
+    const isNew =
+      fresh.has(event.eventId) && firsts.get(event.eventId)?.offset === record.position.offset;
+    const outcome = !isNew
+      ? 'duplicate'
+      : route.policy.versionCheck === 'off'
+        ? 'new'
+        : await checkVersion(deps, route, record, event);
+    admissions.push({ record, event, outcome });
+  }
+  return admissions;
+}
+
+async function checkVersion(
+  { store, metrics, logger }: RegisterDeps,
+  { consumer, policy }: Route,
+  record: ChunkRecord,
+  event: EventEnvelope,
+): Promise<'new' | 'stale'> {
+  const check = await store.checkVersion(consumer, event);
+  if (check.kind === 'stale') return 'stale';
+  if (check.kind === 'gap') {
+    metrics.versionGaps.inc({ consumer, topic: record.position.topic });
+    const at = deliveryFields({ consumer, position: record.position }, event);
+    logger.warn(logLine('aggregate version gap', { ...at, last: check.last, stage: 'version' }));
+    if (policy.versionCheck === 'hold')
+      throw new InboxVersionGapError(event.aggregateId, check.last + 1, event.aggregateVersion);
+  }
+  return 'new';
+}
+
+/**
+ * Stage 3, in the caller's transaction: calls the route's handler for its new events in offset
+ * order, once per event, or once with all of them for an `@InboxBatchHandler` (its `@Ctx()` and
+ * `@Payload()` are then the last one's). A handler error is thrown as is.
+ */
+async function invokeRoute(
+  route: InboxRoute,
+  admissions: readonly Admission[],
+  metrics: InboxMetrics,
+): Promise<void> {
+  const fresh = admissions.filter((a) => a.outcome === 'new');
+  const calls = route.batch && fresh.length > 0 ? [fresh] : fresh.map((a) => [a]);
+  for (const admitted of calls) {
+    const { record } = admitted[admitted.length - 1]!;
+    const events = admitted.map((a) => a.event);
+    const context = new InboxKafkaContext(record.context, events, route.batch);
+    const traced = { consumer: route.consumer, position: record.position };
+    const done = metrics.handlerSeconds.startTimer({ consumer: route.consumer });
+    try {
+      await traceInboxCall(traced, events, route.batch, async () =>
+        route.invoke(await record.payload(), context),
+      );
+    } finally {
+      done();
+    }
+  }
 }

@@ -1,18 +1,26 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { errorLabel, logLine } from '@nest-outbox/core/internal';
+import { EVENT_HEADERS } from '@nest-outbox/core';
+import { errorLabel, isUuid, logLine } from '@nest-outbox/core/internal';
+import type { InboxDelivery, Rejection } from '../chunk/chunk';
+import { valueBytes, type RejectionCode } from '../envelope/envelope.decoder';
 import { InboxMetrics } from '../metrics/inbox.metrics';
-import type { RejectionCode } from '../envelope/envelope.decoder';
-import { valueBytes } from '../envelope/envelope.decoder';
-import { InboxStore, type RejectionRow } from '../store/inbox.store';
-import type { InboxDelivery } from '../chunk/inbox-delivery';
-import { waitWithHeartbeat } from './heartbeat-wait';
-import { rejectionEvidence } from './rejection-evidence';
-import { writeRejection, type RecordedAs } from './rejection-write';
+import { InboxStore, type RejectionEvidence, type RejectionRow } from '../store/inbox.store';
+
+/** How a record the inbox gave up on was recorded. @internal */
+export type RecordedAs = 'recorded' | 'minimal' | 'unrecorded';
+type Written = { as: RecordedAs; error?: unknown };
+
+/** Delays before the 2nd and 3rd try of a rejected row against an infrastructure error. */
+const WRITE_DELAYS_MS = [200, 1000];
+const MAX_KEY_BYTES = 1024;
+const MAX_HEADER_BYTES = 64 * 1024;
 
 /**
- * Records a record the inbox gives up on: dead-letter topic (if configured), then the rejected
- * table, both idempotent per record. Always ends (a refused row becomes a minimal row, then a
- * metric and a log line); only infrastructure errors are thrown. @internal
+ * Records a record the inbox gives up on (refused, or dead-lettered after its attempts):
+ * dead-letter topic (if configured), then the rejected table, both idempotent per record. Always
+ * ends (a refused row becomes a minimal row, then a metric and a log line); only infrastructure
+ * errors are thrown (the record is then redelivered). @internal
  */
 @Injectable()
 export class DeadLetterSink {
@@ -23,7 +31,37 @@ export class DeadLetterSink {
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
   ) {}
 
-  /** A record on its own: its row, whatever its content; counted and logged at once. */
+  /** A refused record on its own: its offset becomes committable once recorded. */
+  async reject(delivery: InboxDelivery, rejection: Rejection): Promise<void> {
+    const { session, position, offset } = delivery;
+    const tracker = session.begin(position.topic, position.partition, offset);
+    try {
+      await this.record(delivery, rejection.code, rejection.reason, 0);
+    } catch (error) {
+      tracker.abandon(offset);
+      throw error;
+    }
+    this.logRejected(delivery, rejection);
+    session.finish(tracker, offset);
+  }
+
+  /**
+   * A refused record of a chunk: its row in the chunk's transaction (no fallback there: a failed
+   * statement aborts it, and the record-by-record replay has them); returns what counts and logs
+   * it, to run once the chunk commits.
+   */
+  async rejectInChunk(delivery: InboxDelivery, rejection: Rejection): Promise<() => void> {
+    await this.store.recordRejection(await this.row(delivery, rejection.code, rejection.reason, 0));
+    return () => {
+      this.report(delivery, rejection.code, { as: 'recorded' });
+      this.logRejected(delivery, rejection);
+    };
+  }
+
+  /**
+   * A record on its own: its row whatever its content (the full row, else a minimal one, else
+   * none: `unrecorded`); infrastructure errors are retried twice, then thrown.
+   */
   async record(
     delivery: InboxDelivery,
     code: RejectionCode,
@@ -31,25 +69,33 @@ export class DeadLetterSink {
     attempts: number,
   ): Promise<RecordedAs> {
     const row = await this.row(delivery, code, reason, attempts);
-    const written = await writeRejection(this.store, row, (ms) =>
-      waitWithHeartbeat(ms, () => delivery.context.getHeartbeat()(), ms),
-    );
+    let written: Written | undefined;
+    for (let attempt = 0; !written; attempt++) {
+      try {
+        await this.store.recordRejection(row);
+        written = { as: 'recorded' };
+      } catch (error) {
+        if (refusedForContent(error)) written = await this.writeMinimal(row, error);
+        else if (attempt >= WRITE_DELAYS_MS.length) throw error;
+        else {
+          await new Promise((resolve) => setTimeout(resolve, WRITE_DELAYS_MS[attempt]));
+          await delivery.context.getHeartbeat()();
+        }
+      }
+    }
     this.report(delivery, code, written);
     return written.as;
   }
 
-  /**
-   * A record of a chunk: its row in the chunk's transaction (no fallback there: a failed
-   * statement aborts it, and the record-by-record replay has them); returns what counts and logs
-   * it, to run once the chunk commits.
-   */
-  async recordInChunk(
-    delivery: InboxDelivery,
-    code: RejectionCode,
-    reason: string,
-  ): Promise<() => void> {
-    await this.store.recordRejection(await this.row(delivery, code, reason, 0));
-    return () => this.report(delivery, code, { as: 'recorded' });
+  private async writeMinimal(row: RejectionRow, refusal: unknown): Promise<Written> {
+    const reason = `${row.reason.slice(0, 1500)}; full row refused: ${errorLabel(refusal)}`;
+    try {
+      await this.store.recordMinimalRejection(row, reason);
+      return { as: 'minimal', error: refusal };
+    } catch (error) {
+      if (refusedForContent(error)) return { as: 'unrecorded', error };
+      throw error;
+    }
   }
 
   /** The rejected row, after the dead-letter send (whose failure the row says). */
@@ -77,32 +123,33 @@ export class DeadLetterSink {
     };
   }
 
-  private report(
-    { consumer, position }: InboxDelivery,
-    code: RejectionCode,
-    written: { as: RecordedAs; error?: unknown },
-  ): void {
+  private report({ consumer, position }: InboxDelivery, code: RejectionCode, written: Written) {
     const labels = { consumer, topic: position.topic };
-    const where = { consumer, ...position, code };
+    const where = (stage: string) => ({ consumer, ...position, code, stage, error: written.error });
     if (written.as === 'unrecorded') {
       this.metrics.unrecorded.inc({ ...labels, reason: code });
-      this.logger.error(
-        logLine('record settled without a rejected row', {
-          ...where,
-          stage: 'last-resort',
-          error: written.error,
-        }),
-      );
+      this.logger.error(logLine('record settled without a rejected row', where('last-resort')));
     } else if (code === 'handler_failed') this.metrics.deadLettered.inc(labels);
     else this.metrics.rejected.inc({ ...labels, reason: code });
     if (written.as === 'minimal')
-      this.logger.warn(
-        logLine('rejected row stored without its headers', {
-          ...where,
-          stage: 'record',
-          error: written.error,
-        }),
-      );
+      this.logger.warn(logLine('rejected row stored without its headers', where('record')));
+  }
+
+  private logRejected({ session, position, headers, consumer }: InboxDelivery, r: Rejection) {
+    // Its headers are untrusted: only a valid event id is logged (the row keeps the rest).
+    const eventId = headers[EVENT_HEADERS.eventId];
+    this.logger.warn(
+      logLine('rejected record', {
+        consumer,
+        ...position,
+        event_id: eventId && isUuid(eventId) ? eventId : 'invalid',
+        stage: 'decode',
+        code: r.code,
+        reason: r.reason,
+      }),
+    );
+    if (r.code === 'undecodable_batch')
+      session.noteUndecodable({ ...position, reason: r.reason, since: new Date() });
   }
 
   /** Sends the record to the dead-letter topic; the class of the error when it could not. */
@@ -112,29 +159,53 @@ export class DeadLetterSink {
     code: string,
     reason: string,
   ): Promise<string | undefined> {
+    const { message, position } = delivery;
     try {
-      const { message } = delivery;
       const key =
         Buffer.isBuffer(message.key) || typeof message.key === 'string' ? message.key : null;
-      await delivery.context.getProducer().send({
-        topic,
-        messages: [
-          {
-            key,
-            value: valueBytes(message.value) ?? null,
-            headers: {
-              ...delivery.headers,
-              'x-inbox-consumer': delivery.consumer,
-              'x-inbox-reason-code': code,
-              'x-inbox-reason': reason.slice(0, 1000),
-              'x-inbox-source': `${delivery.position.topic}/${delivery.position.partition}/${delivery.position.offset}`,
-            },
-          },
-        ],
-      });
+      const headers = {
+        ...delivery.headers,
+        'x-inbox-consumer': delivery.consumer,
+        'x-inbox-reason-code': code,
+        'x-inbox-reason': reason.slice(0, 1000),
+        'x-inbox-source': `${position.topic}/${position.partition}/${position.offset}`,
+      };
+      const value = valueBytes(message.value) ?? null;
+      await delivery.context.getProducer().send({ topic, messages: [{ key, value, headers }] });
       return undefined;
     } catch (error) {
       return errorLabel(error);
     }
+  }
+}
+
+/**
+ * True when PostgreSQL refused the row for its content (SQLSTATE classes 22, 23, 42, 54) or our
+ * code choked on it; anything else is infrastructure. @internal
+ */
+export function refusedForContent(error: unknown): boolean {
+  if (error instanceof RangeError || error instanceof TypeError || error instanceof SyntaxError)
+    return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|42|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * What a rejected row keeps of a record's bytes: key (1 KiB max), headers as decoded (JSON,
+ * 64 KiB max), and the value's length and SHA-256, never the value. Never throws.
+ */
+function rejectionEvidence({ message, headers }: InboxDelivery): RejectionEvidence {
+  try {
+    const key = typeof message.key === 'string' ? Buffer.from(message.key) : message.key;
+    const headerBytes = Buffer.from(JSON.stringify(headers));
+    const value = valueBytes(message.value);
+    return {
+      key: Buffer.isBuffer(key) && key.length <= MAX_KEY_BYTES ? key : undefined,
+      headers: headerBytes.length <= MAX_HEADER_BYTES ? headerBytes : undefined,
+      valueLength: value?.length,
+      valueSha256: value ? createHash('sha256').update(value).digest() : undefined,
+    };
+  } catch {
+    return {};
   }
 }

@@ -1,22 +1,25 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { NestOutboxError, type EventEnvelope } from '@nest-outbox/core';
-import { backoffDelayMs, isDatabaseUnavailable, logLine } from '@nest-outbox/core/internal';
+import {
+  backoffDelayMs,
+  errorLabel,
+  isDatabaseUnavailable,
+  logLine,
+} from '@nest-outbox/core/internal';
+import { deliveryFields, type InboxDelivery, type InboxOutcome } from '../chunk/chunk';
+import { InboxHandlerSkippedError } from '../errors/inbox-handler-skipped.error';
 import { InboxPermanentError } from '../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../errors/inbox-retry-abandoned.error';
 import { INBOX_OPTIONS } from '../inbox.constants';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
-import { deliveryFields } from '../chunk/delivery-log';
-import type { InboxDelivery } from '../chunk/inbox-delivery';
-import type { InboxOutcome } from '../chunk/inbox-outcome';
-import { ExhaustedEventSettler } from './exhausted-event.settler';
-import { describeFailure } from './failure-summary';
-import { waitWithHeartbeat } from './heartbeat-wait';
+import { DeadLetterSink } from './dead-letter.sink';
 
 /**
  * After a failed attempt: count and log, then retry after a backoff (heartbeating, giving up on
- * revoke) or apply the exhausted policy. PostgreSQL being unavailable is not the event's fault:
- * retried uncounted, never dead-lettered or paused for. @internal
+ * revoke) or apply the exhausted policy (dead-letter the event or pause its partition).
+ * PostgreSQL being unavailable is not the event's fault: retried uncounted, never dead-lettered
+ * or paused for. @internal
  */
 @Injectable()
 export class HandlerFailures {
@@ -24,7 +27,7 @@ export class HandlerFailures {
 
   constructor(
     @Inject(InboxMetrics) private readonly metrics: InboxMetrics,
-    @Inject(ExhaustedEventSettler) private readonly exhausted: ExhaustedEventSettler,
+    @Inject(DeadLetterSink) private readonly deadLetters: DeadLetterSink,
     @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {}
 
@@ -52,7 +55,6 @@ export class HandlerFailures {
         max_attempts: policy.maxAttempts,
         stage: 'handle',
         permanent,
-        // A database outage is not the event's fault: retried, the attempt not counted.
         database_unavailable: unavailable,
         error,
         // The library's own errors say what is wrong without values; others only by class.
@@ -60,7 +62,7 @@ export class HandlerFailures {
       }),
     );
     if (!unavailable && (permanent || attempt >= policy.maxAttempts))
-      return this.exhausted.settle(delivery, event, attempt, summary);
+      return this.exhausted(delivery, event, attempt, summary);
     // An outage backs off at the delay of the last counted attempt (as the relay does).
     const delay = backoffDelayMs(unavailable ? policy.maxAttempts : attempt, {
       baseMs: policy.baseDelayMs,
@@ -71,6 +73,38 @@ export class HandlerFailures {
     return unavailable ? 'retry-uncounted' : 'retry';
   }
 
+  /** The exhausted policy: dead-letter the event, or pause its partition at it. */
+  private async exhausted(
+    delivery: InboxDelivery,
+    event: EventEnvelope,
+    attempts: number,
+    summary: string,
+  ): Promise<'dead-lettered' | 'paused'> {
+    const reason = `handler failed after ${attempts} attempt(s): ${summary}`;
+    const fields = { ...deliveryFields(delivery, event), attempt: attempts };
+    if (delivery.policy.onExhausted === 'pause') {
+      const { consumer, position } = delivery;
+      const since = new Date();
+      delivery.session.pausePoisoned({
+        ...position,
+        consumer,
+        eventId: event.eventId,
+        reason,
+        since,
+      });
+      const line = { ...fields, stage: 'pause', reason: summary };
+      this.logger.error(logLine('partition paused by a poison event', line));
+      return 'paused';
+    }
+    const recorded = await this.deadLetters.record(delivery, 'handler_failed', reason, attempts);
+    // Unrecorded: the sink's last-resort line already says where the record was.
+    if (recorded !== 'unrecorded')
+      this.logger.error(
+        logLine('event dead-lettered', { ...fields, stage: 'dead-letter', reason: summary }),
+      );
+    return 'dead-lettered';
+  }
+
   private async heartbeat(delivery: InboxDelivery): Promise<void> {
     await delivery.context.getHeartbeat()();
     if (delivery.tracker && !delivery.session.isAssigned(delivery.tracker)) {
@@ -78,5 +112,29 @@ export class HandlerFailures {
         `retry of event ${delivery.envelope?.eventId ?? '-'} abandoned: partition ${delivery.position.topic}/${delivery.position.partition} revoked or consumer stopping`,
       );
     }
+  }
+}
+
+/**
+ * A handler error as its class and code only (`QueryFailedError 22P02`): messages echo the
+ * values refused; the inbox's own errors keep their (value-free) message. @internal
+ */
+export function describeFailure(error: unknown): string {
+  const users =
+    error instanceof InboxPermanentError && !(error instanceof InboxHandlerSkippedError);
+  if (error instanceof NestOutboxError && !users)
+    return `${error.name}: ${error.message}`.slice(0, 500);
+  return errorLabel(error);
+}
+
+/** Waits `ms` in slices of `sliceMs`, calling `between()` (which throws to stop) after each. @internal */
+export async function waitWithHeartbeat(
+  ms: number,
+  between: () => Promise<void>,
+  sliceMs = 1000,
+): Promise<void> {
+  for (let left = ms; left > 0; left -= sliceMs) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, sliceMs)));
+    await between();
   }
 }

@@ -3,7 +3,7 @@ import type { MessageHandler } from '@nestjs/microservices';
 import type { Consumer, ConsumerRunConfig, EachBatchPayload } from 'kafkajs';
 import { kafkaMessage, policyOf, type Trace } from '../../test/inbox-unit.fakes';
 import type { ChunkRecord, InboxRoute } from '../chunk/chunk';
-import type { InboxOutcome } from '../chunk/inbox-outcome';
+import type { InboxOutcome } from '../chunk/chunk';
 import type { ConsumerSession } from '../consumer/consumer.session';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import type { InboxPipeline } from '../pipeline/inbox.pipeline';

@@ -1,4 +1,4 @@
-import { waitWithHeartbeat } from './heartbeat-wait';
+import { waitWithHeartbeat } from './handler-failures';
 
 describe('waitWithHeartbeat', () => {
   it('heartbeats between slices and stops when the heartbeat throws', async () => {

@@ -9,11 +9,10 @@ import {
   policyOf,
   type Trace,
 } from '../../test/inbox-unit.fakes';
-import { decodeFor } from '../decode/decode.stage';
+import { admit, decodeFor } from './inbox.pipeline';
 import { InboxVersionGapError } from '../errors/inbox-version-gap.error';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import type { VersionCheckMode } from '../options/inbox-options.interface';
-import { admit } from './register.stage';
 
 /** `admit` over a fake store, for records of partition t/0 at `offsets` (`[offset, eventAt]` repeats one). */
 function setUp(versionCheck: VersionCheckMode = 'off') {

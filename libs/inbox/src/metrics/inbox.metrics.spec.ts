@@ -1,5 +1,5 @@
 import { InboxVersionGapError } from '../errors/inbox-version-gap.error';
-import { applyErrorReason } from './apply-error.reason';
+import { applyErrorReason } from './inbox.metrics';
 
 describe('applyErrorReason', () => {
   it('tells version gaps, permanent errors, PostgreSQL errors and handler errors apart', () => {

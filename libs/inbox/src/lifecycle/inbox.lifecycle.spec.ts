@@ -1,7 +1,7 @@
 import { ServerKafka } from '@nestjs/microservices';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 import { InboxKafkaServer } from '../transport/inbox-kafka.server';
-import { refusePlainKafka } from './plain-kafka.refusal';
+import { refusePlainKafka } from './inbox.lifecycle';
 
 /** A server with handlers registered for these patterns, as Nest does at initialisation. */
 function serving<T extends ServerKafka>(server: T, patterns: string[]): T {
