@@ -47,3 +47,4 @@ export {
   type RecordBatchBytes,
   type RecordsRewrite,
 } from './kafka-fetch-rewriter';
+export { NATS_SERVERS, createTestStream, natsConnect, type TestStream } from './nats';

@@ -4,9 +4,11 @@ export type {
   ClassifiedEvent,
   ErrorClassifier,
   PollingOptions,
+  RelayBroker,
   RelayKafkaClient,
   RelayModuleExtras,
   RelayModuleOptions,
+  RelayNatsOptions,
   RelayTuningOptions,
   RetentionOptions,
   RetryOptions,
@@ -19,6 +21,7 @@ export { PublishTimeoutError } from './errors/publish-timeout.error';
 export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
 export { UnacknowledgedPartitionError } from './errors/unacknowledged-partition.error';
 export { PlatformaticKafkaError } from './platformatic/platformatic-kafka.error';
+export { JetStreamPublishError } from './jetstream/jetstream-publish.error';
 export { RelayLoop } from './loop/relay.loop';
 export type { RelayTotals } from './outcome/batch-outcome';
 export type {

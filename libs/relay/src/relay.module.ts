@@ -10,7 +10,9 @@ import { OutcomeRecorder } from './outcome/outcome.recorder';
 import { BatchProcessor } from './publish/batch.processor';
 import type { RelayModuleOptions } from './options/relay-options.interface';
 import { resolveRelayOptions, type ResolvedRelayOptions } from './options/relay-options.resolver';
+import { NatsJetStreamPublisher } from './jetstream/nats-jetstream.publisher';
 import { PlatformaticKafkaPublisher } from './platformatic/platformatic-kafka.publisher';
+import type { RelayPublisher } from './publisher/relay-publisher.interface';
 import { KafkaPublisher } from './publisher/kafka.publisher';
 import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
@@ -23,6 +25,13 @@ import {
 import { RELAY_MODULE_OPTIONS, RelayConfigurableModule } from './relay.module-definition';
 import { RelayFigures } from './store/relay-stats';
 import { RelayStore } from './store/relay.store';
+
+function brokerPublisher(o: ResolvedRelayOptions): RelayPublisher {
+  if (o.nats) return new NatsJetStreamPublisher(o.nats, o.publishTimeoutMs);
+  return o.client === 'platformatic'
+    ? new PlatformaticKafkaPublisher(o.raw.kafka!, o.compression)
+    : new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression });
+}
 
 const providers: Provider[] = [
   {
@@ -48,11 +57,7 @@ const providers: Provider[] = [
   },
   {
     provide: RELAY_PUBLISHER,
-    useFactory: (o: ResolvedRelayOptions) =>
-      o.raw.tuning?.publisher ??
-      (o.client === 'platformatic'
-        ? new PlatformaticKafkaPublisher(o.raw.kafka!, o.compression)
-        : new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression })),
+    useFactory: (o: ResolvedRelayOptions) => o.raw.tuning?.publisher ?? brokerPublisher(o),
     inject: [RELAY_OPTIONS],
   },
   RelayPoolHolder,

@@ -63,3 +63,4 @@ export {
 } from '../sql/transactional-adapter.interface';
 export type { DataStackFixture } from '../sql/data-stack-fixture';
 export { crc32c } from '../crc32c';
+export { natsConnectOptions, type NatsConnectionOptions } from '../nats/nats-connection.options';

@@ -1,4 +1,5 @@
 import type { PressureOptions } from '@nest-outbox/core';
+import type { NatsConnectionOptions } from '@nest-outbox/core/internal';
 import type { KafkaConfig, ProducerConfig } from 'kafkajs';
 import type { PoolConfig } from 'pg';
 import type { ErrorKind } from '../errors/error-kind';
@@ -82,6 +83,17 @@ export interface RelayModuleExtras {
 export type RelayKafkaClient = 'kafkajs' | 'platformatic';
 
 /**
+ * The NATS connection of `broker: 'nats-jetstream'`: `servers` (required), `name`, `user`,
+ * `pass`, `token`, `tls`, and `connection` for any other `ConnectionOptions` of
+ * `@nats-io/transport-node`.
+ * @publicApi
+ */
+export type RelayNatsOptions = NatsConnectionOptions;
+
+/** The broker the relay publishes to. @publicApi */
+export type RelayBroker = 'kafka' | 'nats-jetstream';
+
+/**
  * Options of `RelayModule.forRoot()` / `forRootAsync()`.
  * @publicApi
  */
@@ -102,6 +114,16 @@ export interface RelayModuleOptions {
    * @default 'kafkajs'
    */
   readonly client?: RelayKafkaClient;
+  /**
+   * The broker: `kafka`, or `nats-jetstream` (optional peers: `npm i @nats-io/transport-node@^3
+   * @nats-io/jetstream@^3 @nats-io/nats-core@^3`), which takes `nats` instead of `kafka` and
+   * publishes each event to subject `<topic>.<aggregate id>` with `Nats-Msg-Id` = event id
+   * (see docs/NATS.md).
+   * @default 'kafka'
+   */
+  readonly broker?: RelayBroker;
+  /** NATS connection of `broker: 'nats-jetstream'`. */
+  readonly nats?: RelayNatsOptions;
   readonly routing: TopicRoutingOptions;
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;

@@ -4,6 +4,7 @@ import {
   DEFAULT_NOTIFY_CHANNEL,
   OptionChecks,
   movedUnder,
+  natsConnectOptions,
   qualifiedTable,
   sqlIdentifier,
   resolvePressureOptions,
@@ -26,6 +27,7 @@ export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 const check = new OptionChecks(RELAY_MODULE);
 const COMPRESSIONS = ['none', 'gzip', 'snappy'] as const;
 const CLIENTS = ['kafkajs', 'platformatic'] as const;
+const BROKERS = ['kafka', 'nats-jetstream'] as const;
 
 function resolveRetention(
   r: RetentionOptions | false | undefined,
@@ -89,7 +91,7 @@ function resolveConnection(c: unknown): PoolConfig {
 }
 
 function resolveRequired(raw: RelayModuleOptions): void {
-  if (!raw.tuning?.publisher && !raw.kafka)
+  if (!raw.tuning?.publisher && !raw.kafka && (raw.broker ?? 'kafka') === 'kafka')
     check.fail('kafka', 'is required (kafkajs config with brokers) unless a publisher is given');
   if (!raw.routing || typeof raw.routing !== 'object')
     check.fail('routing', 'is required: give { defaultTopic } and/or { routes }');
@@ -104,6 +106,29 @@ function resolveClient(raw: RelayModuleOptions) {
     if (raw.kafka) platformaticClientOptions(raw.kafka);
   }
   return client;
+}
+
+/** The broker, and with `nats-jetstream`, its connection and no Kafka setting. */
+function resolveBroker(raw: RelayModuleOptions) {
+  const broker = check.oneOf('broker', raw.broker, BROKERS, 'kafka');
+  if (broker === 'kafka') {
+    if (raw.nats !== undefined)
+      check.fail('nats', "is a NATS setting: remove it, or set broker 'nats-jetstream'");
+    return { broker, nats: undefined };
+  }
+  const kafkaOnly = {
+    kafka: raw.kafka,
+    client: raw.client,
+    'tuning.producer': raw.tuning?.producer,
+    'tuning.compression': raw.tuning?.compression,
+  };
+  for (const [option, value] of Object.entries(kafkaOnly))
+    if (value !== undefined)
+      check.fail(option, `is a Kafka setting: remove it with broker '${broker}'`);
+  return {
+    broker,
+    nats: raw.tuning?.publisher ? undefined : natsConnectOptions(check, 'nats', raw.nats),
+  };
 }
 
 function resolveListenChannel(listen: RelayTuningOptions['listen']): string | undefined {
@@ -150,6 +175,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     table,
     qualifiedTable: qualifiedTable(RELAY_MODULE, schema, table, 'tuning.table'),
     client: resolveClient(raw),
+    ...resolveBroker(raw),
     router: new TopicRouter(parseTopicRoutes(raw.routing.routes), raw.routing.defaultTopic),
     batchSize: int('batchSize', 1000),
     runLimit: int('runLimit', 100),
