@@ -23,10 +23,9 @@ const INTEGER_TEXT = /^[+-]?\d+$/;
 const METRIC_PREFIX = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 /**
- * The validators of module options, environment variables and CLI flags: each returns the
- * value (or the fallback when it is `undefined`) or throws `InvalidOptionsError` naming the
- * module and the option, what was given, and what to give instead. Values are echoed only
- * here, at start-up, where the operator typed them.
+ * Validators of options, environment variables and CLI flags: each returns the value (the
+ * fallback for `undefined`) or throws `InvalidOptionsError` naming the option, what was given
+ * and what to give. Values are echoed only here, at start-up, where the operator typed them.
  * @example new OptionChecks('RelayModule').integer('batchSize', raw.batchSize, 1000)
  * @publicApi
  */
@@ -44,12 +43,11 @@ export class OptionChecks {
     if (value === undefined) return fallback;
     const min = range.min ?? 1;
     const max = range.max ?? Number.MAX_SAFE_INTEGER;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
       this.fail(
         option,
         `must be ${describeRange(min, max)} (got ${show(value)}), for example ${fallback}`,
       );
-    }
     return value;
   }
 
@@ -62,13 +60,12 @@ export class OptionChecks {
   ): number | F {
     if (text === undefined || text === '') return fallback;
     const value = INTEGER_TEXT.test(text) ? Number(text) : NaN;
-    if (Number.isNaN(value)) {
-      const min = range.min ?? 1;
+    const min = range.min ?? 1;
+    if (Number.isNaN(value))
       this.fail(
         option,
         `must be ${describeRange(min, range.max ?? Number.MAX_SAFE_INTEGER)} written in digits (got ${show(text)}), for example ${fallback ?? Math.max(min, 1)}`,
       );
-    }
     return this.integer(option, value, fallback ?? value, range);
   }
 
@@ -81,12 +78,11 @@ export class OptionChecks {
   ): number {
     if (value === undefined) return fallback;
     if (infinite && value === Infinity) return value;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
       this.fail(
         option,
         `must be a duration in milliseconds >= ${min}${infinite ? ' or Infinity' : ''} (got ${show(value)}), for example ${fallback}`,
       );
-    }
     return value;
   }
 
@@ -98,12 +94,11 @@ export class OptionChecks {
     fallback: NoInfer<T>,
   ): T {
     if (value === undefined) return fallback;
-    if (!allowed.includes(value as T)) {
+    if (!allowed.includes(value as T))
       this.fail(
         option,
         `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')} (got ${show(value)})`,
       );
-    }
     return value as T;
   }
 
@@ -116,12 +111,11 @@ export class OptionChecks {
 
   /** `low <= high` for two options already checked (`high` is named in the error). */
   ordered(low: { option: string; value: number }, high: { option: string; value: number }): void {
-    if (high.value < low.value) {
+    if (high.value < low.value)
       this.fail(
         high.option,
         `(${high.value}) must be >= ${low.option} (${low.value}): raise ${high.option} or lower ${low.option}`,
       );
-    }
   }
 
   /**
@@ -149,23 +143,19 @@ export class OptionChecks {
   ): ResolvedMetricsOptions<TRegistry> {
     if (value === false) return false;
     if (value === undefined) return { registry: undefined, prefix: defaultPrefix };
-    if (value === null || typeof value !== 'object') {
+    if (value === null || typeof value !== 'object')
       this.fail(option, `must be { registry?, prefix? } or false (got ${show(value)})`);
-    }
     const { registry, prefix = defaultPrefix } = value;
     if (
       registry !== undefined &&
-      (registry === null ||
-        typeof (registry as { registerMetric?: unknown }).registerMetric !== 'function')
-    ) {
+      typeof (registry as { registerMetric?: unknown } | null)?.registerMetric !== 'function'
+    )
       this.fail(`${option}.registry`, 'must be a prom-client Registry (new Registry()) or omitted');
-    }
-    if (typeof prefix !== 'string' || (prefix !== '' && !METRIC_PREFIX.test(prefix))) {
+    if (typeof prefix !== 'string' || (prefix !== '' && !METRIC_PREFIX.test(prefix)))
       this.fail(
         `${option}.prefix`,
         `must match ${METRIC_PREFIX.source} (got ${show(prefix)}), for example ${JSON.stringify(defaultPrefix)}`,
       );
-    }
     return { registry, prefix };
   }
 }

@@ -2,29 +2,20 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { SqlExecutorFactory } from '@nest-outbox/core/internal';
 import type { Registry } from 'prom-client';
 
-/**
- * W3C trace context of the current span, as returned by a `traceContext` hook.
- * @publicApi
- */
+/** W3C trace context of the current span, as returned by a `traceContext` hook. @publicApi */
 export interface TraceContext {
   readonly traceparent: string;
   readonly tracestate?: string;
 }
 
-/**
- * Options of `OutboxModule.forRoot()` / `forRootAsync()`. Validated at start-up: a bad
- * value stops the application with an `InvalidOptionsError` naming the option.
- * @publicApi
- */
+/** Options of `OutboxModule.forRoot()` / `forRootAsync()`, validated at start-up. @publicApi */
 export interface OutboxModuleOptions {
   /** Schema of the outbox table (a lower-case SQL identifier). @default 'public' */
   schema?: string;
   /**
-   * Back-pressure: read, every second, the state the relay publishes (`ok`, `warn`,
-   * `critical`, or `unknown` while no relay publishes it; thresholds are `RelayModule`'s
-   * `pressure` option); while it is `critical`, commands marked
-   * `@OutboxTransactional({ critical: false })` are refused with `OutboxBackPressureError`
-   * before any write. `false`: nothing read, nothing refused.
+   * Back-pressure: read every second the state the relays publish (thresholds are
+   * `RelayModule`'s `pressure` option); while it is `critical`, commands marked
+   * `@OutboxTransactional({ critical: false })` are refused with `OutboxBackPressureError`.
    * @default false
    */
   pressure?: boolean;
@@ -32,16 +23,15 @@ export interface OutboxModuleOptions {
   metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
   /** `@Idempotent()` commands: whose keys are whose, and how long they are kept. */
   idempotency?: OutboxIdempotencyOptions;
-  /** Settings whose defaults need no touching (see `OutboxTuningOptions`). */
+  /** Settings whose defaults need no touching. */
   tuning?: OutboxTuningOptions;
 }
 
 /** `idempotency` of `OutboxModuleOptions`. @publicApi */
 export interface OutboxIdempotencyOptions {
   /**
-   * The caller's scope of a request (the authenticated principal or tenant): keys are
-   * looked up per scope, so one caller's key never replays, nor reveals, another's answer.
-   * @default () => '' (one scope for every caller)
+   * The caller's scope (principal or tenant): keys are looked up per scope, so one caller's
+   * key never replays another's answer. @default () => '' (one scope)
    */
   scope?: (context: ExecutionContext) => string;
   /** Keys and their answers are deleted this many milliseconds after their command (checked every minute by each process that ran one). @default 86400000 (24 h) */
@@ -68,22 +58,11 @@ export interface OutboxTuningOptions {
   sqlExecutor?: SqlExecutorFactory;
 }
 
-/**
- * Options that shape the module itself (given next to the options in both `forRoot` and
- * `forRootAsync`).
- * @publicApi
- */
+/** Options that shape the module itself (next to the options in `forRoot` and `forRootAsync`). @publicApi */
 export interface OutboxModuleExtras {
-  /**
-   * Register the module globally. The relay of the same application finds the outbox's
-   * in-process wake-up only when it is global.
-   * @default true
-   */
+  /** Register the module globally (the relay of the same application finds its wake-up only then). @default true */
   isGlobal?: boolean;
-  /**
-   * Name of the `ClsPluginTransactional` connection (and so the data source) the outbox
-   * writes through; omit for the default, unnamed one.
-   */
+  /** Name of the `ClsPluginTransactional` connection the outbox writes through; omit for the default. */
   connectionName?: string;
 }
 

@@ -42,12 +42,9 @@ function toRecorded(row: OutboxRow): RecordedEvent {
 }
 
 /**
- * Records events in the caller's PostgreSQL transaction and wakes relays after commit.
- *
- * Inside `@OutboxTransactional()` / `transaction(fn)`, recorded events are written in one
- * INSERT at the end of the outermost call, inside its transaction; after the commit the
- * in-process relay is signalled and a coalesced `NOTIFY` goes out on its own connection.
- * Inside a plain nestjs-cls transaction, `record()` inserts at once.
+ * Records events in the caller's PostgreSQL transaction and wakes relays after commit. Inside
+ * `@OutboxTransactional()` / `transaction(fn)` the events are written in one INSERT at the end
+ * of the outermost call; inside a plain nestjs-cls transaction, `record()` inserts at once.
  * @publicApi
  */
 @Injectable()
@@ -61,7 +58,6 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   private readonly foreignCommits = new ForeignCommitListener(() => this.afterCommit());
 
   constructor(
-    /** The validated module options. */
     @Inject(OUTBOX_OPTIONS) readonly options: ResolvedOutboxOptions,
     @Inject(OUTBOX_TRANSACTION_HOST) private readonly host: AnyHost,
     private readonly cls: ClsService,
@@ -73,7 +69,6 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     this.transitions = new TransitionRunner(options.qualifiedTable, metrics);
   }
 
-  /** @internal */
   async onModuleInit(): Promise<void> {
     // Outside any CLS context (start-up), `tx` is the adapter's non-transactional instance.
     const fallback = this.host.tx;
@@ -83,16 +78,15 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     if (this.options.verifySchema) await verifyOutboxTable(sql, this.options.qualifiedTable);
   }
 
-  /** @internal */
   async onModuleDestroy(): Promise<void> {
     this.foreignCommits.detach();
     await this.notifier?.close();
   }
 
   /**
-   * Records an event in the active transaction. Validation, serialization and the size check
-   * happen now and throw (the change rolls back); `eventId` is assigned now. Always `await`
-   * it: inside a transaction the outbox did not open, the row is inserted before it resolves.
+   * Records an event in the active transaction; validation and the size check throw now (the
+   * change rolls back). Always `await` it: in a transaction the outbox did not open, the row
+   * is inserted before it resolves.
    * @throws NoActiveTransactionError when no transaction is active
    * @throws PayloadSerializationError, PayloadTooLargeError, InvalidEventError
    */
@@ -112,15 +106,11 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Runs `fn` in one transaction with the outbox (the function form of
-   * `@OutboxTransactional()`): joins the active outbox transaction if there is one, else
+   * The function form of `@OutboxTransactional()`: joins the active outbox transaction, else
    * the active nestjs-cls transaction, else opens one.
-   * @throws OutboxDatabaseUnavailableError (retryable) when the transaction it opened failed
-   *   because PostgreSQL was unreachable or went away
-   * @throws OutboxUniqueViolationError when a write in the transaction it opened hit a unique
-   *   constraint (the driver's error, which quotes the value, is its `cause`)
-   * @throws OutboxBackPressureError (retryable, before any write) for `critical: false` while
-   *   the pressure state is critical
+   * @throws OutboxDatabaseUnavailableError (retryable) when PostgreSQL was unreachable
+   * @throws OutboxUniqueViolationError when a write in the transaction it opened hit a unique constraint
+   * @throws OutboxBackPressureError (retryable, before any write) for `critical: false` under critical pressure
    */
   async transaction<R>(fn: () => Promise<R> | R, options?: OutboxTransactionOptions): Promise<R> {
     if (this.host.isTransactionActive()) {
@@ -136,7 +126,6 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     const done = this.metrics.transactionSeconds.startTimer();
     let unit: OutboxUnit | undefined;
     const body = async () => {
-      // The transaction's first statement: the same SQL on every data stack.
       const sql = `SET TRANSACTION ISOLATION LEVEL ${level}`;
       if (level) await this.options.sqlExecutor(this.host.tx).query(sql, []);
       unit = this.openUnit();
@@ -154,8 +143,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Conditional transition in the active transaction. Record the event only after it
-   * returned, with `aggregateVersion` = the returned version.
+   * Conditional transition in the active transaction; record the event after it, with
+   * `aggregateVersion` = the returned version.
    * @returns the row's new version
    * @throws InvalidTransitionError when no row was in an expected state
    * @throws NoActiveTransactionError when no transaction is active
@@ -166,11 +155,8 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The conditional transition and its event in one statement (one round trip instead of
-   * two), `aggregateVersion` being the row's new version. Same guarantees as `transition()`
-   * then `record()` (commit order per aggregate; the two forms never deadlock each other).
-   * The event is written now, after the events recorded earlier in the call. `spec.id` must
-   * identify one row.
+   * `transition()` then `record()` in one statement, with the same guarantees; the event is
+   * written now, after those recorded earlier in the call. `spec.id` must identify one row.
    * @returns the recorded event, with `aggregateVersion` = the row's new version
    * @throws InvalidTransitionError when no row was in an expected state (nothing written)
    * @throws NoActiveTransactionError when no transaction is active
@@ -180,9 +166,7 @@ export class OutboxService implements OnModuleInit, OnModuleDestroy {
     spec: TransitionSpec,
     event: TransitionEventInput<TPayload>,
   ): Promise<RecordedEvent> {
-    if (!this.host.isTransactionActive()) {
-      throw new NoActiveTransactionError('transitionAndRecord');
-    }
+    if (!this.host.isTransactionActive()) throw new NoActiveTransactionError('transitionAndRecord');
     // The version comes from the UPDATE; 0 only satisfies validation and is never written.
     const row = serializeOutboxEvent({ ...event, aggregateVersion: 0 }, this.options);
     const tx = this.host.tx;

@@ -1,20 +1,17 @@
 /**
- * How often a window starts from the oldest end of the claim index all the same: the backstop
- * for a row whose transaction drew its id before a claim's snapshot and its transaction id
- * after it (the instant between `nextval` and the row's insert), which the horizon rule below
- * cannot see.
+ * How often a window reads from the oldest end all the same: the backstop for a row that drew
+ * its id before a claim's snapshot and its transaction id after it, which the rule below misses.
  */
 export const BOTTOM_RESCAN_MS = 30_000;
 
 /** What a window read saw: its first pending row, and its snapshot's bounds. @internal */
 export interface WindowSighting {
-  /** The lowest pending id the window read (none: it read no row). */
+  /** The lowest pending id the window read. */
   readonly first: bigint | undefined;
-  /** `pg_snapshot_xmin` of the window's snapshot: every transaction below it had ended. */
+  /** The bounds of the window's snapshot (`pg_snapshot_xmin`, `pg_snapshot_xmax`). */
   readonly xmin: bigint;
-  /** `pg_snapshot_xmax` of the window's snapshot: every transaction below it had begun. */
   readonly xmax: bigint;
-  /** The audit table's last id the window saw (an operator action adds one). */
+  /** The audit table's last id the window saw. */
   readonly auditMark: bigint;
 }
 
@@ -26,20 +23,14 @@ export interface WindowStart {
 
 /**
  * The lower bound the claim's window starts from, so that a claim does not walk the index
- * entries of every row published since the oldest snapshot still open (under a held snapshot
- * none of them can be removed, and a window from the oldest end visits them all).
+ * entries of every row published since the oldest open snapshot (none can be removed yet).
  *
- * Ids are drawn at insert and commits land out of order: a row below the lowest pending id a
- * window saw may still commit. Such a row belongs to a transaction that was running when that
- * window's snapshot was taken. So the lowest id a window saw becomes a candidate, and the bound
- * moves to it only once a later window's snapshot shows every transaction of the candidate's
- * snapshot ended (its xmin at or past the candidate's xmax); then such rows are visible to that
- * later window, which read from the old bound, and the bound becomes the lower of the two
- * windows' first rows. Every `BOTTOM_RESCAN_MS` a window reads from the oldest end again, and so
- * does a window that finds a new audit row (an operator may have republished rows below the
- * bound: the window checks in its own snapshot, so it never reads past them); the bound is then
- * settled anew. A relay restarted starts from the oldest end. A parked or blocked row is
- * pending: the bound stays at or below it.
+ * Commits land out of id order: a row below the lowest pending id a window saw may still
+ * commit, from a transaction running at that window's snapshot. So that id becomes a
+ * candidate, and the bound moves to it once a later window's xmin reaches the candidate's
+ * xmax (those rows are then visible to the later window, read from the old bound): the bound
+ * becomes the lower of the two first rows. A new audit row (an operator may have republished
+ * rows below the bound) or `BOTTOM_RESCAN_MS` sends a window to the oldest end again.
  * @internal
  */
 export class ClaimFloor {
@@ -57,10 +48,7 @@ export class ClaimFloor {
     return { id: this.bound, auditMark: this.auditMark };
   }
 
-  /**
-   * The bound as it stands, for readers of bounded ranges other than the claim (the stats):
-   * as `start()`, without the claim's periodic reads from the oldest end.
-   */
+  /** The bound for other readers (the stats), without the claim's reads from the oldest end. */
   settled(): WindowStart | undefined {
     return this.bound === undefined ? undefined : { id: this.bound, auditMark: this.auditMark };
   }

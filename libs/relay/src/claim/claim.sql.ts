@@ -7,7 +7,6 @@ const CLAIM_LOCK = 1852796276;
 
 /** The values of one lease statement, written into its text as SQL literals. @internal */
 export interface LeaseArgs {
-  /** Rows to lease at most. */
   readonly limit: number;
   /** Longest run of one aggregate. */
   readonly runLimit: number;
@@ -17,20 +16,15 @@ export interface LeaseArgs {
   readonly leaseMs: number;
   /** Unfinished publishes of a head after which it is parked instead of leased. */
   readonly crashLoopThreshold: number;
-  /** The skip scan's start: after this (aggregate type, aggregate id); none: from the first. */
+  /** The skip scan's start: after this (aggregate type, aggregate id). */
   readonly cursor?: readonly [string, string];
-  /**
-   * The window's start (see `ClaimFloor`): ids from `id` while the audit's last id is still
-   * `auditMark` (an operator action may have made rows below it pending again); none: from the
-   * oldest end.
-   */
+  /** The window's start (`ClaimFloor`): ids from `id` while the audit's last id is still `auditMark`. */
   readonly from?: { readonly id: bigint; readonly auditMark: bigint };
 }
 
 /** The last id of the audit table (0 when empty): each operator action adds one. */
 const AUDIT_MARK = (audit: string) => `(SELECT coalesce(max(a.id), 0) FROM ${audit} a)`;
 
-/** A lease statement's values as SQL literals. */
 type Literals = ReturnType<typeof literals>;
 
 function integer(name: string, value: number): string {
@@ -77,9 +71,8 @@ const RUN = (
 const SUSPECTS = `ARRAY(SELECT k.id FROM k WHERE k.kept AND k.unfinished > 0)`;
 
 /**
- * What a lease returns per leased row `t`, named as `ClaimedRow` names it. `occurred_at` as epoch
- * milliseconds, not as text: `to_char` drops the era and has no form for infinity; `toRecord`
- * formats it or refuses the row.
+ * A leased row `t` as `ClaimedRow` names it. `occurred_at` as epoch milliseconds: `to_char`
+ * drops the era and has no form for infinity.
  */
 const LEASED = `t.id::text AS id, t.event_id AS "eventId", t.event_type AS "eventType",
        t.schema_version AS "schemaVersion", t.aggregate_type AS "aggregateType",
@@ -92,25 +85,18 @@ const LEASED = `t.id::text AS id, t.event_id AS "eventId", t.event_type AS "even
 const NO_ROW = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`;
 
 /**
- * Picks and leases the runs of the heads `h` a statement chose, in that statement:
+ * Picks and leases the runs of the heads `h`, in one statement:
  * - `p`: the run rows of the heads, head by head, until `limit` rows;
- * - `k`: each run kept from its head up to (not including) its first row that is not free (a
- *   row leased, backing off or parked stops its aggregate: the SKIP LOCKED trap); a run whose
- *   head's publishes kept killing the relay (`crashLoopThreshold` unfinished starts) is not
- *   kept;
- * - `l`: the lease of the kept rows (`leaseToken`, `leaseMs`), the claim counted except for
- *   suspects (an earlier publish started and never finished: their solo start counts it). The
- *   UPDATE checks again that each row is pending and free: a row that changed since the pick
- *   is not leased, and the caller, seeing fewer leased rows than kept ones, gives the claim
- *   back. It finds its rows by primary key. Its pending test is written
- *   `coalesce(published_at, skipped_at) IS NULL` so that it cannot use the partial indexes: a
- *   fresh table's statistics (zero rows, from its indexes built empty) made the planner walk
- *   the claim index and join `k` to every pending row until the first ANALYZE;
- * - `c`: the park of the heads whose publishes kept killing the relay (checked again as `l`
- *   does; disjoint from `l`'s rows: such a head's run is not kept).
- * Then the leased rows, and a last row (id NULL) with what the caller needs: rows picked and
- * kept, the heads parked, `summary` (the statement's own figures: its count, the skip scan's
- * last aggregate, the window's first id) and the bounds of the statement's snapshot.
+ * - `k`: each run kept up to its first row that is not free (a leased, backing-off or parked
+ *   row stops its aggregate); a head that kept killing the relay (`crashLoopThreshold`) is not;
+ * - `l`: the lease of the kept rows, the claim counted except for suspects (their solo start
+ *   counts it). It checks again that each row is pending and free: if fewer rows are leased
+ *   than kept, the caller gives the claim back. Its pending test is written `coalesce(...) IS
+ *   NULL` so that it cannot use the partial indexes: on a fresh table's empty statistics the
+ *   planner walked the claim index and joined `k` to every pending row until the first ANALYZE;
+ * - `c`: the park of the crash-looping heads (disjoint from `l`).
+ * Then the leased rows, and a summary row (id NULL): rows picked and kept, the heads parked,
+ * `summary` and the bounds of the statement's snapshot.
  */
 const LEASE_RUNS = (T: string, v: Literals, summary: string) => `p AS MATERIALIZED (
   SELECT r.id, h.id AS head_id, r.claims - r.attempts AS unfinished, (${FREE('r')}) AS free
@@ -147,19 +133,14 @@ SELECT ${NO_ROW}, (SELECT count(*)::int FROM p), (SELECT count(*)::int FROM k WH
        ${summary}, pg_snapshot_xmin(pg_current_snapshot())::text,
        pg_snapshot_xmax(pg_current_snapshot())::text`;
 
-/**
- * The statements of the claim. Identifiers are validated before they are interpolated; values
- * are written as checked or escaped literals, since a simple query binds no values.
- * @internal
- */
+/** The claim's statements: validated identifiers and checked or escaped literals (a simple query binds nothing). @internal */
 export function claimSql(name: RelayTableName, commitMode: 'on' | 'off') {
   const { outbox: T, audit } = relayObjectNames(name);
   const lockName = `'${name.schema}.${name.table}'`;
   /**
-   * One whole claim transaction, sent as one simple query: claims take turns per outbox table on
-   * a transaction-scoped lock; the lease statement runs after the lock is granted (its snapshot
-   * sees the previous claim's leases); the COMMIT follows at once, so the lock is released
-   * without a round trip to the relay. If the lease statement fails, the caller rolls back.
+   * One claim transaction as one simple query: claims take turns per table on a transaction
+   * lock, the lease's snapshot sees the previous claim's leases, and the COMMIT follows without
+   * a round trip to the relay. If the lease fails, the caller rolls back.
    */
   const transaction = (lease: string) => `BEGIN;
 SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${lockName})),
@@ -168,11 +149,9 @@ ${lease};
 COMMIT`;
   return {
     /**
-     * Leases runs from the heads found in a window: the first `size` pending rows in id order
-     * from `from` (a prefix of the id order: no pending row lies below a `ClaimFloor` bound, so
-     * an aggregate's first row in it is its head). The summary says how many rows the window
-     * held (a full window with too few picked sends on to `leaseScan`), its first id and the
-     * audit's last id.
+     * Leases runs from the heads in a window: the first `size` pending rows from `from` (no
+     * pending row lies below a `ClaimFloor` bound, so an aggregate's first row in it is its
+     * head). The summary: the rows it held, its first id and the audit's last id.
      */
     leaseWindow: (args: LeaseArgs) => {
       const v = literals(args, audit);
@@ -192,9 +171,8 @@ ${LEASE_RUNS(T, v, `(SELECT count(*)::int FROM w), NULL, NULL, (SELECT min(w.id)
     },
     /**
      * The fallback when the window is mostly one blocked backlog: a skip scan of the aggregate
-     * index, one descent per aggregate for at most `size` aggregates after the `cursor`, so its
-     * cost does not grow with any backlog. The summary gives the aggregates scanned and the last
-     * one (the next cursor; fewer than `size` means the scan wrapped).
+     * index, one descent per aggregate for at most `size` aggregates after `cursor` (its cost
+     * does not grow with any backlog). The summary: the aggregates scanned and the last one.
      */
     leaseScan: (args: LeaseArgs) => {
       const v = literals(args, audit);

@@ -7,15 +7,12 @@ export interface ClaimedRow {
   readonly aggregateType: string;
   readonly aggregateId: string;
   readonly aggregateVersion: string;
-  /**
-   * `occurred_at` in epoch milliseconds (rounded down), as PostgreSQL holds it: any era,
-   * `Infinity` and `-Infinity` included (the record's encoding decides what it can carry).
-   */
+  /** `occurred_at` in epoch milliseconds (rounded down; any era, infinities included). */
   readonly occurredAtMs: number;
-  /** `created_at` in epoch milliseconds (for the created-to-published delay). */
+  /** `created_at` in epoch milliseconds. */
   readonly createdAtMs: number;
   readonly payload: string;
-  /** The `headers` column as stored: any JSON (the record's encoding checks its shape). */
+  /** The `headers` column as stored (the encoding checks its shape). */
   readonly headers: unknown;
   readonly topic: string | null;
   readonly attempts: number;

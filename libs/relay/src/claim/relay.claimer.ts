@@ -14,28 +14,23 @@ interface LeaseSummary {
   id: null;
   picked: number;
   kept: number;
-  /** Heads the statement parked: their publishes kept killing the relay. */
   crash_loop: ClaimedBatch['crashLoopParked'][number][] | null;
   /** Rows the window held, or aggregates the skip scan read. */
   window_rows: number;
   /** The last aggregate the skip scan read (its next cursor). */
   last_type: string | null;
   last_id: string | null;
-  /** The lowest id the window read, and the bounds of the statement's snapshot (xid8 text). */
   window_first: string | null;
-  /** The audit table's last id (the window's). */
   audit_mark: string;
   snapshot_xmin: string;
   snapshot_xmax: string;
 }
 
-/** What one lease statement came to. */
 interface LeasedRuns {
   readonly rows: ClaimedRow[];
   readonly summary: LeaseSummary;
 }
 
-/** A lease statement's result: its leased rows (named as `ClaimedRow` names them) and summary. */
 function leasedRuns(result: readonly (ClaimedRow | LeaseSummary)[]): LeasedRuns {
   const rows: ClaimedRow[] = [];
   let summary: LeaseSummary | undefined;
@@ -54,32 +49,23 @@ function inIdOrder(rows: readonly ClaimedRow[]): ClaimedRow[] {
   return keys.map((k) => rows[k.index]!);
 }
 
-/** What the claimer needs of the relay options. @internal */
-export type ClaimerOptions = Pick<
+type ClaimerOptions = Pick<
   ResolvedRelayOptions,
   'schema' | 'table' | 'relayId' | 'synchronousCommit'
 >;
 
-/** One claim's token and settings. */
 interface Claim {
   readonly leaseToken: string;
   readonly settings: ClaimSettings;
 }
 
-/**
- * Claims batches: runs of whole aggregates whose head is free, leased in one short transaction
- * with a fresh token that fences every later write of the batch.
- * @internal
- */
+/** Claims runs of whole aggregates whose head is free, under a fresh token that fences the batch's writes. @internal */
 @Injectable()
 export class RelayClaimer {
   private readonly sql: ClaimSql;
-  /** The store's release: gives a raced claim's leases back. */
   private readonly giveBackSql: string;
   private sequence = 0;
-  /** Where the next skip scan starts (none: from the first aggregate). */
   private scanCursor: [string, string] | undefined;
-  /** Where windows start, so that they do not walk the entries of rows published long ago. */
   private readonly claimFloor = new ClaimFloor();
 
   constructor(
@@ -90,15 +76,14 @@ export class RelayClaimer {
     this.giveBackSql = relayStoreSql(options).release;
   }
 
-  /** Where bounded reads of the pending rows start (see `ClaimFloor.settled`). */
   get floor(): WindowStart | undefined {
     return this.claimFloor.settled();
   }
 
   /**
-   * Claims a batch (empty when nothing is free or a concurrent change got in the way): from the
+   * Claims a batch (empty when nothing is free or a concurrent change got in the way) from the
    * window of the oldest pending rows, then, when that window is full yet gave too few rows,
-   * from a skip scan. Either way the cost is bounded by the settings, not by any backlog.
+   * from a skip scan: the cost is bounded by the settings, not by any backlog.
    */
   async claim(settings: ClaimSettings): Promise<ClaimedBatch> {
     const claim: Claim = { leaseToken: `${this.options.relayId}:${++this.sequence}`, settings };
@@ -154,11 +139,7 @@ export class RelayClaimer {
     };
   }
 
-  /**
-   * Runs one claim transaction. A row that stopped being free between the pick and the lease
-   * would leave a gap in its run: then the rows leased are given back at once (still leased to
-   * this claim) and the lease counts as raced.
-   */
+  /** One claim transaction; a row that changed between pick and lease would leave a gap in its run: then all are given back (raced). */
   private async lease(
     { leaseToken }: Claim,
     transaction: string,
@@ -171,7 +152,6 @@ export class RelayClaimer {
     return { ...leased, raced: true };
   }
 
-  /** Hands leased rows back unpublished, their claims uncounted (as the relay's release does). */
   private async giveBack(leaseToken: string, rows: readonly ClaimedRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.pool.query(this.giveBackSql, [

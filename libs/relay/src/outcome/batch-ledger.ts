@@ -6,8 +6,7 @@ import type { ClaimedRow } from '../claim/claimed-batch';
 import type { AckedRow, ReleaseUpdate } from '../store/relay.store';
 import { decideFailure, type FailureDecision, type FailurePolicyOptions } from './failure.policy';
 
-/** A row the broker acknowledged, and where it went. @internal */
-export interface AckedEntry extends AckedRow {
+interface AckedEntry extends AckedRow {
   readonly row: ClaimedRow;
 }
 
@@ -17,26 +16,20 @@ export interface FailedEntry {
   readonly topic: string;
   readonly kind: ErrorKind;
   readonly decision: FailureDecision;
-  /** `describeError` of the error (never a payload): stored as the row's last error. */
+  /** `describeError` of the error (never a payload). */
   readonly error: string;
-  /** The bounded reason label of the error. */
   readonly reason: PublishFailureReason;
-  /** The error itself: logged as its class and code only. */
+  /** Logged as its class and code only. */
   readonly cause: unknown;
 }
 
-/** Everything a ledger holds, ready to be recorded. @internal */
 export interface LedgerEntries {
   readonly acked: readonly AckedEntry[];
   readonly failed: readonly FailedEntry[];
   readonly released: readonly ReleaseUpdate[];
 }
 
-/**
- * What became of a batch's rows while it was sent, before it is recorded: acknowledged,
- * failed (the head of a run, with its park-or-backoff decision), or handed back.
- * @internal
- */
+/** What became of a batch's rows while it was sent: acknowledged, failed (a run's head) or handed back. @internal */
 export class BatchLedger {
   private acked: AckedEntry[] = [];
   private failed: FailedEntry[] = [];
@@ -44,15 +37,11 @@ export class BatchLedger {
 
   constructor(private readonly policy: FailurePolicyOptions) {}
 
-  /** Rows the broker acknowledged, with the acks in the same order. */
   ack(rows: readonly ClaimedRow[], acks: readonly PublishAck[]): void {
     rows.forEach((row, i) => this.acked.push({ id: row.id, ...acks[i]!, row }));
   }
 
-  /**
-   * Rows handed back unpublished. `started`: whether their claim was counted (by default the
-   * claim counted every row but suspects, whose solo start counts it).
-   */
+  /** `started`: whether their claim was counted (by default every row but suspects). */
   release(rows: readonly ClaimedRow[], started?: boolean): void {
     for (const row of rows) this.released.push({ id: row.id, started: started ?? !row.suspect });
   }

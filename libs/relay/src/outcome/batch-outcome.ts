@@ -12,10 +12,8 @@ export interface RelayTotals {
   batches: number;
 }
 
-/** What one batch came to. @internal */
 export type BatchOutcome = Omit<RelayTotals, 'batches'>;
 
-/** An outcome with nothing in it yet. @internal */
 export function emptyOutcome(): BatchOutcome {
   return { published: 0, leaseLost: 0, failed: 0, released: 0 };
 }

@@ -1,20 +1,11 @@
 import type { PublishRecord, RelayPublisher } from '../publisher/relay-publisher.interface';
 
-/** Failing events remembered at most (the oldest are forgotten first). */
+/** Failing events and partitions remembered at most (the oldest forgotten first). */
 const MAX_TRACKED = 10_000;
-/** Partitions remembered at most (the least recently acknowledged are forgotten first). */
 const MAX_PLACES = 10_000;
 
-/**
- * Where a failed send failed: the event's partition when the request held no other,
- * `'unplaced'` when it cannot be pinned (the event is not blamed), `'unknown'` when the
- * publisher does not say.
- * @internal
- */
-export type SendPlace =
-  | { readonly topic: string; readonly partition: number }
-  | 'unplaced'
-  | 'unknown';
+/** Where a failed send failed: `'unplaced'` cannot be pinned (not blamed), `'unknown'`: not said. */
+type SendPlace = { readonly topic: string; readonly partition: number } | 'unplaced' | 'unknown';
 
 /** Where `publisher` pins the latest failed send of `record`. @internal */
 export function sendPlace(
@@ -30,25 +21,18 @@ const placeKey = (topic: string, partition: number) => `${partition}\u0000${topi
 
 /**
  * Whether the broker takes other records where one event keeps failing: an event whose
- * failures are its own (its partition takes other records) is parked once its attempts are
- * exhausted; while its partition takes nothing, events back off at the cap instead. Evidence
- * is per partition, since during a recovery some partitions take records while others still
- * fail (broker-wide for a publisher that does not pin failures). In memory, per process: a
- * restarted relay errs on the side of retrying.
+ * failures are its own is parked once its attempts are exhausted; while its partition takes
+ * nothing, it backs off at the cap instead. Per partition (during a recovery some take records
+ * while others fail), in memory: a restarted relay errs on the side of retrying.
  * @internal
  */
 export class BrokerAckWatch {
   private tick = 0;
   private lastAck = 0;
-  /** Partition -> tick of its latest acknowledgement. */
   private readonly placeAcks = new Map<string, number>();
-  /** Event id -> tick of its latest failed send. */
   private readonly failures = new Map<string, number>();
 
-  /**
-   * A send was acknowledged (`acks[n]` is where `sent[n]` landed): its events are forgotten,
-   * their partitions took records now. Hot path: no allocation per event, one write per run.
-   */
+  /** `acks[n]` is where `sent[n]` landed. Hot path: no allocation per event, one write per run. */
   acked(
     sent: readonly {
       readonly row: { readonly eventId: string };
@@ -78,11 +62,7 @@ export class BrokerAckWatch {
     }
   }
 
-  /**
-   * A send of `eventId` to `place` failed. True when that partition (or, for a publisher that
-   * does not say, the broker) acknowledged another send since this event's previous failure;
-   * a first failure seen by this process answers false.
-   */
+  /** A send failed: true when `place` (or the broker) acknowledged another send since this event's previous failure. */
   failed(eventId: string, place: SendPlace = 'unknown'): boolean {
     const previous = this.failures.get(eventId);
     this.failures.delete(eventId);

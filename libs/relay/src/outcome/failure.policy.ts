@@ -4,7 +4,6 @@ import type { ErrorKind } from '../errors/error-kind';
 import type { ErrorClassifier } from '../options/relay-options.interface';
 import type { ClaimedRow } from '../claim/claimed-batch';
 
-/** What the policy needs of the relay options. @internal */
 export interface FailurePolicyOptions {
   readonly maxAttempts: number;
   readonly backoff: BackoffPolicy;
@@ -21,17 +20,14 @@ export type FailureDecision =
   | {
       readonly action: 'retry';
       readonly attempt: number;
-      /** False for throttling: the broker asked to slow down, the event did nothing wrong. */
+      /** False for throttling. */
       readonly counted: boolean;
       readonly delayMs: number;
     };
 
 /**
- * Park or back off, for every failed head: a permanent error parks at once; a transient one
- * backs off until `maxAttempts`, then parks as exhausted, but only while the broker acknowledges
- * other sends (an outage parks nothing); throttling backs off without counting an attempt.
- * @param attemptsSoFar the head's failed attempts before this one
- * @param brokerAcksOthers whether other sends were acknowledged since the event's previous failure
+ * A permanent error parks; a transient one backs off until `maxAttempts`, then parks, but only
+ * while the broker acknowledges other sends (an outage parks nothing); throttling is not counted.
  * @internal
  */
 export function decideFailure(
@@ -56,11 +52,7 @@ export function decideFailure(
   };
 }
 
-/**
- * The kind of a publish error: the user's classifier first (it sees the event, never the
- * payload), else the built-in classification of kafkajs errors.
- * @internal
- */
+/** The user's classifier first (it sees the event, never the payload), else the built-in one. @internal */
 export function classifyFailure(
   error: unknown,
   row: ClaimedRow,

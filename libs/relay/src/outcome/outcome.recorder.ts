@@ -10,7 +10,6 @@ import type { FailedEntry, LedgerEntries } from './batch-ledger';
 import { emptyOutcome, type BatchOutcome } from './batch-outcome';
 import { PendingMarks, type KeptMark, type PendingGroup } from './pending-marks';
 
-/** The store's row update for a failed head. */
 function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpdate {
   if (decision.action === 'retry') {
     const { counted, delayMs } = decision;
@@ -22,17 +21,16 @@ function failureUpdate({ row, kind, decision, error }: FailedEntry): FailureUpda
 }
 
 /**
- * Records what became of a batch's rows: marks the acknowledged ones (fenced by the lease;
- * refused marks are "lease lost"), backs off or parks the failed heads, hands the rest back,
- * and counts each in the metrics and the logs (ids and kinds, never a payload). Marks that
- * fail because the database is unavailable are kept (bounded) and marked when it answers.
+ * Records a batch's outcome: marks the acknowledged rows (refused marks are "lease lost"),
+ * backs off or parks the failed heads, hands the rest back, and counts each in metrics and
+ * logs. Marks that fail with the database unavailable are kept (bounded) until it answers.
  * @internal
  */
 @Injectable()
 export class OutcomeRecorder {
   private readonly logger = new Logger('RelayBatch');
   private readonly pending: PendingMarks;
-  /** The kept marks `flushPending` is marking (taken out of `pending`). */
+  /** The group `flushPending` is marking (out of `pending`). */
   private flushing: PendingGroup | undefined;
 
   constructor(
@@ -43,15 +41,11 @@ export class OutcomeRecorder {
     this.pending = new PendingMarks(metrics);
   }
 
-  /** Acknowledged events whose mark waits for the database. */
   get pendingMarks(): number {
     return this.pending.size;
   }
 
-  /**
-   * Marks the kept marks, oldest claim first, each fenced by its own lease token. Throws when
-   * the database still fails (what is left stays kept, unless the error is not an outage).
-   */
+  /** Marks the kept marks, oldest claim first; throws when the database still fails (they stay kept if it is an outage). */
   async flushPending(outcome = emptyOutcome()): Promise<BatchOutcome> {
     for (let group = this.pending.next(); group; group = this.pending.next()) {
       let notMarked: ReadonlySet<string>;
@@ -71,10 +65,7 @@ export class OutcomeRecorder {
     return outcome;
   }
 
-  /**
-   * `flushPending` until `deadline` (epoch ms) at most, when the relay stops: what is left
-   * then is given up (its events are published again once their lease runs out).
-   */
+  /** `flushPending` until `deadline` (epoch ms), at shutdown: what is left is given up. */
   async flushPendingBy(deadline: number): Promise<BatchOutcome> {
     const outcome = emptyOutcome();
     if (this.pending.size === 0) return outcome;
@@ -91,7 +82,6 @@ export class OutcomeRecorder {
     return outcome;
   }
 
-  /** Writes `entries` for `batch` and adds them to `outcome`. */
   async record(batch: ClaimedBatch, entries: LedgerEntries, outcome: BatchOutcome): Promise<void> {
     if (entries.acked.length > 0) await this.mark(batch, entries.acked, outcome);
     for (const failed of entries.failed) this.report(failed);
@@ -122,7 +112,6 @@ export class OutcomeRecorder {
     this.account(acked, notMarked, outcome);
   }
 
-  /** Counts marked rows as published and refused ones as lease lost. */
   private account(
     acked: readonly KeptMark[],
     notMarked: ReadonlySet<string>,
@@ -147,7 +136,7 @@ export class OutcomeRecorder {
     );
   }
 
-  /** Observes the marked events' delay and attempts; returns the ones whose lease was lost. */
+  /** Returns the events whose lease was lost. */
   private observeMarked(acked: readonly KeptMark[], notMarked: ReadonlySet<string>): KeptMark[] {
     const now = Date.now();
     const lost: KeptMark[] = [];
@@ -157,7 +146,7 @@ export class OutcomeRecorder {
         lost.push(a);
         continue;
       }
-      // created_at may be any timestamptz (infinity included): the histogram takes finite values only.
+      // created_at may be infinite.
       const delaySeconds = (now - a.row.createdAtMs) / 1000;
       if (Number.isFinite(delaySeconds)) this.metrics.delaySeconds.observe(delaySeconds);
       this.metrics.attempts.observe(a.row.attempts + 1);
@@ -168,7 +157,6 @@ export class OutcomeRecorder {
     return lost;
   }
 
-  /** The log line and the metric of a failed head. */
   private report({ row, topic, kind, decision, reason, cause }: FailedEntry): void {
     this.metrics.failures.inc({ kind, reason });
     const fields = {

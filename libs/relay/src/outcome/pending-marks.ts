@@ -2,41 +2,35 @@ import type { ClaimedRow } from '../claim/claimed-batch';
 import type { RelayMetrics } from '../metrics/relay.metrics';
 import type { AckedRow } from '../store/relay.store';
 
-/**
- * Most acknowledged events whose mark failed for a database outage that a relay keeps (in
- * memory) to mark once the database answers. Beyond it the oldest are dropped: their events
- * are published again once their lease runs out. A relay has at most two batches in flight.
- */
+/** Most marks kept in memory through a database outage; beyond it the oldest are dropped (published again). */
 export const MAX_PENDING_MARKS = 10_000;
 
-/** An acknowledged event as its mark needs it (the payload is not kept). @internal */
+/** An acknowledged event as its mark needs it (no payload). @internal */
 export interface KeptMark extends AckedRow {
   readonly row: Pick<ClaimedRow, 'eventId' | 'createdAtMs' | 'attempts' | 'suspect'>;
 }
 
-/** Kept marks of one claim, fenced by its lease token. @internal */
 export interface PendingGroup {
   readonly leaseToken: string;
   readonly marks: readonly KeptMark[];
 }
 
-/** Only what a mark needs: the claimed row (payload and headers) is let go. */
-const slim = ({ id, partition, offset, row }: KeptMark): KeptMark => ({
+/** The claimed row's payload and headers are let go. */
+const slim = ({
   id,
   partition,
   offset,
-  row: {
-    eventId: row.eventId,
-    createdAtMs: row.createdAtMs,
-    attempts: row.attempts,
-    suspect: row.suspect,
-  },
+  row: { eventId, createdAtMs, attempts, suspect },
+}: KeptMark) => ({
+  id,
+  partition,
+  offset,
+  row: { eventId, createdAtMs, attempts, suspect },
 });
 
 /**
- * Acknowledged events whose mark failed because the database was unavailable, by claim,
- * oldest first, at most `limit` of them: dropping the oldest beyond it (counted as
- * `published_again_total{cause="mark_dropped"}`: their lease runs out and they go out again).
+ * Acknowledged events whose mark failed with the database unavailable, by claim, oldest first,
+ * at most `limit` (the oldest dropped beyond: `published_again_total{cause="mark_dropped"}`).
  * @internal
  */
 export class PendingMarks {
@@ -48,7 +42,6 @@ export class PendingMarks {
     private readonly limit = MAX_PENDING_MARKS,
   ) {}
 
-  /** Marks kept. */
   get size(): number {
     return this.count;
   }
@@ -66,15 +59,11 @@ export class PendingMarks {
     return group;
   }
 
-  /** A group `next` gave, back at the front. */
   putBack(group: PendingGroup): void {
     this.add(group, 'oldest');
   }
 
-  /**
-   * Gives every kept mark up (counted as dropped): the relay stops, or the database refused.
-   * @param inFlight marks taken by `next` whose mark has not answered, given up too
-   */
+  /** Gives every kept mark up, and `inFlight` taken ones (counted as dropped). */
   dropAll(inFlight = 0): number {
     const dropped = this.count + inFlight;
     this.groups = [];

@@ -4,10 +4,7 @@ export interface RelayStats {
   readonly parked: number;
   /** Age of the oldest unpublished event (parked included), 0 when there is none. */
   readonly oldestAgeMs: number;
-  /**
-   * Age of the oldest unpublished event the relay can still publish (not parked, not held back
-   * behind a parked event of its aggregate), 0 when none.
-   */
+  /** Age of the oldest event the relay can publish (not parked nor behind a parked one), 0 when none. */
   readonly oldestUnparkedAgeMs: number;
   /** Unpublished events an earlier publish of which started and never finished. */
   readonly suspects: number;
@@ -30,11 +27,7 @@ export interface OldestTransaction {
   readonly ageSeconds: number;
 }
 
-/**
- * What the batch path tells the relay's figures (`RelayStatsService`): the events it published.
- * A port, so that the outcome does not depend on the health folder that reads the figures.
- * @internal
- */
+/** The events the batch path published, for `RelayStatsService` (a port: outcome/ does not import health/). @internal */
 export abstract class RelayFigures {
   abstract countPublished(count: number): void;
 }

@@ -1,14 +1,10 @@
 import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sql';
 import { HISTORY, LOWEST_ID, PENDING } from '../schema/row-state.sql';
 
-/**
- * Milliseconds since `created_at` of row `alias`; NULL (counted as 0) when it is infinite, where
- * `now() - created_at` would fail the whole statement.
- */
+/** Milliseconds since `created_at`; NULL when infinite (`now() - created_at` would fail the statement). */
 const AGE_MS = (alias: string) =>
   `CASE WHEN isfinite(${alias}.created_at) THEN extract(epoch FROM now() - ${alias}.created_at) * 1000 END`;
 
-/** The mark statement (see `mark` below); `unless` excludes more ids from the ones it returns. */
 function markSql(T: string, unless: string): string {
   return `WITH m AS (
   UPDATE ${T} t SET published_at = now(), kafka_partition = v.p, kafka_offset = v.o,
@@ -21,11 +17,7 @@ SELECT u.id::text AS id FROM unnest($2::bigint[]) AS u(id)
  WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.id = u.id)${unless}`;
 }
 
-/**
- * The statements that record a batch's outcome (fenced by the lease token) and read the
- * relay's figures. Identifiers are validated before they are interpolated; values are bound.
- * @internal
- */
+/** The statements that record a batch's outcome (fenced by the lease token) and read the figures. @internal */
 export function relayStoreSql(name: RelayTableName) {
   const { outbox: T, audit } = relayObjectNames(name);
   return {
@@ -33,22 +25,16 @@ export function relayStoreSql(name: RelayTableName) {
     start: `UPDATE ${T} SET claims = claims + 1
  WHERE id = $2 AND lease_owner = $1 AND lease_expires_at > now() RETURNING id`,
     /**
-     * One statement per batch, fenced by the lease token: a lease another claim took cannot
-     * mark, but one that only ran out (the token is still there) still does, so a slow broker
-     * is never mistaken for a relay that died mid-publish. It sets its own synchronous_commit
-     * (`$5`): one round trip. Returns the ids it did not mark (their lease was lost).
+     * Fenced by the lease token: a lease another claim took cannot mark, one that only ran out
+     * still does (a slow broker is not a dead relay). Returns the ids it did not mark.
      */
     mark: markSql(T, ''),
-    /**
-     * `mark` again for marks whose first try failed with the database unavailable: that try
-     * may have committed unseen, so a row this lease already marked counts as marked.
-     */
+    /** `mark` again after a try that may have committed unseen: a row this lease marked counts. */
     remark: markSql(
       T,
       `
    AND NOT EXISTS (SELECT 1 FROM ${T} p WHERE p.id = u.id AND p.lease_owner = $1 AND p.published_at IS NOT NULL)`,
     ),
-    /** Backs off or parks failed heads, with their error in the history (fenced as `mark`). */
     fail: `UPDATE ${T} t SET
        attempts = t.attempts + CASE WHEN v.counted THEN 1 ELSE 0 END,
        claims = t.claims - CASE WHEN v.counted THEN 0 ELSE 1 END,
@@ -62,20 +48,15 @@ export function relayStoreSql(name: RelayTableName) {
        AS v(id, counted, park, delay, kind, error)
  WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL
  RETURNING t.id::text AS id`,
-    /** Hands rows back unpublished; a `started` row gives back the claim it counted. */
     release: `UPDATE ${T} t SET lease_expires_at = NULL,
        claims = t.claims - CASE WHEN v.started THEN 1 ELSE 0 END
   FROM unnest($2::bigint[], $3::bool[]) AS v(id, started)
  WHERE t.id = v.id AND t.id = ANY($2::bigint[]) AND t.lease_owner = $1 AND t.lease_expires_at IS NOT NULL`,
     /**
-     * `RelayStats`: one row (an aggregate without GROUP BY); an age is 0 when there is none.
-     * Every scan reads ids from `$1`, the claim's floor (no pending row lies below it), while
-     * the audit's last id is still `$2` (an operator may have made rows below it pending
-     * again); `$1` NULL: from the oldest end. So it does not walk the index entries of the rows
-     * published since the oldest snapshot still open. The oldest publishable age leaves out rows
-     * waiting behind a parked event of their own aggregate (an operator's decision, not the
-     * relay's pace): the parked heads are read once, from the floor (a parked row is pending, so
-     * never below it), not probed per row, which under a held snapshot walked the dead entries.
+     * `RelayStats`, read from the claim's floor `$1` while the audit's last id is `$2` (else
+     * from the oldest end), so as not to walk the entries of rows published long ago. The
+     * oldest publishable age leaves out rows behind a parked event of their aggregate; the
+     * parked heads are read once (probing per row walked the dead entries under a held snapshot).
      */
     stats: `WITH b AS MATERIALIZED (
   SELECT CASE WHEN $1::bigint IS NOT NULL
@@ -96,18 +77,12 @@ SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
                              AND p.aggregate_id = f.aggregate_id AND p.id < f.id)
          ORDER BY f.id LIMIT 1), 0)::float8 AS "oldestUnparkedAgeMs"
   FROM ${T} s WHERE ${PENDING('s')} AND s.id >= (SELECT lo FROM b)`,
-    /**
-     * The oldest transaction of this database that holds a snapshot or a transaction id (so
-     * the xmin horizon), other than this statement's own: none, no row. Sessions idle outside a
-     * transaction, and transactions that took no snapshot yet, hold nothing. Other roles'
-     * sessions are seen with `pg_read_all_stats` (or `pg_monitor`).
-     */
+    /** The oldest other transaction holding the xmin horizon (other roles' need `pg_read_all_stats`). */
     oldestTransaction: `SELECT a.pid, a.state, extract(epoch FROM now() - a.xact_start)::float8 AS "ageSeconds"
   FROM pg_stat_activity a
  WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
    AND (a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL)
  ORDER BY a.xact_start LIMIT 1`,
-    /** `OutboxTableStats` of table `$1` (cheap: catalog views only). */
     tableStats: `SELECT pg_total_relation_size(s.relid)::float8 AS "sizeBytes",
        s.n_dead_tup::float8 AS "deadTuples", s.n_live_tup::float8 AS "liveTuples",
        coalesce(extract(epoch FROM now() - GREATEST(s.last_autovacuum, s.last_vacuum))::float8,
@@ -118,5 +93,4 @@ SELECT count(*) FILTER (WHERE parked_at IS NULL)::int AS pending,
   };
 }
 
-/** The store statements of one outbox table. @internal */
 export type RelayStoreSql = ReturnType<typeof relayStoreSql>;
