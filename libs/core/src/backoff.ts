@@ -7,10 +7,8 @@ export interface BackoffPolicy {
 }
 
 /**
- * The one backoff rule of nest-outbox: after the `attempt`-th consecutive failure (1-based)
- * the delay is `min(capMs, baseMs * 2^(attempt - 1))` with "equal jitter", a uniform draw in
- * `[delay / 2, delay]`. The fixed half guarantees a real wait (no hot loop); the random half
- * keeps relays or consumers that failed together from retrying in lockstep.
+ * After the `attempt`-th failure: `min(capMs, baseMs * 2^(attempt - 1))` with equal jitter (a
+ * draw in `[delay / 2, delay]`: a real wait, and no retries in lockstep).
  * @example backoffDelayMs(3, { baseMs: 100, capMs: 1000 }) // between 200 and 400
  * @publicApi
  */
@@ -33,7 +31,6 @@ export class Backoff {
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** Counts one more failure and returns the delay to wait before the next try. */
   next(): number {
     this.failures++;
     return backoffDelayMs(this.failures, this.policy, this.random);
@@ -44,7 +41,6 @@ export class Backoff {
     this.failures = 0;
   }
 
-  /** Consecutive failures so far. */
   get attempts(): number {
     return this.failures;
   }

@@ -45,9 +45,7 @@ export class CliUsageError extends NestOutboxError {
 }
 
 /**
- * Parses `argv` with Node's `util.parseArgs` (strict: an unknown flag or a missing value is
- * an error), then checks every `integer` flag (`--limit abc` is refused, never NaN) and
- * `date` flag (ISO-8601).
+ * Parses `argv` with `util.parseArgs` (strict), then checks `integer` and `date` flags.
  * @throws CliUsageError naming the flag and what to type instead
  * @publicApi
  */
@@ -112,9 +110,8 @@ const processIo: CliIo = {
 };
 
 /**
- * Runs a command line: the usage for `--help` (exit code 0), a usage error (2) or any other
- * error's message (1), else `main`, whose result is the exit code (default 0). Sets
- * `process.exitCode` rather than exiting, so that pools close.
+ * Runs a command line: usage for `--help` (exit 0), a usage error (2), another error (1), else
+ * `main`'s code. Sets `process.exitCode` rather than exiting, so that pools close.
  * @publicApi
  */
 export async function runCli<F extends Record<string, CliFlag>>(
@@ -126,10 +123,8 @@ export async function runCli<F extends Record<string, CliFlag>>(
   let code: number;
   try {
     const parsed = parseCliArgs(spec, argv);
-    if (parsed.help) {
-      io.out(spec.usage);
-      code = 0;
-    } else code = (await main(parsed, io)) ?? 0;
+    if (parsed.help) io.out(spec.usage);
+    code = parsed.help ? 0 : ((await main(parsed, io)) ?? 0);
   } catch (error) {
     io.err(error instanceof Error ? error.message : String(error));
     code = error instanceof CliUsageError ? 2 : 1;

@@ -1,19 +1,12 @@
 /**
- * The event contract: what a consumer may rely on. Stable and versioned; relay mechanics
- * (attempts, leases, published_at, partition/offset) are never part of it.
- *
- * On Kafka an event is one record:
- * - key: `aggregateId` (order per key is order per aggregate);
- * - value: the payload as UTF-8 JSON, exactly the bytes recorded (no envelope around it);
- * - headers: the contract fields below (`EVENT_HEADERS`), `content-type: application/json`,
- *   plus the event's own headers (trace context, correlation id, user headers);
- * - timestamp: the publish time; `occurred_at` travels in a header.
+ * The event contract: what a consumer may rely on (relay mechanics are never part of it). On
+ * Kafka one record: key `aggregateId`, value the payload's UTF-8 JSON exactly as recorded,
+ * headers the contract fields (`EVENT_HEADERS`), `content-type` and the event's own headers.
  * @publicApi
  */
 export interface EventEnvelope<TPayload = unknown> {
   /** UUIDv7, assigned once when the event is recorded; the consumer's dedup key. */
   readonly eventId: string;
-  /** For example `order.confirmed`. */
   readonly eventType: string;
   /** Version of this event type's payload format (not of the aggregate). */
   readonly schemaVersion: number;
@@ -29,10 +22,7 @@ export interface EventEnvelope<TPayload = unknown> {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/**
- * Kafka header names of the contract fields.
- * @publicApi
- */
+/** Kafka header names of the contract fields. @publicApi */
 export const EVENT_HEADERS = {
   eventId: 'event_id',
   eventType: 'event_type',
@@ -54,20 +44,12 @@ export function isReservedHeader(name: string): boolean {
   return RESERVED.has(name.toLowerCase());
 }
 
-/**
- * What the Kafka headers are built from: the envelope without its payload. `occurredAt` may
- * also be an ISO-8601 instant already formatted (the relay has PostgreSQL format it).
- * @publicApi
- */
+/** The envelope without its payload; `occurredAt` may be an ISO-8601 text already. @publicApi */
 export type KafkaHeaderSource = Omit<EventEnvelope, 'payload' | 'occurredAt'> & {
   readonly occurredAt: Date | string;
 };
 
-/**
- * Builds the Kafka headers of an event: its own headers first, then the contract fields
- * (which always win).
- * @publicApi
- */
+/** The Kafka headers of an event: its own headers, then the contract fields (which win). @publicApi */
 export function toKafkaHeaders(event: KafkaHeaderSource): Record<string, string> {
   // Plain assignments, not `{ ...event.headers, [name]: value }`: the relay builds this for
   // every event it publishes, and V8 runs the spread-with-computed-keys form far slower.

@@ -5,21 +5,16 @@ export interface TransactionClient {
   release(error?: Error | boolean): void;
 }
 
-/**
- * What `inTransaction` needs of a pool (`pg`'s `Pool` fits). The callback form is listed only
- * so that TypeScript infers the client type from `pg`'s overloaded `connect`. @publicApi
- */
+/** `pg`'s `Pool` fits (the callback form lets TypeScript infer the client from the overloads). @publicApi */
 export interface TransactionPool<C extends TransactionClient> {
   connect(): Promise<C>;
   connect(callback: (...args: never[]) => void): void;
 }
 
 /**
- * Runs `work` in one transaction on a connection of its own: BEGIN, `work`, COMMIT; on any
- * error ROLLBACK and rethrow. `begin` replaces the opening statement, so that what every such
- * transaction starts with (a lock, a `set_config`) rides on the same round trip as its BEGIN;
- * a simple query, it holds no values (only constants and validated identifiers). The
- * connection is destroyed when even the ROLLBACK failed (its state is unknown).
+ * Runs `work` in one transaction on a connection of its own (ROLLBACK and rethrow on error;
+ * the connection destroyed if even that failed). `begin` replaces the opening statement, so a
+ * lock or `set_config` rides on its round trip (a simple query: no values).
  * @publicApi
  */
 export async function inTransaction<C extends TransactionClient, T>(
@@ -41,11 +36,8 @@ export async function inTransaction<C extends TransactionClient, T>(
 }
 
 /**
- * Runs a whole transaction written as one simple query (`BEGIN; ...; COMMIT`) on a connection
- * of its own; returns `pg`'s results. When a statement fails, PostgreSQL skips the rest (its
- * COMMIT too) and the transaction is rolled back here. Locks taken in it are never held across
- * a round trip to the client. `text` carries its values as literals the caller checked or
- * escaped (a simple query binds none).
+ * Runs a transaction written as one simple query (`BEGIN; ...; COMMIT`): no lock is held
+ * across a round trip; on failure it is rolled back here. Values are checked or escaped literals.
  * @publicApi
  */
 export async function inOneQueryTransaction<C extends TransactionClient>(
@@ -63,7 +55,6 @@ export async function inOneQueryTransaction<C extends TransactionClient>(
   }
 }
 
-/** ROLLBACK, then the connection back to the pool, or destroyed if even that failed. */
 async function rollBackAndRelease(client: TransactionClient, error: unknown): Promise<void> {
   const rolledBack = await client.query('ROLLBACK').then(
     () => true,

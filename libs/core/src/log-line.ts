@@ -3,16 +3,10 @@ import { errorLabel } from './error-label';
 /** How the libraries shape their log lines: `key=value` text, or one object per line. */
 export type LogFormat = 'text' | 'json';
 
-/**
- * The environment variable of the libraries' log format: `json` makes every library log line
- * an object (give Nest a JSON logger too); anything else keeps `key=value` text. @publicApi
- */
+/** `json` makes every library log line an object (give Nest a JSON logger too); else `key=value` text. @publicApi */
 export const LOG_FORMAT_ENV = 'NEST_OUTBOX_LOG_FORMAT';
 
-/**
- * What a library log line may carry: identifiers, positions, counts and labels, never a
- * payload; `error` is logged as its class and code only (messages echo values). @publicApi
- */
+/** Identifiers, counts and labels, never a payload; `error` is logged as its class and code only. @publicApi */
 export interface LogFields {
   readonly event_id?: string;
   readonly aggregate_id?: string;
@@ -23,10 +17,9 @@ export interface LogFields {
   readonly [field: string]: unknown;
 }
 
-/** A log line as handed to Nest's `Logger` in JSON mode. */
-export type LogObject = Readonly<Record<string, string | number | boolean>>;
+type LogObject = Readonly<Record<string, string | number | boolean>>;
 
-/** The format `NEST_OUTBOX_LOG_FORMAT` asks for (`text` unless it says `json`). @publicApi */
+/** @publicApi */
 export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
   return env[LOG_FORMAT_ENV]?.trim().toLowerCase() === 'json' ? 'json' : 'text';
 }
@@ -55,7 +48,6 @@ function errorParts(error: unknown): { error_class: string; error_code?: string 
     : { error_class: label.slice(0, space), error_code: label.slice(space + 1) };
 }
 
-/** The fields as scalars (strings bounded and escaped), `error` split into class and code. */
 function scalarFields(fields: LogFields): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(fields)) {
@@ -85,10 +77,8 @@ function textOf(message: string, fields: Record<string, string | number | boolea
 }
 
 /**
- * One library log line, in the format `NEST_OUTBOX_LOG_FORMAT` asks for: text
- * (`parked event_id=... aggregate_id=... type=order.noted attempt=5 stage=publish
- * error_class=KafkaJSProtocolError`) or an object (`{ msg: 'parked', event_id, ... }`) that
- * Nest's JSON logger prints as one JSON line. Control characters are escaped in both.
+ * One library log line as `NEST_OUTBOX_LOG_FORMAT` asks: text (`parked event_id=... attempt=5
+ * error_class=KafkaJSProtocolError`) or an object for Nest's JSON logger; control characters escaped.
  * @publicApi
  */
 export function logLine(

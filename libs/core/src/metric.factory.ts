@@ -73,9 +73,8 @@ export interface ModuleMetrics {
 }
 
 /**
- * The metrics a module's resolved `metrics` option asks for: no-ops with `false`;
- * prom-client metrics in the given registry (or a new one) when prom-client is installed;
- * no-ops and one `warn` when it is not.
+ * No-ops with `metrics: false`; prom-client metrics in the given registry (or a new one) when
+ * installed; else no-ops and one `warn`.
  * @param load the calling package's `() => require('prom-client')` (the peer is its own)
  * @throws OptionalPeerMissingError when a registry was given and prom-client is not installed
  * @publicApi
@@ -89,9 +88,8 @@ export function createModuleMetrics(
   if (metrics === false) return { make: noopMetricFactory, registry: undefined };
   const client = loadOptionalPeer('prom-client', load);
   if (!client) {
-    if (metrics.registry) {
+    if (metrics.registry)
       throw new OptionalPeerMissingError(module, 'prom-client', 'metrics.registry');
-    }
     warn(
       `prom-client is not installed: ${module} records no metrics (npm i prom-client to get them, or set metrics: false to silence this warning)`,
     );

@@ -1,9 +1,4 @@
-/**
- * Base class of every error nest-outbox throws for misuse or misconfiguration.
- * Messages say what is wrong and how to fix it; `name` is the subclass name so logs and
- * `instanceof` checks both work across package boundaries.
- * @publicApi
- */
+/** Base class of nest-outbox's misuse and misconfiguration errors; `name` is the subclass name. @publicApi */
 export class NestOutboxError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -11,10 +6,7 @@ export class NestOutboxError extends Error {
   }
 }
 
-/**
- * Options given to a nest-outbox module are invalid. Thrown at start-up, never later.
- * @publicApi
- */
+/** Options given to a nest-outbox module are invalid (thrown at start-up). @publicApi */
 export class InvalidOptionsError extends NestOutboxError {
   constructor(
     readonly module: string,

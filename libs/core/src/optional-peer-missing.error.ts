@@ -1,10 +1,6 @@
 import { NestOutboxError } from './nest-outbox.error';
 
-/**
- * An option asks for a feature whose optional peer dependency is not installed, and it
- * cannot be left out silently (for example a metrics registry given without prom-client).
- * @publicApi
- */
+/** An option needs an optional peer that is not installed (e.g. a metrics registry without prom-client). @publicApi */
 export class OptionalPeerMissingError extends NestOutboxError {
   constructor(
     readonly module: string,

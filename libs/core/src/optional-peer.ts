@@ -6,11 +6,9 @@ function isMissing(error: unknown, name: string): boolean {
 }
 
 /**
- * Loads an optional peer dependency (such as `prom-client`) only when a feature needs it.
- * `load` is the caller's own `() => require(name)`, so that the peer is resolved from the
- * calling package (as its `peerDependencies` promise), not from `@nest-outbox/core`.
- * @returns the module, or `undefined` when `name` is not installed
- * @throws whatever loading it throws otherwise (a broken install is not hidden)
+ * Loads an optional peer on use; `load` is the caller's `() => require(name)`, so that the peer
+ * resolves from the calling package.
+ * @returns undefined when `name` is not installed (a broken install still throws)
  * @publicApi
  */
 export function loadOptionalPeer<T>(name: string, load: () => T): T | undefined {

@@ -1,20 +1,10 @@
-/**
- * DI token of the in-process after-commit signal. The OutboxModule provides one
- * `OutboxWakeup` per application; a RelayModule in the same application injects it
- * (optionally) and claims at once instead of waiting for its next poll.
- * @publicApi
- */
+/** DI token of the in-process after-commit signal (one per application; the relay claims at once on it). @publicApi */
 export const OUTBOX_WAKEUP = Symbol('nest-outbox:wakeup');
 
-/**
- * In-memory after-commit signal, one per application (never static, so two apps in one
- * process do not see each other). A hint only: correctness never depends on it.
- * @publicApi
- */
+/** In-memory after-commit signal, one per application; a hint only. @publicApi */
 export class OutboxWakeup {
   private readonly listeners = new Set<() => void>();
 
-  /** Subscribes; returns the function that unsubscribes. */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -3,11 +3,9 @@ export interface PeriodicTaskOptions<T> {
   /** Pause between the end of one run and the start of the next. */
   readonly intervalMs: number;
   /**
-   * The pause after a run is at least this many times the run's own duration, and while it
-   * lasts `runNow()` answers with that run's result: a run that gets slow takes at most
-   * 1/(1 + factor) of the time, however often it is asked for (health probes). For samplers
-   * whose statement grows with a table: it holds a snapshot that stops vacuum behind it.
-   * @default 0 (the pause is `intervalMs`, `runNow()` always runs)
+   * The pause after a run is at least this many times its duration, and meanwhile `runNow()`
+   * answers with its result: a slow run takes at most 1/(1 + factor) of the time, however
+   * often asked (for samplers whose snapshot holds vacuum back). @default 0
    */
   readonly minPauseFactor?: number;
   readonly run: () => Promise<T>;
@@ -26,7 +24,6 @@ export class PeriodicTask<T = unknown> {
   private current: Promise<T> | undefined;
   private started = false;
   private lastRunMs = 0;
-  /** The last successful run's result and when it ended. */
   private lastResult: { readonly value: T; readonly endedAt: number } | undefined;
 
   constructor(private readonly options: PeriodicTaskOptions<T>) {}
@@ -67,7 +64,6 @@ export class PeriodicTask<T = unknown> {
     return Math.max(this.options.intervalMs, this.lastRunMs * (this.options.minPauseFactor ?? 0));
   }
 
-  /** The last result, while the pause a slow run earned lasts (never after a fast run). */
   private heldResult(): { readonly value: T } | undefined {
     const pauseMs = this.pauseMs();
     if (!this.lastResult || pauseMs <= this.options.intervalMs) return undefined;

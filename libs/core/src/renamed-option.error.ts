@@ -1,11 +1,6 @@
 import { InvalidOptionsError } from './nest-outbox.error';
 
-/**
- * An option was given under a name nest-outbox no longer reads (renamed when the three
- * modules' options were unified). Thrown at start-up; the message names the new option, so
- * the fix is to rename it. There are no silent aliases: an old name is never ignored.
- * @publicApi
- */
+/** An option given under its old name (no silent aliases); the message names the new one. @publicApi */
 export class RenamedOptionError extends InvalidOptionsError {
   constructor(
     module: string,

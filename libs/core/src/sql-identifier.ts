@@ -3,9 +3,8 @@ import { InvalidOptionsError } from './nest-outbox.error';
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * Checks that `value` is a plain lower-case PostgreSQL identifier (letters, digits, `_`,
- * at most 63 bytes, not starting with a digit) and returns it double-quoted for SQL.
- * Anything else is refused: identifiers are interpolated into SQL, never bound.
+ * `value` double-quoted, when it is a plain lower-case PostgreSQL identifier (identifiers are
+ * interpolated into SQL, never bound).
  * @throws InvalidOptionsError naming the module and option
  * @publicApi
  */

@@ -1,25 +1,17 @@
 import { InvalidOptionsError } from './nest-outbox.error';
 import { sqlIdentifier } from './sql-identifier';
 
-/**
- * The options of `createOutboxMigration` and `createRelayMigration`: where the objects go
- * (`table` is the outbox table), and when the migration sorts among the application's own.
- * @publicApi
- */
+/** Options of `createOutboxMigration` and `createRelayMigration` (`table` is the outbox table). @publicApi */
 export interface MigrationOptions {
   /** @default 'public' */
   readonly schema?: string;
   /** @default the library's table name ('outbox') */
   readonly table?: string;
-  /**
-   * 13-digit millisecond timestamp TypeORM orders migrations by (it ends the migration's name).
-   * @default the library's own (the version of its DDL)
-   */
+  /** 13-digit millisecond timestamp TypeORM orders migrations by. @default the version of the library's DDL */
   readonly timestamp?: number;
 }
 
-/** The part of a TypeORM `QueryRunner` a SQL migration uses. @publicApi */
-export interface MigrationQueryRunner {
+interface MigrationQueryRunner {
   query(sql: string): Promise<unknown>;
 }
 
@@ -31,17 +23,12 @@ export type SqlMigrationClass = new () => {
 };
 
 function pascal(value: string): string {
-  return value
-    .split('_')
-    .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
+  return value.replace(/(?:^|_+)([a-z0-9])/g, (_, c: string) => c.toUpperCase()).replace(/_/g, '');
 }
 
 /**
- * The name of a library migration: `NestOutbox` + kind + schema + table (PascalCase) +
- * timestamp, for example `NestOutboxRelayAppOutbox1764633600001`. With the schema in it, one
- * library migrated into two schemas of a database gives two migrations.
+ * `NestOutbox` + kind + schema + table (PascalCase) + timestamp, e.g.
+ * `NestOutboxRelayAppOutbox1764633600001` (one per schema).
  * @throws InvalidOptionsError when the schema or table is not a plain SQL identifier
  * @publicApi
  */
@@ -53,21 +40,16 @@ export function migrationName(
 ): string {
   sqlIdentifier(module, 'schema', names.schema);
   sqlIdentifier(module, 'table', names.table);
-  if (!Number.isSafeInteger(timestamp) || String(timestamp).length !== 13) {
+  if (!Number.isSafeInteger(timestamp) || String(timestamp).length !== 13)
     throw new InvalidOptionsError(
       module,
       'timestamp',
       `must be a 13-digit millisecond timestamp (got ${timestamp}), for example ${Date.UTC(2026, 0, 1)}`,
     );
-  }
   return `NestOutbox${kind}${pascal(names.schema)}${pascal(names.table)}${timestamp}`;
 }
 
-/**
- * A TypeORM migration class named `name` (property and class name both: TypeORM reads either)
- * that runs fixed statements in order, in the transaction TypeORM opens for it.
- * @publicApi
- */
+/** A TypeORM migration class named `name` (property and class name: TypeORM reads either) running fixed statements. @publicApi */
 export function createSqlMigration(
   name: string,
   statements: { readonly up: readonly string[]; readonly down: readonly string[] },

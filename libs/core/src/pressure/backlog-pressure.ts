@@ -11,39 +11,33 @@ export const PRESSURE_LEVEL_VALUE: Readonly<Record<PressureLevel, number>> = {
   critical: 2,
 };
 
-/** Where the backlog stands now. @publicApi */
-export interface BacklogNow {
+interface BacklogNow {
   readonly backlog: number;
   readonly oldestAgeMs: number;
 }
 
-/** What the backlog may grow to before operators must act. */
 type BacklogBudget = Pick<ResolvedPressureOptions, 'maxBacklog' | 'maxOldestAgeMs'>;
 
 /** A sampler's verdict, the figures behind it and the rates they were drawn from. @publicApi */
 export interface BacklogAssessment extends BacklogNow {
   readonly state: PressureLevel;
-  /** Why it is not `ok` (empty when it is): which figure crossed which threshold. */
+  /** Which figure crossed which threshold (empty when `ok`). */
   readonly reasons: readonly string[];
   /** Forecast seconds until the budget is reached (`Infinity`: not approaching it). */
   readonly forecastSeconds: number;
-  /** When it was sampled (ISO 8601). */
   readonly sampledAt: string;
   readonly rates: BacklogRates;
 }
 
-/** Seconds until `value` grows to `limit` at `perSecond`; +Inf when it does not grow. */
 function secondsUntil(value: number, limit: number, perSecond: number): number {
   if (value >= limit) return 0;
   return perSecond > 0 ? (limit - value) / perSecond : Number.POSITIVE_INFINITY;
 }
 
 /**
- * Forecast seconds until the backlog reaches its budget (count or age, whichever first).
- * `0` when it already has; `+Inf` while draining faster than filling (the backlog shrinks)
- * or when neither figure grows. The age forecast follows the head's age: it grows one
- * second per second while the relay publishes nothing (broker down) and stops growing
- * once the head moves.
+ * Forecast seconds until the backlog reaches its budget (count or age, whichever first): `0`
+ * when it has, `+Inf` while draining or when neither grows. The head's age grows one second
+ * per second while nothing is published (broker down).
  * @publicApi
  */
 export function forecastSecondsToBudget(
@@ -74,19 +68,14 @@ function crossed(
   const backlogLimit = (options.maxBacklog * percent) / 100;
   const ageLimitMs = (options.maxOldestAgeMs * percent) / 100;
   if (now.backlog >= backlogLimit) reasons.push(`backlog ${now.backlog} >= ${backlogLimit}`);
-  if (now.oldestAgeMs >= ageLimitMs) {
+  if (now.oldestAgeMs >= ageLimitMs)
     reasons.push(`oldest age ${Math.round(now.oldestAgeMs)} ms >= ${ageLimitMs} ms`);
-  }
-  if (forecastSeconds <= forecastLimit) {
+  if (forecastSeconds <= forecastLimit)
     reasons.push(`forecast ${Math.round(forecastSeconds)} s to budget <= ${forecastLimit} s`);
-  }
   return reasons;
 }
 
-/**
- * The pressure state of the figures against the thresholds (see `PressureOptions`).
- * @publicApi
- */
+/** The pressure state of the figures against the thresholds. @publicApi */
 export function evaluatePressure(
   now: BacklogNow,
   forecastSeconds: number,
@@ -98,10 +87,7 @@ export function evaluatePressure(
   return { state: warn.length > 0 ? 'warn' : 'ok', reasons: warn };
 }
 
-/**
- * Turns successive backlog samples into rates, a forecast and a pressure state. Runs no
- * query: its owner samples and calls `observe()`; commands read `latest`. @publicApi
- */
+/** Turns backlog samples into rates, a forecast and a state (runs no query). @publicApi */
 export class BacklogPressure {
   private readonly trend: BacklogTrend;
   private last: BacklogAssessment | undefined;
@@ -110,7 +96,6 @@ export class BacklogPressure {
     this.trend = new BacklogTrend(options.windowMs);
   }
 
-  /** Adds a sample and returns the new assessment. */
   observe(sample: BacklogSample): BacklogAssessment {
     this.trend.add(sample);
     const rates = this.trend.rates();
@@ -128,7 +113,6 @@ export class BacklogPressure {
     return this.last;
   }
 
-  /** The last assessment; undefined before the first sample. */
   get latest(): BacklogAssessment | undefined {
     return this.last;
   }

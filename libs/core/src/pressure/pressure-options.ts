@@ -1,11 +1,9 @@
 import type { OptionChecks } from '../option-checks';
 
 /**
- * Thresholds of the back-pressure state (the `pressure` option of `RelayModule`, which samples
- * every `statsIntervalMs` and publishes the state; `OutboxModule`'s `pressure: true` reads it).
- * The state is `critical` when the backlog or the oldest age reaches the
- * `critical` share of its budget, or the forecast time to the budget is at most
- * `criticalForecastSeconds`; `warn` likewise with the `warn` figures; `ok` otherwise.
+ * Thresholds of the back-pressure state (`RelayModule`'s `pressure` option). `critical` when
+ * the backlog or the oldest age reaches `criticalPercent` of its budget, or the forecast to the
+ * budget is at most `criticalForecastSeconds`; `warn` likewise; `ok` otherwise.
  * @publicApi
  */
 export interface PressureOptions {
@@ -45,9 +43,8 @@ export function resolvePressureOptions(
   raw: unknown,
 ): ResolvedPressureOptions {
   if (raw === undefined) return DEFAULTS;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     check.fail(option, 'must be an object of thresholds, for example { maxOldestAgeMs: 60000 }');
-  }
   const p = raw as Record<keyof PressureOptions, unknown>;
   check.renamed(raw, { intervalMs: 'statsIntervalMs' });
   const int = (key: keyof PressureOptions, min = 1, max?: number) =>

@@ -1,15 +1,11 @@
 import { qualifiedTable } from '../sql-identifier';
 
 /**
- * The one-row table `<table>_pressure` where a relay publishes outbox `schema.table`'s
- * backlog figures and pressure state (the relay's DDL creates it). The relay that ran the
- * stats statement writes it; the other relays read it instead of running that statement
- * while it is fresh; producers only read it. `sampled_at` is when the statement ran (not when
- * the row was written); `fresh_until` is `sampled_at` plus the writer's `staleAfterMs` (two
- * sampling intervals, kept in the figures) and is judged by the database's clock: past it, or
- * without `staleAfterMs` (a row of an older relay, whose freshness followed its pauses), the
- * figures are stale and read as `unknown`, never as the last state. Names are validated;
- * values are bound.
+ * The one-row table `<table>_pressure` where the relay that ran the stats statement publishes
+ * the backlog figures and pressure state; other relays read it instead while it is fresh, and
+ * producers only read it. `fresh_until` (`sampled_at` plus the writer's `staleAfterMs`) is
+ * judged by the database's clock; past it, or without `staleAfterMs` (an older relay's row),
+ * the figures read as `unknown`, never as the last state.
  * @internal
  */
 export function pressureRowSql(module: string, schema: string, table: string) {
@@ -26,10 +22,7 @@ export function pressureRowSql(module: string, schema: string, table: string) {
        fresh_until > now() AND figures ? 'staleAfterMs' AS fresh,
        extract(epoch FROM now() - sampled_at)::float8 AS age_seconds,
        extract(epoch FROM fresh_until - sampled_at)::float8 AS fresh_seconds FROM ${T}`,
-    /**
-     * `$1` the relay, `$2` how long the figures stay fresh from their sampling (ms), `$3` the
-     * figures (JSON), `$4` how old they already are (ms: the statement ran before the write).
-     */
+    /** `$1` relay, `$2` fresh for (ms), `$3` figures, `$4` their age (ms) at the write. */
     write: `INSERT INTO ${T} (sampled_by, sampled_at, fresh_until, figures)
 SELECT $1, s.at, s.at + $2::float8 * interval '1 millisecond',
        $3::jsonb || jsonb_build_object('staleAfterMs', $2::float8)
@@ -39,14 +32,12 @@ ON CONFLICT (id) DO UPDATE SET sampled_by = EXCLUDED.sampled_by, sampled_at = EX
   };
 }
 
-/** The state row as read. @internal */
+/** @internal */
 export interface PressureRow {
   readonly sampled_by: string;
   readonly figures: { readonly pressure?: unknown; readonly stats?: unknown };
   readonly sampled_at: Date;
-  /** Within `fresh_until`, and written with a `staleAfterMs`. */
   readonly fresh: boolean;
-  /** Age of the figures by the database's clock. */
   readonly age_seconds: number;
   readonly fresh_seconds: number;
 }

@@ -1,7 +1,7 @@
-import type {
-  ClsTransactionalAdapter,
-  SqlIsolationLevel,
-  SqlTransactionOptions,
+import {
+  SqlTransactionalAdapter,
+  type SqlIsolationLevel,
+  type SqlTransactionOptions,
 } from './transactional-adapter.interface';
 
 /** The part of a `Kysely` instance the adapter uses. */
@@ -22,15 +22,12 @@ interface KyselyTransactionBuilder<Tx> {
  * ```
  * @publicApi
  */
-export class TransactionalAdapterKysely<Db extends KyselyLike<Tx>, Tx = unknown>
-  implements ClsTransactionalAdapter<Db, Db | Tx, SqlTransactionOptions>
-{
-  readonly connectionToken: unknown;
-  readonly defaultTxOptions?: Partial<SqlTransactionOptions>;
-
+export class TransactionalAdapterKysely<
+  Db extends KyselyLike<Tx>,
+  Tx = unknown,
+> extends SqlTransactionalAdapter<Db, Db | Tx> {
   constructor(options: { kyselyToken: unknown; defaultTxOptions?: SqlTransactionOptions }) {
-    this.connectionToken = options.kyselyToken;
-    this.defaultTxOptions = options.defaultTxOptions;
+    super(options.kyselyToken, options.defaultTxOptions);
   }
 
   readonly optionsFactory = (db: Db) => ({

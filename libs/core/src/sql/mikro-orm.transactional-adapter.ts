@@ -1,6 +1,6 @@
-import type {
-  ClsTransactionalAdapter,
-  SqlTransactionOptions,
+import {
+  SqlTransactionalAdapter,
+  type SqlTransactionOptions,
 } from './transactional-adapter.interface';
 
 /** The part of MikroORM's `EntityManager` the adapter uses. */
@@ -18,15 +18,11 @@ interface EntityManagerLike<Em> {
  * ```
  * @publicApi
  */
-export class TransactionalAdapterMikroOrm<Em extends EntityManagerLike<Em>>
-  implements ClsTransactionalAdapter<Em, Em, SqlTransactionOptions>
-{
-  readonly connectionToken: unknown;
-  readonly defaultTxOptions?: Partial<SqlTransactionOptions>;
-
+export class TransactionalAdapterMikroOrm<
+  Em extends EntityManagerLike<Em>,
+> extends SqlTransactionalAdapter<Em, Em> {
   constructor(options: { entityManagerToken: unknown; defaultTxOptions?: SqlTransactionOptions }) {
-    this.connectionToken = options.entityManagerToken;
-    this.defaultTxOptions = options.defaultTxOptions;
+    super(options.entityManagerToken, options.defaultTxOptions);
   }
 
   readonly optionsFactory = (em: Em) => ({

@@ -1,7 +1,7 @@
 import { inTransaction, type TransactionClient, type TransactionPool } from '../in-transaction';
 import {
   SQL_ISOLATION_LEVELS,
-  type ClsTransactionalAdapter,
+  SqlTransactionalAdapter,
   type SqlTransactionOptions,
 } from './transactional-adapter.interface';
 
@@ -23,15 +23,12 @@ function begin(options: SqlTransactionOptions | undefined): string {
  * ```
  * @publicApi
  */
-export class TransactionalAdapterPg<C extends TransactionClient, P extends TransactionPool<C>>
-  implements ClsTransactionalAdapter<P, C | P, SqlTransactionOptions>
-{
-  readonly connectionToken: unknown;
-  readonly defaultTxOptions?: Partial<SqlTransactionOptions>;
-
+export class TransactionalAdapterPg<
+  C extends TransactionClient,
+  P extends TransactionPool<C>,
+> extends SqlTransactionalAdapter<P, C | P> {
   constructor(options: { poolToken: unknown; defaultTxOptions?: SqlTransactionOptions }) {
-    this.connectionToken = options.poolToken;
-    this.defaultTxOptions = options.defaultTxOptions;
+    super(options.poolToken, options.defaultTxOptions);
   }
 
   readonly optionsFactory = (pool: P) => ({

@@ -15,12 +15,7 @@ export interface SqlExecutor {
   ): Promise<T[]>;
 }
 
-/**
- * Turns `TransactionHost.tx` (whatever the transactional adapter holds) into a
- * `SqlExecutor`. Give your own to `OutboxModule` / `InboxModule` (option `sqlExecutor`)
- * for a stack `sqlExecutorOf` does not recognise.
- * @publicApi
- */
+/** Turns `TransactionHost.tx` into a `SqlExecutor` (option `sqlExecutor`, for a stack `sqlExecutorOf` does not know). @publicApi */
 export type SqlExecutorFactory = (tx: unknown) => SqlExecutor;
 
 /** True when the relation `qualifiedName` exists. @internal */
@@ -56,7 +51,6 @@ interface TypeOrmManager {
 const has = (value: unknown, key: string): boolean =>
   typeof (value as Record<string, unknown> | null)?.[key] === 'function';
 
-/** node-postgres' `Client`, `PoolClient` or `Pool` (all take a named query config). */
 function isPg(value: unknown): value is PgQueryable {
   return has(value, 'query') && (has(value, 'release') || has(value, 'connect'));
 }
@@ -94,17 +88,13 @@ function kyselyExecutor(db: {
   };
 }
 
-/** knex's client: a transaction's hands out the transaction's connection, and keeps it. */
+/** knex's client (a transaction's hands out the transaction's connection). */
 interface KnexClient {
   acquireConnection(): Promise<PgQueryable>;
   releaseConnection(connection: PgQueryable): Promise<unknown>;
 }
 
-/**
- * MikroORM 6 (SQL drivers, on knex): straight to the node-postgres connection of the fork's
- * transaction (knex's own raw queries would inline the values and expand arrays); outside a
- * transaction, to a connection borrowed from knex's pool for the one statement.
- */
+/** MikroORM 6: straight to knex's node-postgres connection (knex's raw queries would inline values and expand arrays). */
 function mikroOrmExecutor(em: {
   getConnection(): { getKnex(): { client: KnexClient } };
   getTransactionContext(): { client: KnexClient } | undefined;
@@ -123,10 +113,8 @@ function mikroOrmExecutor(em: {
 }
 
 /**
- * The `SqlExecutor` of `tx`, recognised by shape: a TypeORM `EntityManager`, a Prisma
- * client or transaction client, a Drizzle node-postgres database or transaction, a Kysely
- * instance or `Transaction`, a MikroORM `EntityManager`, or a node-postgres
- * `Pool` / `PoolClient` / `Client`.
+ * The `SqlExecutor` of `tx`, recognised by shape: TypeORM, Prisma, Drizzle (node-postgres),
+ * Kysely, MikroORM, or a node-postgres `Pool` / `PoolClient` / `Client`.
  * @throws UnknownDataStackError for anything else
  * @publicApi
  */

@@ -16,6 +16,22 @@ export interface ClsTransactionalAdapter<TConnection, TTx, TOptions> {
   };
 }
 
+/** The connection's DI token and default options of nest-outbox's adapters. @internal */
+export abstract class SqlTransactionalAdapter<TConnection, TTx>
+  implements ClsTransactionalAdapter<TConnection, TTx, SqlTransactionOptions>
+{
+  abstract readonly optionsFactory: ClsTransactionalAdapter<
+    TConnection,
+    TTx,
+    SqlTransactionOptions
+  >['optionsFactory'];
+
+  constructor(
+    readonly connectionToken: unknown,
+    readonly defaultTxOptions?: Partial<SqlTransactionOptions>,
+  ) {}
+}
+
 /** PostgreSQL's isolation levels, for checks of a level given at run time (it becomes SQL). @internal */
 export const SQL_ISOLATION_LEVELS = [
   'READ UNCOMMITTED',

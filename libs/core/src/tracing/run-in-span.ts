@@ -2,12 +2,7 @@ import type { Context, Span } from '@opentelemetry/api';
 import { errorLabel } from '../error-label';
 import type { OtelApi } from './otel-api';
 
-/**
- * Runs `work` with `span` active (as a child of `parent`) and ends the span: OK when the work
- * resolves; ERROR with the error's class and code only when it rejects (driver and handler
- * messages may echo values), and the error is rethrown.
- * @publicApi
- */
+/** Runs `work` with `span` active under `parent`; ERROR status carries the error's class and code only. @publicApi */
 export async function runInSpan<T>(
   api: OtelApi,
   span: Span,

@@ -21,11 +21,7 @@ export function formatTraceHeaders(span: SpanContext): TraceHeaders | undefined 
   return tracestate ? { traceparent, tracestate } : { traceparent };
 }
 
-/**
- * The remote span context a `traceparent` (and `tracestate`) header names; undefined when
- * the header is missing or malformed (never throws: headers come from other processes).
- * @publicApi
- */
+/** The remote span context of a `traceparent` header; undefined when missing or malformed (never throws). @publicApi */
 export function parseTraceHeaders(
   traceparent: string | undefined,
   tracestate?: string,

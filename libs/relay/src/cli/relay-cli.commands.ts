@@ -36,7 +36,6 @@ export const RELAY_CLI = {
 
 type Parsed = ParsedCli<typeof RELAY_CLI.flags>;
 
-/** The outcomes that count as success (exit code 0). */
 const DONE = new Set(['retried', 'skipped', 'parked', 'republishing']);
 
 function usageError(problem: string): never {
@@ -50,11 +49,7 @@ export function relaySqlText(table: RelayTableName): string {
     .join('\n\n');
 }
 
-/**
- * Runs one operator command and returns what to print and the exit code (1 when the event
- * was not in a state to act on). `sql` needs no database and is handled by the caller.
- * @internal
- */
+/** One operator command: what to print, and exit code 1 when the event was not in a state to act on. @internal */
 export async function runRelayCommand(
   { positionals, values }: Parsed,
   operator: Pick<RelayOperatorService, 'listParked' | 'retry' | 'skip' | 'park' | 'republish'>,

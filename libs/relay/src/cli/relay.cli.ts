@@ -1,9 +1,5 @@
 #!/usr/bin/env node
-/**
- * Operator CLI of the relay (production use): `npm run relay:cli -- <command> [options]`;
- * `--help` lists the commands. Connection from DATABASE_URL, outbox from OUTBOX_SCHEMA /
- * OUTBOX_TABLE.
- */
+/** Operator CLI of the relay (`--help` lists the commands); DATABASE_URL, OUTBOX_SCHEMA, OUTBOX_TABLE. */
 import { runCli } from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
 import { RelayOperatorService } from '../operator/relay-operator.service';

@@ -42,9 +42,9 @@ export function* errorChain(error: unknown, depth = 0): Generator<ErrorLike> {
 }
 
 /**
- * Built-in classification of a publish error from kafkajs: protocol errors no retry can fix are
- * permanent; throttling is throttled; everything else is transient, failed SASL or TLS too
- * (the relay's own access fails, not the event: an outage until the credentials are fixed).
+ * Built-in classification of a publish error: protocol errors no retry can fix are permanent,
+ * throttling is throttled, the rest transient (failed SASL or TLS too: the relay's access
+ * fails, not the event).
  * @publicApi
  */
 export function classifyKafkaError(error: unknown): ErrorKind {

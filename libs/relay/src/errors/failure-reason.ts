@@ -45,11 +45,7 @@ const BY_NAME: Readonly<Record<string, PublishFailureReason>> = {
   KafkaJSSASLAuthenticationError: 'authorization',
 };
 
-/**
- * The bounded reason of a failed publish for `nest_outbox_relay_publish_failures_total`, or
- * `other`. Looks through causes and aggregated errors.
- * @internal
- */
+/** The bounded reason of `publish_failures_total`, through causes and aggregated errors. @internal */
 export function publishFailureReason(error: unknown): PublishFailureReason {
   for (const e of errorChain(error)) {
     if (e instanceof PublishTimeoutError) return 'publish_timeout';

@@ -1,10 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * A publish did not finish within `publishTimeoutMs` and was cancelled (the producer was
- * disconnected, so nothing keeps retrying in the background). Transient.
- * @publicApi
- */
+/** A publish cancelled after `publishTimeoutMs` (the producer disconnected: no retry in the background). Transient. @publicApi */
 export class PublishTimeoutError extends NestOutboxError {
   constructor(readonly timeoutMs: number) {
     super(

@@ -1,9 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * The outbox table or the relay's own schema objects are missing.
- * @publicApi
- */
+/** The outbox table or the relay's own schema objects are missing. @publicApi */
 export class RelaySchemaMissingError extends NestOutboxError {
   constructor(what: string) {
     super(

@@ -1,11 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * A send resolved without an acknowledgement for some of its partitions (kafkajs 2.2.x, when a
- * leader moves mid-retry to a broker that already answered). Those records are not marked
- * published; the batch is retried with backoff (transient).
- * @publicApi
- */
+/** A send resolved without an ack for some partitions (a leader moved mid-retry); retried (transient). @publicApi */
 export class UnacknowledgedPartitionError extends NestOutboxError {
   constructor(readonly partitions: readonly string[]) {
     super(

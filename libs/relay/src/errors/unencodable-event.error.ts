@@ -1,11 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * An outbox row that cannot become a Kafka record (`problem` names the column, for example
- * `occurred_at is infinity` or `headers.x-num is not a string`). The row is parked at once
- * with this reason; the rest of its batch is sent.
- * @publicApi
- */
+/** An outbox row that cannot become a record (`problem` names the column); parked at once. @publicApi */
 export class UnencodableEventError extends NestOutboxError {
   constructor(readonly problem: string) {
     super(

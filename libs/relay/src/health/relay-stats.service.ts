@@ -34,12 +34,10 @@ const STATS_MIN_PAUSE_FACTOR = 9;
 
 /**
  * The owner of the backlog figures. Every `statsIntervalMs` it reads the pressure row: while
- * another relay's row is fresh, its figures stand in; otherwise this relay runs the stats
- * statement (under `statementTimeoutMs`, from the claim's floor) and publishes the figures and
- * pressure state in the row. So N relays count about once per interval between them, and
- * producers only read the row. Health checks, metrics and the console read the latest figures
- * and never wait on a statement; figures older than `STALE_AFTER_INTERVALS` intervals read as
- * unknown (NaN gauges, null details, pressure `unknown`).
+ * another relay's row is fresh its figures stand in, else this relay runs the stats statement
+ * and publishes the figures in the row (N relays count about once per interval between them).
+ * Readers never wait on a statement; figures older than `STALE_AFTER_INTERVALS` intervals read
+ * as unknown.
  * @publicApi
  */
 @Injectable()
@@ -48,12 +46,11 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   private readonly task: PeriodicTask<RelayStats>;
   private readonly tableTask: PeriodicTask<OutboxTableStats | undefined>;
   private readonly backlog: BacklogPressure;
-  /** Events this relay published, by time, over the trend window (the drain rate, no query). */
+  /** Events this relay published over the trend window (the drain rate). */
   private readonly published: { atMs: number; count: number }[] = [];
   private readonly startedAtMs = Date.now();
   private last: (Taken<RelayStats> & { readonly by: string }) | undefined;
   private oldest: Taken<OldestTransaction | undefined> | undefined;
-  /** Why this relay's pool last failed to read the pressure row; undefined once it read it. */
   private unreachable: string | undefined;
 
   constructor(
@@ -85,20 +82,15 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     this.task.start();
     this.tableTask.start();
-    // The first figures at once, once the relay's schema is there (`installSchema`).
     void this.store.schemaSettled.then(() => this.task.runNow()).catch(() => undefined);
     void this.tableTask.runNow().catch(() => undefined);
   }
 
-  /** Age past which the backlog figures are stale (`STALE_AFTER_INTERVALS` intervals). */
   get staleAfterMs(): number {
     return STALE_AFTER_INTERVALS * this.options.statsIntervalMs;
   }
 
-  /**
-   * Samples the figures now (or joins the sampling in progress) and updates the gauges. For
-   * tools that want a sample; health checks and the console read `figures()` instead.
-   */
+  /** Samples the figures now (or joins the sampling in progress); readers use `figures()`. */
   async refresh(): Promise<RelayStats> {
     return this.task.runNow();
   }
@@ -176,7 +168,6 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return stats;
   }
 
-  /** The pause the row's writer takes after its statement, at most the longest one it can. */
   private peerPauseMs(row: PressureRow): number {
     const { pauseMs } = row.figures as { pauseMs?: unknown };
     const { statsIntervalMs, statementTimeoutMs } = this.options;
@@ -184,14 +175,12 @@ export class RelayStatsService implements OnApplicationBootstrap, BeforeApplicat
     return typeof pauseMs === 'number' ? Math.min(pauseMs, longest) : 0;
   }
 
-  /** Figures of this relay's statement or another's, taken at `atMs`: gauges and the trend. */
   private apply(stats: RelayStats, by: string, atMs: number): void {
     this.last = { value: stats, atMs, by };
     this.metrics.observeStats(stats);
     const { windowMs } = this.options.pressure;
     while (this.published.length > 0 && this.published[0]!.atMs < atMs - windowMs)
       this.published.shift();
-    // The window is shorter at start-up.
     const drainWindowMs = Math.min(windowMs, Math.max(1, atMs - this.startedAtMs));
     const drained = this.published.reduce((sum, c) => sum + c.count, 0);
     const reading = this.backlog.observe({

@@ -9,15 +9,9 @@ import { RelayStatsService } from './relay-stats.service';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
- * answer, this relay's pool could not read the database at its last sampling, or the oldest
- * event the relay can publish is older than `tuning.unhealthyAfterMs` by fresh figures.
- * Parked events, pressure and stale figures never make it down. It answers from the latest
- * figures (never waits on a statement: its only wait is the broker probe, `brokerTimeoutMs`)
- * and reports them with their age (`figuresAgeSeconds`); figures older than two
- * `statsIntervalMs` are `figures: 'stale'`, their values null and the pressure `unknown`. Also
- * reports `statsFrom`, the pressure state and the oldest transaction holding the database's
- * xmin horizon. Imported from `@nest-outbox/relay/health` (the main entry point does not load
- * `@nestjs/terminus`).
+ * answer, the database could not be read at the last sampling, or the oldest publishable event
+ * is older than `tuning.unhealthyAfterMs` by fresh figures (parked events, pressure and stale
+ * figures never make it down). Only the broker probe waits (`brokerTimeoutMs`).
  * @publicApi
  */
 @Injectable()

@@ -14,12 +14,7 @@ import { housekeepingSql } from './housekeeping.sql';
 /** One pass in this many starts from the oldest end of the published index (see `runOnce`). */
 export const FULL_PASS_EVERY = 10;
 
-/**
- * Deletes (or archives) published rows older than the retention, in small batches, each its
- * own short transaction under a try-lock (one instance at a time) and `statementTimeoutMs`,
- * never one big transaction.
- * @publicApi
- */
+/** Deletes (or archives) published rows past the retention in small batches, one instance at a time. @publicApi */
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('RelayHousekeeping');
@@ -52,12 +47,9 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
   }
 
   /**
-   * One pass: batches until fewer rows than the batch size are left, or another instance
-   * holds the lock. Returns the number of rows removed. Each batch starts where the one before
-   * it ended, and a pass where the last one ended: under a held snapshot the index entries of
-   * the rows removed stay until vacuum can clear them, and are not walked again. Every
-   * `FULL_PASS_EVERY` passes (the first included) one starts from the oldest end, for a row
-   * that was skipped while locked or marked late with an earlier `published_at`.
+   * One pass; returns the rows removed. Each batch starts where the last one ended (the removed
+   * rows' index entries stay until vacuum, and are not walked again); every `FULL_PASS_EVERY`th
+   * pass starts from the oldest end, for a row skipped while locked or marked late.
    */
   async runOnce(maxBatches = 1000): Promise<number> {
     const retention = this.options.retention;
@@ -79,12 +71,11 @@ export class HousekeepingService implements OnApplicationBootstrap, BeforeApplic
     return total;
   }
 
-  /** One short transaction; `undefined` when another instance is at it. */
+  /** `undefined` when another instance is at it. */
   private batch(
     statement: string,
     values: [olderThanMs: number, size: number, from: string | null],
   ): Promise<{ removed: number; last: string | null } | undefined> {
-    // Under `statementTimeoutMs`: a batch slowed by a lock or bloat is cancelled, not waited on.
     const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(this.options.statementTimeoutMs)}`;
     return inTransaction(
       this.pool,

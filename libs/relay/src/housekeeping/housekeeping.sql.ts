@@ -4,12 +4,8 @@ import { relayObjectNames, type RelayTableName } from '../schema/relay-schema.sq
 const HOUSEKEEPING_LOCK = 1852796277;
 
 /**
- * The statements of housekeeping: one instance at a time (a transaction-scoped try-lock),
- * published rows older than `$1` ms and published at `$3` or later (NULL: any) removed in
- * batches of `$2`. Each returns one row: how many rows it removed and the last `published_at`
- * among them (text, to the microsecond), the next batch's `$3`: a batch does not walk again the
- * index entries of the rows the batches before it removed, which stay until no snapshot can
- * see them.
+ * Removes published rows older than `$1` ms, published at `$3` or later, in batches of `$2`;
+ * returns the count and the last `published_at` (the next batch's `$3`).
  * @internal
  */
 export function housekeepingSql(name: RelayTableName) {

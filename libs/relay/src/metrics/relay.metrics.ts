@@ -108,7 +108,6 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
       "Backlog figures taken: from this relay's stats statement or another relay's pressure row",
       ['source'],
     ),
-    // Marks kept through a database outage (PendingMarks).
     pendingMarks: make.gauge(
       'pending_marks',
       'Acknowledged events whose mark waits for the database to answer again',
@@ -124,7 +123,6 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
     m.publishedAgain.inc({ cause }, 0);
   return {
     ...m,
-    /** Runs `hook` before each scrape (the figures' ages are taken then). */
     onScrape(hook: () => void): void {
       beforeScrape = hook;
     },
@@ -136,14 +134,12 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
         g.set(Number.NaN);
       for (const g of [fillRate, forecastSeconds, pressureLevel]) g.set(Number.NaN);
     },
-    /** Sets the gauges from a stats snapshot. */
     observeStats(stats: RelayStats): void {
       m.pending.set(stats.pending);
       m.parkedEvents.set(stats.parked);
       m.oldestAge.set(stats.oldestAgeMs / 1000);
       m.crashLoopSuspects.set(stats.suspects);
     },
-    /** Sets the capacity gauges from a pressure assessment. */
     observePressure(reading: BacklogAssessment, drainPerSecond: number): void {
       m.backlogChange.set(reading.rates.backlogPerSecond);
       m.drainRate.set(drainPerSecond);
@@ -154,21 +150,10 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
   };
 }
 
-/**
- * The relay's metrics (DI token `RELAY_METRICS`), in the registry given by option (or one per
- * module): never the global registry, so two apps in one process do not collide. Labels are
- * bounded (error kinds only; no event or aggregate ids). With `metrics: false`, or without
- * prom-client installed, every metric is a no-op and `registry` is undefined.
- * @internal
- */
+/** The relay's metrics (`RELAY_METRICS`), never in the global registry; labels are bounded. @internal */
 export type RelayMetrics = ReturnType<typeof relayMetrics>;
 
-/**
- * The relay's metrics as the options ask: prom-client metrics when it is installed (loaded
- * here, never at import, from this package); no-ops and one warning when it is not;
- * `OptionalPeerMissingError` when a registry was given without it.
- * @internal
- */
+/** prom-client is loaded here, from this package (its peer), on use. @internal */
 export function createRelayMetrics(options: Pick<ResolvedRelayOptions, 'metrics'>): RelayMetrics {
   const logger = new Logger('RelayMetrics');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional peer, loaded on use

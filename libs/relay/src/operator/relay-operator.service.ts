@@ -25,7 +25,6 @@ interface EventState {
   lease_expires_at: Date | null;
 }
 
-/** A pending event a relay holds: who, until when, and what to do. */
 function leased(eventId: string, action: string, state: EventState): LeasedOutcome {
   // A lease token is `<relayId>:<claim sequence>`.
   const relayId = (state.lease_owner ?? '').replace(/:\d+$/, '');
@@ -57,9 +56,9 @@ function requireActor(action: string, who: OperatorActor, needsReason: boolean):
 }
 
 /**
- * Operator actions on the outbox, each recorded in `<table>_relay_audit`: list parked events
- * (no payloads), retry, skip or park one with a reason, republish a range. An event a running
- * relay holds is left alone (outcome `leased`). Nothing is ever skipped automatically.
+ * Operator actions, each recorded in `<table>_relay_audit`: list parked events (no payloads),
+ * retry, skip or park one, republish a range. An event a running relay holds is left alone
+ * (outcome `leased`). Nothing is ever skipped automatically.
  * @publicApi
  */
 @Injectable()
@@ -69,7 +68,6 @@ export class RelayOperatorService {
   constructor(
     @Inject(RELAY_PG_POOL) private readonly pool: Pool,
     @Inject(RELAY_OPTIONS) options: Pick<ResolvedRelayOptions, 'schema' | 'table'>,
-    /** Counts replays (`published_again_total{cause="replay"}`); absent in the CLI. */
     @Optional() @Inject(RELAY_METRICS) private readonly metrics?: RelayMetrics,
   ) {
     this.sql = relayOperatorSql(options);
@@ -98,10 +96,7 @@ export class RelayOperatorService {
     );
   }
 
-  /**
-   * Parks a pending event by hand (it and the later events of its aggregate wait until it is
-   * retried or skipped), recording who and why.
-   */
+  /** Parks a pending event by hand: its aggregate waits until it is retried or skipped. */
   park(eventId: string, who: OperatorActor): Promise<ParkOutcome> {
     return this.act('park', 'parked', eventId, who, (state) => {
       if (!state.pending) return 'not-pending';
@@ -109,10 +104,7 @@ export class RelayOperatorService {
     });
   }
 
-  /**
-   * One event's action and its audit row: `done` when the statement changed the event, else
-   * `not-found`, or what `whyNot` makes of the event's state.
-   */
+  /** `done` when the statement changed the event, else `not-found` or what `whyNot` says. */
   private async act<D extends string, W extends string | LeasedOutcome>(
     action: 'retry' | 'skip' | 'park',
     done: D,
@@ -135,10 +127,7 @@ export class RelayOperatorService {
     });
   }
 
-  /**
-   * Marks published events unpublished again so the relay publishes them once more, in
-   * order per aggregate: a deliberate replay (consumers dedup by event_id).
-   */
+  /** A deliberate replay, in order per aggregate (consumers dedup by event_id). */
   async republish(range: RepublishRange, who: OperatorActor): Promise<RepublishOutcome> {
     requireActor('republish events', who, true);
     const [where, params] =
@@ -163,7 +152,6 @@ export class RelayOperatorService {
       },
       range,
     );
-    // Counted once committed, by the process that ran the action (a deliberate replay).
     this.metrics?.publishedAgain.inc({ cause: 'replay' }, outcome.count);
     return outcome;
   }
@@ -174,7 +162,6 @@ export class RelayOperatorService {
     await this.audited(action, null, who, () => Promise.resolve({ outcome: 'done' }), details);
   }
 
-  /** Runs an action and its audit row in one transaction. */
   private audited<T extends { outcome: string }>(
     action: string,
     eventId: string | null,

@@ -23,21 +23,15 @@ export interface OperatorActor {
   readonly reason?: string;
 }
 
-/** What an action did to one event. @internal */
 export type EventOutcome<O extends string> = { readonly outcome: O; readonly eventId: string };
 
 /** @publicApi */
 export type RetryOutcome = EventOutcome<'retried' | 'not-found' | 'not-parked'>;
 
-/**
- * A running relay holds the event (nothing was changed); `hint` says what to do: act again once
- * the lease ended, or pause that relay first.
- * @publicApi
- */
+/** A running relay holds the event (nothing changed); `hint` says what to do. @publicApi */
 export interface LeasedOutcome {
   readonly outcome: 'leased';
   readonly eventId: string;
-  /** The relay holding it (its `relayId`). */
   readonly relayId: string;
   readonly leaseExpiresAt: Date;
   readonly hint: string;
@@ -51,11 +45,7 @@ export type ParkOutcome =
   | EventOutcome<'parked' | 'not-found' | 'not-pending' | 'already-parked'>
   | LeasedOutcome;
 
-/**
- * A deliberate replay: published events of one aggregate (type, optionally id and an id
- * range), or of a time window of publication.
- * @publicApi
- */
+/** A deliberate replay: published events of one aggregate (and version range), or of a publication window. @publicApi */
 export type RepublishRange =
   | {
       readonly aggregateType: string;

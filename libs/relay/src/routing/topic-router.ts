@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '@nest-outbox/core';
+import { OptionChecks } from '@nest-outbox/core/internal';
 import { RELAY_MODULE } from '../relay.constants';
 
 /** A legal Kafka topic name (what the broker accepts); `.` and `..` are not. @internal */
@@ -6,15 +6,15 @@ export const isTopicName = (topic: string) =>
   /^[a-zA-Z0-9._-]{1,249}$/.test(topic) && topic !== '.' && topic !== '..';
 
 const PAIR = /^\s*([^=\s,]+)\s*=\s*([^=\s,]+)\s*$/;
+const check: OptionChecks = new OptionChecks(RELAY_MODULE);
 
-function checkTopic(option: string, topic: string): string {
-  if (!isTopicName(topic)) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
+function checkTopic(option: string, topic: unknown): string {
+  if (typeof topic !== 'string') check.fail(option, 'must be a topic name string');
+  if (!isTopicName(topic))
+    check.fail(
       option,
       `has an invalid Kafka topic name ${JSON.stringify(topic)}: use 1-249 characters from [a-zA-Z0-9._-]`,
     );
-  }
   return topic;
 }
 
@@ -25,41 +25,31 @@ function checkTopic(option: string, topic: string): string {
 export function parseTopicRoutes(
   routes: Readonly<Record<string, string>> | string | undefined,
 ): ReadonlyMap<string, string> {
-  const out = new Map<string, string>();
-  if (routes === undefined) return out;
   if (typeof routes === 'string') {
-    if (routes.trim() === '') return out;
-    for (const part of routes.split(',')) {
-      const match = PAIR.exec(part);
-      if (!match) {
-        throw new InvalidOptionsError(
-          RELAY_MODULE,
-          'routing.routes',
-          `has unknown syntax near ${JSON.stringify(part)}: write "aggregate_type=topic" pairs separated by commas, for example "order=orders,payment=payments"`,
-        );
-      }
-      out.set(match[1]!, checkTopic('routing.routes', match[2]!));
-    }
-    return out;
+    const pairs = routes.trim() === '' ? [] : routes.split(',');
+    return new Map(
+      pairs.map((part) => {
+        const match = PAIR.exec(part);
+        if (!match)
+          check.fail(
+            'routing.routes',
+            `has unknown syntax near ${JSON.stringify(part)}: write "aggregate_type=topic" pairs separated by commas, for example "order=orders,payment=payments"`,
+          );
+        return [match[1]!, checkTopic('routing.routes', match[2])];
+      }),
+    );
   }
-  if (typeof routes !== 'object' || routes === null) {
-    throw new InvalidOptionsError(
-      RELAY_MODULE,
+  if (routes !== undefined && (typeof routes !== 'object' || routes === null))
+    check.fail(
       'routing.routes',
       'must be an object { aggregateType: topic } or a string "aggregate_type=topic,..."',
     );
-  }
-  for (const [type, topic] of Object.entries(routes)) {
-    if (typeof topic !== 'string') {
-      throw new InvalidOptionsError(
-        RELAY_MODULE,
-        `routing.routes.${type}`,
-        'must be a topic name string',
-      );
-    }
-    out.set(type, checkTopic(`routing.routes.${type}`, topic));
-  }
-  return out;
+  return new Map(
+    Object.entries(routes ?? {}).map(([type, t]) => [
+      type,
+      checkTopic(`routing.routes.${type}`, t),
+    ]),
+  );
 }
 
 /** Picks the topic of an event: its own `topic`, else its aggregate type's route, else the default. */

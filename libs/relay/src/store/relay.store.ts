@@ -9,26 +9,20 @@ import { commitMode } from '../schema/row-state.sql';
 import type { OldestTransaction, OutboxTableStats, RelayStats } from './relay-stats';
 import { relayStoreSql, type RelayStoreSql } from './relay-store.sql';
 
-/** What the store needs of the relay options. @internal */
-export type StoreOptions = Pick<
+type StoreOptions = Pick<
   ResolvedRelayOptions,
   'schema' | 'table' | 'synchronousCommit' | 'statementTimeoutMs'
 >;
 
-/** No id. */
 const NONE: ReadonlySet<string> = new Set();
 
 /**
  * With asynchronous bookkeeping, one mark in this long commits synchronously: its WAL flush
- * covers every commit before it, so a PostgreSQL crash forgets at most the marks of the last
- * interval (their events are published again), however far the WAL writer lags under load.
+ * covers every commit before it, so a crash forgets at most the marks of the last interval.
  */
 export const SYNC_MARK_INTERVAL_MS = 200;
 
-/**
- * A PostgreSQL array literal of numbers (ids and offsets are digit strings from PostgreSQL and
- * BigInt): joined once instead of pg escaping each element; bound as a value like any other.
- */
+/** An array literal of digit strings, joined once instead of pg escaping each element (bound as a value). */
 const numberArray = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
 
 /** Where a published record went. @internal */
@@ -43,7 +37,6 @@ export interface FailureUpdate {
   readonly id: string;
   /** Counts as an attempt (false for throttling). */
   readonly counted: boolean;
-  /** Park it (permanent error or attempts exhausted) instead of backing off. */
   readonly park: boolean;
   readonly delayMs: number;
   readonly kind: string;
@@ -56,19 +49,14 @@ export interface ReleaseUpdate {
   readonly started: boolean;
 }
 
-/**
- * The relay's PostgreSQL writes after the claim (start, mark, fail, release, each fenced by
- * the batch's lease token) and its figures (stats, the pressure row, schema check).
- * @internal
- */
+/** The relay's writes after the claim (fenced by the lease token) and its figures. @internal */
 @Injectable()
 export class RelayStore {
   private readonly sql: RelayStoreSql;
   private readonly pressureSql: ReturnType<typeof pressureRowSql>;
-  /** When the last synchronous mark was sent (`Date.now()`); none yet: the first one is. */
   private lastSyncMarkAt = -Infinity;
   private schemaChecked: () => void = () => undefined;
-  /** Settles once `ensureSchema` has run, whatever its outcome (the relay's first statements wait for it). */
+  /** Settles once `ensureSchema` has run, whatever its outcome. */
   readonly schemaSettled = new Promise<void>((resolve) => (this.schemaChecked = resolve));
 
   constructor(
@@ -79,11 +67,7 @@ export class RelayStore {
     this.pressureSql = pressureRowSql(RELAY_MODULE, options.schema, options.table);
   }
 
-  /**
-   * Applies the relay's DDL when `install` is set, then (when `verify` is set) checks that
-   * the outbox table and the audit table exist.
-   * @throws RelaySchemaMissingError saying how to create what is missing
-   */
+  /** @throws RelaySchemaMissingError saying how to create what is missing */
   async ensureSchema(install: boolean, verify: boolean): Promise<void> {
     await this.checkSchema(install, verify).finally(() => this.schemaChecked());
   }
@@ -104,16 +88,14 @@ export class RelayStore {
       throw new RelaySchemaMissingError(`the relay pressure table ${names.pressure}`);
   }
 
-  /** Counts the start of a suspect's solo publish; false when the lease is gone. */
+  /** Counts a suspect's solo start; false when the lease is gone. */
   async start(leaseToken: string, id: string): Promise<boolean> {
     return (await this.pool.query(this.sql.start, [leaseToken, id])).rowCount === 1;
   }
 
   /**
-   * Marks acknowledged rows published, in one statement that commits on its own. Returns the
-   * ids it did not mark: their lease was lost (taken by another claim).
-   * @param again the mark of these rows failed before (database unavailable) and may have
-   *   committed unseen: a row this lease already marked counts as marked
+   * Returns the ids it did not mark (lease lost).
+   * @param again an earlier mark of these rows failed and may have committed unseen
    */
   async mark(
     leaseToken: string,
@@ -133,7 +115,6 @@ export class RelayStore {
     return rows.length === 0 ? NONE : new Set(rows.map((r) => r.id));
   }
 
-  /** `on` for every mark with `synchronousCommit`, else for one mark per `SYNC_MARK_INTERVAL_MS`. */
   private markCommitMode(): 'on' | 'off' {
     const now = Date.now();
     if (this.options.synchronousCommit || now - this.lastSyncMarkAt < SYNC_MARK_INTERVAL_MS)
@@ -142,7 +123,7 @@ export class RelayStore {
     return 'on';
   }
 
-  /** Records failures (backoff or park); returns the ids actually updated (lease still held). */
+  /** Returns the ids updated (lease still held). */
   async fail(leaseToken: string, failures: readonly FailureUpdate[]): Promise<Set<string>> {
     if (failures.length === 0) return new Set();
     const result = await this.pool.query<{ id: string }>(this.sql.fail, [
@@ -157,7 +138,6 @@ export class RelayStore {
     return new Set(result.rows.map((r) => r.id));
   }
 
-  /** Hands rows back without a finished publish (their claim is not counted). */
   async release(leaseToken: string, rows: readonly ReleaseUpdate[]): Promise<void> {
     if (rows.length === 0) return;
     await this.pool.query(this.sql.release, [
@@ -167,19 +147,13 @@ export class RelayStore {
     ]);
   }
 
-  /**
-   * Pending and parked counts and the age of the oldest unpublished event, read from `floor`
-   * (the claim's, see `ClaimFloor.settled`; none: from the oldest end).
-   */
+  /** Read from `floor` (`ClaimFloor.settled`; none: from the oldest end). */
   async stats(floor?: { readonly id: bigint; readonly auditMark: bigint }): Promise<RelayStats> {
     const values = [floor?.id.toString() ?? null, floor?.auditMark.toString() ?? '0'];
     return this.timed(async (c) => (await c.query<RelayStats>(this.sql.stats, values)).rows[0]!);
   }
 
-  /**
-   * One transaction under `statementTimeoutMs`: a statistics statement slowed by a lock or a
-   * bad plan is cancelled (`57014`) rather than holding a snapshot, so the horizon, for long.
-   */
+  /** Under `statementTimeoutMs`: a slow statistics statement is cancelled rather than hold the horizon. */
   private timed<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, work, this.timedBegin);
   }
@@ -188,7 +162,7 @@ export class RelayStore {
     return `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(this.options.statementTimeoutMs)}`;
   }
 
-  /** The pressure row as the relays publish it; undefined before the first, or without the table. */
+  /** Undefined before the first row, or without the table. */
   async readPressure(): Promise<PressureRow | undefined> {
     const result = await this.pool.query<PressureRow>(this.pressureSql.read).catch((e: unknown) => {
       // No table yet (not migrated, `verifySchema: false`): this relay counts on its own.
@@ -198,10 +172,7 @@ export class RelayStore {
     return result?.rows[0];
   }
 
-  /**
-   * Publishes this relay's figures, taken `ageMs` ago, fresh for `freshMs` from then by the
-   * database's clock.
-   */
+  /** This relay's figures, taken `ageMs` ago, fresh for `freshMs` by the database's clock. */
   async writePressure(
     relayId: string,
     freshMs: number,
@@ -212,10 +183,6 @@ export class RelayStore {
     await this.pool.query(this.pressureSql.write, values);
   }
 
-  /**
-   * Size, dead and live tuples and seconds since the last vacuum of the outbox table, and the
-   * oldest transaction holding the database's xmin horizon (see `relayStoreSql`).
-   */
   async tableStats(): Promise<{
     table: OutboxTableStats | undefined;
     oldest: OldestTransaction | undefined;

@@ -3,7 +3,6 @@ import { otelApi, parseTraceHeaders, runInSpan } from '@nest-outbox/core/interna
 import type { Link } from '@opentelemetry/api';
 import type { PublishRecord } from '../publisher/relay-publisher.interface';
 
-/** Instrumentation scope of the relay's spans. */
 const TRACER_NAME = '@nest-outbox/relay';
 
 /**
@@ -33,7 +32,6 @@ export async function tracePublish<T>(
   return runInSpan(api, span, api.context.active(), send);
 }
 
-/** One link per distinct producing span context, with the event id it came from. */
 function linksOf(records: readonly PublishRecord[]): Link[] {
   const links = new Map<string, Link>();
   for (const r of records) {

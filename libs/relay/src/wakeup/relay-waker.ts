@@ -1,11 +1,6 @@
 import { Backoff } from '@nest-outbox/core/internal';
 
-/**
- * Adaptive idle wait: short while busy, growing by the core backoff rule (doubling, equal
- * jitter) up to `maxMs` while idle, cut short by `wake()` (in-process after-commit signal,
- * LISTEN notification, shutdown).
- * @internal
- */
+/** Idle wait: short while busy, growing by the backoff rule up to `maxMs`, cut short by `wake()`. @internal */
 export class RelayWaker {
   private readonly idleDelay: Backoff;
   private wakeCurrent: (() => void) | undefined;
@@ -22,12 +17,10 @@ export class RelayWaker {
     this.wakeCurrent?.();
   }
 
-  /** Work was found: the next idle wait starts short again. */
   busy(): void {
     this.idleDelay.reset();
   }
 
-  /** Waits the next idle delay (one more idle round than the last). */
   idle(): Promise<void> {
     return this.sleep(this.idleDelay.next());
   }
@@ -37,7 +30,6 @@ export class RelayWaker {
     this.wakeCurrent?.();
   }
 
-  /** Waits `ms` unless woken first. */
   sleep(ms: number): Promise<void> {
     if (this.woken) {
       this.woken = false;
