@@ -12,6 +12,7 @@ export {
 export {
   IdempotencyKeyInvalidError,
   IdempotencyKeyReusedError,
+  OutboxIdempotencyTableNotFoundError,
 } from './idempotency/idempotency.errors';
 export type {
   OutboxIdempotencyOptions,
@@ -36,7 +37,6 @@ export { InvalidTransitionError } from './errors/invalid-transition.error';
 export { InvalidEventError } from './errors/invalid-event.error';
 export { OutboxNotInitializedError } from './errors/outbox-not-initialized.error';
 export { OutboxTableNotFoundError } from './errors/outbox-table-not-found.error';
-export { OutboxIdempotencyTableNotFoundError } from './errors/outbox-idempotency-table-not-found.error';
 export { OutboxDatabaseUnavailableError } from './errors/outbox-database-unavailable.error';
 export { OutboxUniqueViolationError } from './errors/outbox-unique-violation.error';
 export { OutboxBackPressureError } from './errors/outbox-back-pressure.error';

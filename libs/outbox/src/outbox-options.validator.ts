@@ -8,9 +8,8 @@ import {
   sqlExecutorOf,
   sqlIdentifier,
 } from '@nest-outbox/core/internal';
-import { idempotencyTable } from './idempotency/idempotency.sql';
+import { idempotencyOptions } from './idempotency/idempotency-options';
 import type {
-  OutboxIdempotencyOptions,
   OutboxModuleExtras,
   OutboxModuleOptions,
   OutboxTuningOptions,
@@ -21,7 +20,6 @@ const MODULE = 'OutboxModule';
 
 const check: OptionChecks = new OptionChecks(MODULE);
 
-/** Old option names, refused with the name of their replacement. */
 const RENAMED = {
   ...movedUnder(
     'tuning',
@@ -39,43 +37,17 @@ function notifyChannel(value: unknown): string | false {
   return value as string;
 }
 
-/** `pressure`: a boolean; the thresholds of old are the relay's now, and say so. */
+/** The thresholds of old are the relay's now, and say so. */
 function pressureOption(value: unknown): boolean {
-  if (typeof value === 'object' && value !== null) {
+  if (typeof value === 'object' && value !== null)
     check.fail(
       'pressure',
       "must be true or false: the relay samples the backlog and publishes the state, so set the thresholds in RelayModule's pressure option and pressure: true here",
     );
-  }
   return check.boolean('pressure', value, false);
 }
 
-function idempotencyOptions(
-  value: OutboxIdempotencyOptions | undefined,
-  schema: string,
-  table: string,
-): ResolvedOutboxOptions['idempotency'] {
-  if (value !== undefined && (value === null || typeof value !== 'object')) {
-    check.fail('idempotency', 'must be an object ({ scope, retentionMs }) or omitted');
-  }
-  const scope: unknown = value?.scope;
-  if (scope !== undefined && typeof scope !== 'function') {
-    check.fail(
-      'idempotency.scope',
-      "must be a function (context) => string naming the caller (e.g. the request's tenant), or omitted (one scope)",
-    );
-  }
-  return {
-    scope: value?.scope ?? (() => ''),
-    retentionMs: check.integer('idempotency.retentionMs', value?.retentionMs, 86_400_000, {
-      min: 1000,
-    }),
-    table: idempotencyTable(schema, table),
-  };
-}
-
 /**
- * Validates the options (and the extras) and applies the defaults.
  * @throws InvalidOptionsError naming the first wrong option and how to fix it
  * @internal
  */
@@ -83,32 +55,27 @@ export function resolveOutboxOptions(
   options: OutboxModuleOptions | undefined,
   { connectionName, isGlobal }: OutboxModuleExtras = {},
 ): ResolvedOutboxOptions {
-  if (options === null || typeof options !== 'object') {
+  if (options === null || typeof options !== 'object')
     check.fail('options', 'must be an object (or omitted)');
-  }
   check.renamed(options, RENAMED);
   const t: OutboxTuningOptions = options.tuning ?? {};
   const schema = options.schema ?? 'public';
   const table = t.table ?? 'outbox';
   const quoted = qualifiedTable(MODULE, schema, table, 'tuning.table');
   const trace: unknown = t.traceContext;
-  if (trace !== undefined && trace !== false && typeof trace !== 'function') {
+  if (trace !== undefined && trace !== false && typeof trace !== 'function')
     check.fail(
       'tuning.traceContext',
       'must be a function, false (store no trace context) or omitted (OpenTelemetry when installed)',
     );
-  }
-  if (t.sqlExecutor !== undefined && typeof t.sqlExecutor !== 'function') {
+  if (t.sqlExecutor !== undefined && typeof t.sqlExecutor !== 'function')
     check.fail(
       'tuning.sqlExecutor',
       'must be a function (tx) => SqlExecutor, or omitted (the stack is recognised from TransactionHost.tx)',
     );
-  }
-  if (connectionName !== undefined && (typeof connectionName !== 'string' || !connectionName)) {
+  if (connectionName !== undefined && (typeof connectionName !== 'string' || !connectionName))
     check.fail('connectionName', 'must be a non-empty string');
-  }
   check.boolean('isGlobal', isGlobal, true);
-  // The default: the active OpenTelemetry span, when `@opentelemetry/api` is installed.
   const traceContext = t.traceContext ?? (otelApi() ? activeTraceHeaders : false);
   return {
     schema,
@@ -122,7 +89,7 @@ export function resolveOutboxOptions(
     verifySchema: check.boolean('tuning.verifySchema', t.verifySchema, true),
     metrics: check.metrics('metrics', options.metrics, 'nest_outbox_outbox_'),
     pressure: pressureOption(options.pressure),
-    idempotency: idempotencyOptions(options.idempotency, schema, table),
+    idempotency: idempotencyOptions(check, options.idempotency, schema, table),
     sqlExecutor: t.sqlExecutor ?? sqlExecutorOf,
     connectionName,
   };

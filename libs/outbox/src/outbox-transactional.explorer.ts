@@ -3,10 +3,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { OUTBOX_RUNNER, OUTBOX_TRANSACTIONAL_METHODS } from './outbox.constants';
 import { OutboxService } from './outbox.service';
 
-/**
- * Gives every singleton with `@OutboxTransactional()` methods a hidden reference to this
- * application's `OutboxService`: an instance property, so two applications stay apart. @internal
- */
+/** Gives every singleton with `@OutboxTransactional()` methods its application's `OutboxService` (per instance). @internal */
 @Injectable()
 export class OutboxTransactionalExplorer implements OnModuleInit {
   constructor(

@@ -10,9 +10,5 @@ export const OUTBOX_TRANSACTIONAL_METHODS = 'nest-outbox:transactional-methods';
 /** Instance property through which decorated methods reach their application's outbox. @internal */
 export const OUTBOX_RUNNER = Symbol('nest-outbox:runner');
 
-/**
- * DI token of the prom-client `Registry` of the outbox's metrics (`metrics.registry` or
- * the module's own); `undefined` with `metrics: false` or without prom-client.
- * @publicApi
- */
+/** DI token of the outbox metrics' prom-client `Registry`; `undefined` without metrics. @publicApi */
 export const OUTBOX_METRICS_REGISTRY = Symbol('nest-outbox:outbox-metrics-registry');

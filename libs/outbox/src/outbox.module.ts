@@ -11,13 +11,9 @@ import { OutboxTransactionalExplorer } from './outbox-transactional.explorer';
 import { OutboxIdempotency } from './idempotency/outbox-idempotency.service';
 
 /**
- * The producer side of nest-outbox: `OutboxService`, `@OutboxTransactional()` and the
- * after-commit wake-up (`OUTBOX_WAKEUP`, one per application). Global unless
- * `isGlobal: false`, so a `RelayModule` in the same application can
- * `@Optional() @Inject(OUTBOX_WAKEUP)` it.
- *
- * The application registers nestjs-cls with the transactional plugin (the inbox relies on
- * the same `TransactionHost`, so neither library registers it itself).
+ * The producer side: `OutboxService`, `@OutboxTransactional()` and the after-commit wake-up
+ * (global unless `isGlobal: false`, so a `RelayModule` finds it). The application registers
+ * nestjs-cls with the transactional plugin (the inbox shares its `TransactionHost`).
  * @publicApi
  */
 @Module({
@@ -47,7 +43,6 @@ import { OutboxIdempotency } from './idempotency/outbox-idempotency.service';
 export class OutboxModule extends ConfigurableModuleClass {
   /** Registers the outbox with these options (all optional: `forRoot()` uses the defaults). */
   static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
-    // Static options are checked at once, before any connection is opened.
     const { connectionName, isGlobal, ...moduleOptions } = options;
     resolveOutboxOptions(moduleOptions, { connectionName, isGlobal });
     return super.forRoot(options);

@@ -1,10 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * The operator console was asked to start without a usable access control. Thrown at
- * start-up: the console never serves its actions unguarded.
- * @publicApi
- */
+/** The console was asked to start without a usable access control. @publicApi */
 export class ConsoleAccessError extends NestOutboxError {
   constructor(problem: string) {
     super(

@@ -40,11 +40,7 @@ function date(body: Body, field: string): Date {
   return at;
 }
 
-/**
- * A republish range: `aggregateType` (with `aggregateId`, `fromVersion`, `toVersion`
- * optional), or `publishedFrom` and `publishedTo`.
- * @internal
- */
+/** `aggregateType` (with `aggregateId`, `fromVersion`, `toVersion`), or `publishedFrom` and `publishedTo`. @internal */
 export function republishRangeOf(body: Body): RepublishRange {
   if (body?.publishedFrom !== undefined || body?.publishedTo !== undefined)
     return { publishedFrom: date(body, 'publishedFrom'), publishedTo: date(body, 'publishedTo') };

@@ -11,7 +11,6 @@ import {
 import type { ResolvedConsoleAuth } from './relay-console.options';
 import { CONSOLE_AUTH } from './relay-console.constants';
 
-/** The request as the guard reads it (Express or any Node HTTP request). */
 interface OperatorRequest {
   headers: Record<string, string | string[] | undefined>;
   socket: Partial<Pick<TLSSocket, 'authorized' | 'getPeerCertificate'>>;
@@ -25,12 +24,7 @@ export function operatorOf(request: unknown): string {
   return (request as OperatorRequest).operator ?? 'unknown';
 }
 
-/**
- * Lets a console request through only with a valid bearer token (compared in constant time,
- * against every configured token) or a client certificate the server verified (mTLS);
- * anything else is a 401 before any handler runs.
- * @internal
- */
+/** A valid bearer token (constant time, every token compared) or a verified client certificate; else 401. @internal */
 @Injectable()
 export class OperatorAuthGuard implements CanActivate {
   private readonly logger = new Logger('RelayConsole');

@@ -2,18 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller, Get, Header } from '@nestjs/common';
 
-/** The package's static files (next to `src/` and `dist/`). */
 const file = (name: string) => readFileSync(join(__dirname, '..', 'static', name), 'utf8');
 
 /** Only this page's own script runs; nothing is framed; no data is cached. */
 const CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'";
 
-/**
- * Serves the console page and its script. They hold no data (the page fetches it with the
- * operator's token), so they are served without credentials.
- * @internal
- */
+/** The console page and its script: no data in them, so no credentials needed. @internal */
 @Controller('operator')
 export class RelayConsolePageController {
   private readonly html = file('console.html');

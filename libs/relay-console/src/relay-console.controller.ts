@@ -21,6 +21,11 @@ import { CONSOLE_PRESSURE } from './relay-console.constants';
 
 type Body = Record<string, unknown> | undefined;
 
+const who = (request: unknown, body: Body, reasonRequired: boolean) => ({
+  actor: operatorOf(request),
+  reason: reasonOf(body, reasonRequired),
+});
+
 /** Answers an outcome: 404 for an unknown event, 409 for one in the wrong state. */
 function answer<T extends { outcome: string }>(result: T, done: string): T {
   if (result.outcome === done) return result;
@@ -49,7 +54,6 @@ export class RelayConsoleController {
       ...overview,
       running: this.loop.isRunning,
       paused: this.loop.isPaused,
-      // The relay's own sampler unless the application gives another (RelayConsoleOptions.pressure).
       pressure: this.pressure ? await this.pressure() : overview.pressure,
     };
   }
@@ -62,8 +66,7 @@ export class RelayConsoleController {
   @Post('events/:eventId/retry')
   @HttpCode(200)
   async retry(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
-    const who = { actor: operatorOf(request), reason: reasonOf(body, false) };
-    const result = await this.operator.retry(eventId, who);
+    const result = await this.operator.retry(eventId, who(request, body, false));
     this.loop.wake();
     return answer(result, 'retried');
   }
@@ -71,23 +74,20 @@ export class RelayConsoleController {
   @Post('events/:eventId/skip')
   @HttpCode(200)
   async skip(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
-    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
-    return answer(await this.operator.skip(eventId, who), 'skipped');
+    return answer(await this.operator.skip(eventId, who(request, body, true)), 'skipped');
   }
 
   @Post('events/:eventId/park')
   @HttpCode(200)
   async park(@Req() request: unknown, @Param('eventId') eventId: string, @Body() body: Body) {
-    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
-    return answer(await this.operator.park(eventId, who), 'parked');
+    return answer(await this.operator.park(eventId, who(request, body, true)), 'parked');
   }
 
   @Post('republish')
   @HttpCode(200)
   async republish(@Req() request: unknown, @Body() body: Body) {
     const range = republishRangeOf(body);
-    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
-    const result = await this.operator.republish(range, who);
+    const result = await this.operator.republish(range, who(request, body, true));
     this.loop.wake();
     return result;
   }
@@ -95,18 +95,18 @@ export class RelayConsoleController {
   @Post('relay/pause')
   @HttpCode(200)
   async pause(@Req() request: unknown, @Body() body: Body) {
-    const who = { actor: operatorOf(request), reason: reasonOf(body, true) };
-    await this.operator.recordAction('pause', who, { relayId: this.overview.relayId });
+    const { relayId } = this.overview;
+    await this.operator.recordAction('pause', who(request, body, true), { relayId });
     await this.loop.pause();
-    return { outcome: 'paused', relayId: this.overview.relayId };
+    return { outcome: 'paused', relayId };
   }
 
   @Post('relay/resume')
   @HttpCode(200)
   async resume(@Req() request: unknown, @Body() body: Body) {
-    const who = { actor: operatorOf(request), reason: reasonOf(body, false) };
-    await this.operator.recordAction('resume', who, { relayId: this.overview.relayId });
+    const { relayId } = this.overview;
+    await this.operator.recordAction('resume', who(request, body, false), { relayId });
     await this.loop.resume();
-    return { outcome: 'resumed', relayId: this.overview.relayId };
+    return { outcome: 'resumed', relayId };
   }
 }

@@ -6,9 +6,8 @@ import { resolveConsoleAuth, type RelayConsoleOptions } from './relay-console.op
 import { CONSOLE_AUTH, CONSOLE_PRESSURE } from './relay-console.constants';
 
 /**
- * The relay's operator console over HTTP: the operator actions, pause and resume, backlog and
- * pressure under `/operator/api`, and a page at `/operator`. Every action runs behind bearer
- * tokens or mTLS and is audited; without an access control the app does not start.
+ * The relay's operator console: actions, pause/resume, backlog and pressure under
+ * `/operator/api`, a page at `/operator`; behind bearer tokens or mTLS, audited.
  * @publicApi
  */
 @Module({})
@@ -19,7 +18,6 @@ export class RelayConsoleModule {
       imports: [options.relay],
       controllers: [RelayConsoleController, RelayConsolePageController],
       providers: [
-        // Validated as a provider, so the application's start-up fails with the typed error.
         { provide: CONSOLE_AUTH, useFactory: () => resolveConsoleAuth(options.auth) },
         ...(options.pressure ? [{ provide: CONSOLE_PRESSURE, useValue: options.pressure }] : []),
         OperatorAuthGuard,

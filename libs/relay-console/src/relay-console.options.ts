@@ -2,12 +2,7 @@ import type { PressureView } from '@nest-outbox/relay';
 import type { DynamicModule } from '@nestjs/common';
 import { ConsoleAccessError } from './console-access.error';
 
-/**
- * Who may use the operator console: operators with a bearer token each (the token's name
- * is the actor recorded in the audit table), or clients presenting a certificate the
- * server's CA signed (mTLS; the certificate's subject CN is the actor).
- * @publicApi
- */
+/** Bearer tokens by operator name (the audited actor), or mTLS (the certificate's CN is the actor). @publicApi */
 export type RelayConsoleAuth =
   | { readonly bearer: { readonly tokens: Readonly<Record<string, string>> } }
   | { readonly mtls: { readonly allowedSubjects?: readonly string[] } };
@@ -25,7 +20,7 @@ export interface RelayConsoleOptions {
   readonly pressure?: () => ConsolePressure | Promise<ConsolePressure>;
 }
 
-/** Options after validation. @internal */
+/** @internal */
 export type ResolvedConsoleAuth =
   | { readonly mode: 'bearer'; readonly tokens: ReadonlyMap<string, string> }
   | { readonly mode: 'mtls'; readonly allowedSubjects: readonly string[] | undefined };
@@ -33,11 +28,7 @@ export type ResolvedConsoleAuth =
 const ACTOR = /^[A-Za-z0-9._@-]{1,64}$/;
 const MIN_TOKEN_LENGTH = 32;
 
-/**
- * Validates the access control: refuses none, no tokens, short tokens and unusable names.
- * @throws ConsoleAccessError saying how to configure it
- * @internal
- */
+/** @throws ConsoleAccessError for no access control, no or short tokens, unusable names @internal */
 export function resolveConsoleAuth(auth: RelayConsoleAuth | undefined): ResolvedConsoleAuth {
   if (auth && 'mtls' in auth) {
     const subjects = auth.mtls.allowedSubjects;

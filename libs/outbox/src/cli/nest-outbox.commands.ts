@@ -28,7 +28,6 @@ type Values = CliValues<typeof NEST_OUTBOX_CLI.flags>;
 const usageError = (problem: string) =>
   new CliUsageError(NEST_OUTBOX_CLI.name, problem, NEST_OUTBOX_CLI.usage);
 
-/** Runs `fn` on a one-connection pool to `--url` (or `DATABASE_URL`). */
 async function withPool<T>(values: Values, fn: (pool: Pool) => Promise<T>): Promise<T> {
   const url = values.url ?? process.env.DATABASE_URL;
   if (!url) throw usageError('--url (or DATABASE_URL) is required');
@@ -40,7 +39,6 @@ async function withPool<T>(values: Values, fn: (pool: Pool) => Promise<T>): Prom
   }
 }
 
-/** Relations of `part` that do not exist yet. */
 async function missing(pool: Pool, part: SchemaPart): Promise<string[]> {
   const { rows } = await pool.query<{ name: string }>(
     'SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL',
@@ -65,7 +63,7 @@ export async function runNestOutbox(
   }
   if (command === 'migrate') {
     await withPool(values, (pool) =>
-      // One transaction, under a lock: two deploys migrating together do not race on the catalog.
+      // Under a lock: two deploys migrating together do not race on the catalog.
       inTransaction(pool, async (client) => {
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
         for (const part of parts) for (const statement of part.up) await client.query(statement);
@@ -88,7 +86,7 @@ export async function runNestOutbox(
   throw usageError('give one command: migrate, status or sql');
 }
 
-/** Runs `nest-outbox` on `argv` (the arguments after the script); sets the exit code. @internal */
+/** Sets the exit code. @internal */
 export function nestOutboxCli(argv: readonly string[]): Promise<number> {
   return runCli(NEST_OUTBOX_CLI, argv, ({ values, positionals }, io) =>
     runNestOutbox(positionals[0], values, io),

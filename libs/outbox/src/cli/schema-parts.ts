@@ -12,13 +12,12 @@ export interface SchemaPart {
 }
 
 type Ddl = (name: { schema: string; table: string }) => string[];
-/** What the CLI reads of `@nest-outbox/relay` (an optional package here). */
+/** Of the optional `@nest-outbox/relay` and `@nest-outbox/inbox`. */
 interface RelayApi {
   relaySchemaSql: Ddl;
   dropRelaySchemaSql: Ddl;
   relayObjectNames(name: { schema: string; table: string }): Record<string, string>;
 }
-/** What the CLI reads of `@nest-outbox/inbox` (an optional package here). */
 interface InboxApi {
   inboxSchemaSql(names: { schema: string }): string[];
   dropInboxSchemaSql(names: { schema: string }): string[];
@@ -27,10 +26,7 @@ interface InboxApi {
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only if installed
 const optionalPackage = <T>(name: string) => loadOptionalPeer(name, () => require(name) as T);
 
-/**
- * The DDL of the outbox table, and of the relay's and the inbox's objects when those
- * packages are installed, for `schema` (outbox table `table`). @internal
- */
+/** The DDL of the outbox table, and of the relay's and the inbox's objects when installed. @internal */
 export function schemaParts(schema: string, table: string): SchemaPart[] {
   const name = { schema, table };
   const parts: SchemaPart[] = [

@@ -11,10 +11,7 @@ interface DriverErrorLike {
   readonly meta?: { readonly driverAdapterError?: unknown };
 }
 
-/**
- * `error` and the errors it wraps, outermost first: TypeORM's `driverError`, `cause`
- * (Drizzle, Prisma's adapter error), Prisma's `meta.driverAdapterError`. @internal
- */
+/** `error` and the errors it wraps (`driverError`, `cause`, `meta.driverAdapterError`), outermost first. @internal */
 export function driverErrorChain(error: unknown): DriverErrorLike[] {
   const chain: DriverErrorLike[] = [];
   const visit = (e: unknown): void => {
@@ -28,13 +25,11 @@ export function driverErrorChain(error: unknown): DriverErrorLike[] {
   return chain;
 }
 
-/** The SQLSTATE of one error of the chain, if it carries one. @internal */
 export function sqlStateOf(error: DriverErrorLike): string | undefined {
   const code = error.originalCode ?? error.code;
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The constraint's name one error of the chain reports, if any. @internal */
 export function constraintOf(error: DriverErrorLike): unknown {
   const { constraint } = error;
   return typeof constraint === 'object' && constraint !== null

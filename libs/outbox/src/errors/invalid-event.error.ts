@@ -1,11 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * An event given to `record()` breaks the event contract (a missing type or aggregate id,
- * a version that is not a non-negative integer, a header that would override a contract
- * header). Thrown by `record()`, so the transaction rolls back.
- * @publicApi
- */
+/** An event given to `record()` breaks the event contract (thrown by `record()`). @publicApi */
 export class InvalidEventError extends NestOutboxError {
   constructor(
     readonly field: string,

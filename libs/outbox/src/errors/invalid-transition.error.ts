@@ -1,11 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * A conditional transition matched no row: the entity does not exist or is not in the
- * expected state (someone else changed it first). No event may be recorded for it; let the
- * error roll the transaction back, or catch it and answer "conflict".
- * @publicApi
- */
+/** A conditional transition matched no row (missing, or changed by someone else first). @publicApi */
 export class InvalidTransitionError extends NestOutboxError {
   constructor(
     readonly table: string,

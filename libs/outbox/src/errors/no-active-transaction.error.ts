@@ -1,11 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * `record()` or `transition()` was called with no active transaction. Recording outside a
- * transaction would autocommit the event apart from the change it announces (the dual
- * write the outbox exists to prevent), so it is refused.
- * @publicApi
- */
+/** `record()` or `transition()` outside a transaction (the dual write the outbox exists to prevent). @publicApi */
 export class NoActiveTransactionError extends NestOutboxError {
   constructor(operation: string) {
     super(

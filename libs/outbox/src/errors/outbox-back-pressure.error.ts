@@ -1,22 +1,18 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
 /**
- * A non-critical command (`@OutboxTransactional({ critical: false })`) was refused because
- * the outbox's pressure state is `critical`: the backlog, the age of its oldest event or
- * the forecast crossed the critical threshold. Nothing was written. Answer it as "busy,
- * retry later" (HTTP 503 with `Retry-After: retryAfterSeconds`); critical commands still run.
+ * A non-critical command was refused under critical back-pressure; nothing was written.
+ * Answer "busy, retry later" (503 with `Retry-After: retryAfterSeconds`).
  * @publicApi
  */
 export class OutboxBackPressureError extends NestOutboxError {
-  /** Always true: the same command may be retried once the pressure falls. */
   readonly retryable = true;
 
   constructor(
     /** The refused command (`Class.method`, or `transaction` for the function form). */
     readonly command: string,
-    /** Why the state is critical (figures and thresholds, no data). */
+    /** Figures and thresholds, no data. */
     readonly reasons: readonly string[],
-    /** When to try again: the sampling interval, at least one second. */
     readonly retryAfterSeconds: number,
   ) {
     super(

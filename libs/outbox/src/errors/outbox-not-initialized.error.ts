@@ -1,11 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * A method decorated with `@OutboxTransactional()` ran on an object the OutboxModule never
- * saw: it is not a singleton provider or controller of an application that imports
- * OutboxModule (or the application is not initialised yet).
- * @publicApi
- */
+/** An `@OutboxTransactional()` method ran on an object the OutboxModule never saw. @publicApi */
 export class OutboxNotInitializedError extends NestOutboxError {
   constructor(className: string, method: string) {
     super(

@@ -1,9 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * The configured outbox table does not exist (checked at start-up).
- * @publicApi
- */
+/** The configured outbox table does not exist (checked at start-up). @publicApi */
 export class OutboxTableNotFoundError extends NestOutboxError {
   constructor(readonly qualifiedName: string) {
     super(

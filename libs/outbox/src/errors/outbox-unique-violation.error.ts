@@ -1,12 +1,7 @@
 import { NestOutboxError } from '@nest-outbox/core';
 import { constraintOf, driverErrorChain, sqlStateOf } from './driver-error';
 
-/**
- * The unique violation in `error` or an error it wraps, on every data stack: PostgreSQL's
- * 23505 (node-postgres, Kysely, TypeORM's `QueryFailedError`, Drizzle's `cause`, MikroORM's
- * `UniqueConstraintViolationException`, Prisma's driver adapter error under P2002 or P2010),
- * or a P2002 of a Prisma without a driver adapter (no constraint's name).
- */
+/** A 23505 anywhere in the chain (every stack), or a Prisma P2002 without a driver adapter (no name). */
 function uniqueViolationIn(error: unknown): { constraint?: unknown } | undefined {
   const chain = driverErrorChain(error);
   const violation = chain.find((e) => sqlStateOf(e) === '23505');
@@ -18,11 +13,8 @@ function uniqueViolationIn(error: unknown): { constraint?: unknown } | undefined
 const CONSTRAINT_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
 /**
- * A write of the command hit a unique constraint (PostgreSQL 23505, e.g. an insert with an id
- * that exists): the transaction rolled back and nothing was written. `OutboxHttpExceptionFilter`
- * also answers a driver's violation outside the outbox's transactions as one. `constraint` is the
- * constraint's name when the driver gave one; the driver's message and detail, which quote
- * the conflicting value, stay in `cause` only.
+ * A write of the command hit a unique constraint; nothing was written. The driver's message,
+ * which quotes the value, stays in `cause` only.
  * @publicApi
  */
 export class OutboxUniqueViolationError extends NestOutboxError {
@@ -39,7 +31,6 @@ export class OutboxUniqueViolationError extends NestOutboxError {
     );
   }
 
-  /** True when `error` is, or wraps, a driver's unique violation (any data stack). */
   static isCause(error: unknown): boolean {
     return error instanceof OutboxUniqueViolationError || uniqueViolationIn(error) !== undefined;
   }

@@ -1,10 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * An event's payload cannot be serialized to JSON (a BigInt, a cycle, `undefined`, a
- * function). Thrown by `record()`, so the surrounding transaction rolls back.
- * @publicApi
- */
+/** An event's payload cannot be serialized to JSON (thrown by `record()`). @publicApi */
 export class PayloadSerializationError extends NestOutboxError {
   constructor(
     readonly eventType: string,

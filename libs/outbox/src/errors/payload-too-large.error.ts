@@ -1,10 +1,6 @@
 import { NestOutboxError } from '@nest-outbox/core';
 
-/**
- * An event's serialized payload is larger than the module's `maxPayloadBytes`. Thrown by
- * `record()`, so the surrounding transaction (and its business change) rolls back.
- * @publicApi
- */
+/** An event's serialized payload is larger than `maxPayloadBytes` (thrown by `record()`). @publicApi */
 export class PayloadTooLargeError extends NestOutboxError {
   constructor(
     readonly eventType: string,

@@ -1,12 +1,6 @@
-/**
- * What a command handler gives `outbox.record()`: the event contract of ARCHITECTURE.md
- * section 3 minus what the library assigns (`eventId`, and defaults).
- * @publicApi
- */
+/** What a command gives `outbox.record()`: the event contract minus what the library assigns. @publicApi */
 export interface OutboxEventInput<TPayload = unknown> {
-  /** For example `order.confirmed`. */
   readonly eventType: string;
-  /** For example `order`. */
   readonly aggregateType: string;
   /** The Kafka key: events of one aggregate are published in commit order. */
   readonly aggregateId: string;
@@ -14,15 +8,9 @@ export interface OutboxEventInput<TPayload = unknown> {
   readonly aggregateVersion: number;
   /** Any JSON value; stored and published exactly as `JSON.stringify` renders it. */
   readonly payload: TPayload;
-  /**
-   * Version of this event type's payload format.
-   * @default 1
-   */
+  /** Version of this event type's payload format. @default 1 */
   readonly schemaVersion?: number;
-  /**
-   * Extra Kafka headers (string values). `traceparent`, `tracestate` and `correlation_id`
-   * may be given here; the other contract headers (`event_id`, `event_type`, ...) may not.
-   */
+  /** Extra headers; of the contract headers only `traceparent`, `tracestate`, `correlation_id`. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Publish to this topic instead of the relay's route for `aggregateType`. */
   readonly topic?: string;
@@ -32,21 +20,13 @@ export interface OutboxEventInput<TPayload = unknown> {
   readonly correlationId?: string;
 }
 
-/**
- * The event of `outbox.transitionAndRecord()`: an event without `aggregateVersion`, which
- * is the transition's new version, known only once the statement ran.
- * @publicApi
- */
+/** The event of `transitionAndRecord()`: its `aggregateVersion` is the transition's. @publicApi */
 export type TransitionEventInput<TPayload = unknown> = Omit<
   OutboxEventInput<TPayload>,
   'aggregateVersion'
 >;
 
-/**
- * An event as recorded (the row is written at the end of the outermost decorated call, in
- * the same transaction). `eventId` is final: retries of the relay never change it.
- * @publicApi
- */
+/** An event as recorded; `eventId` is final. @publicApi */
 export interface RecordedEvent {
   readonly eventId: string;
   readonly eventType: string;
@@ -62,6 +42,5 @@ export interface RecordedEvent {
 /** A recorded event with its serialized payload and lock key, ready to insert. @internal */
 export interface OutboxRow extends RecordedEvent {
   readonly payloadJson: string;
-  /** Advisory lock key of (table, aggregate type, aggregate id). */
   readonly lockKey: bigint;
 }

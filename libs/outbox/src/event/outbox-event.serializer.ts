@@ -7,30 +7,27 @@ import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 import { outboxLockKey } from './lock-key';
 import type { OutboxEventInput, OutboxRow } from './outbox-event.interface';
 
-/** Contract headers that live in the row's `headers` column and so may be given by callers. */
+/** Contract headers callers may give (they live in the `headers` column). */
 const CALLER_HEADERS = new Set<string>([
   EVENT_HEADERS.traceparent,
   EVENT_HEADERS.tracestate,
   EVENT_HEADERS.correlationId,
 ]);
 
-/** What the serializer reads of the options. @internal */
 export type SerializerSettings = Pick<
   ResolvedOutboxOptions,
   'qualifiedTable' | 'maxPayloadBytes' | 'traceContext'
 >;
 
 function requireText(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) {
+  if (typeof value !== 'string' || value.length === 0)
     throw new InvalidEventError(field, `must be a non-empty string (got ${typeof value})`);
-  }
   return value;
 }
 
 function requireInteger(field: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
     throw new InvalidEventError(field, `must be an integer >= ${min} (got ${String(value)})`);
-  }
   return value;
 }
 
@@ -42,7 +39,7 @@ function serializePayload(eventType: string, payload: unknown, maxBytes: number)
     throw new PayloadSerializationError(eventType, error);
   }
   if (typeof json !== 'string') throw new PayloadSerializationError(eventType);
-  // Cheap bound first: a UTF-8 character takes at most 3 bytes per UTF-16 unit.
+  // A UTF-16 unit takes at most 3 UTF-8 bytes.
   if (json.length * 3 > maxBytes) {
     const size = Buffer.byteLength(json, 'utf8');
     if (size > maxBytes) throw new PayloadTooLargeError(eventType, size, maxBytes);
@@ -56,15 +53,13 @@ function buildHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (isReservedHeader(name) && !CALLER_HEADERS.has(name.toLowerCase())) {
+    if (isReservedHeader(name) && !CALLER_HEADERS.has(name.toLowerCase()))
       throw new InvalidEventError(
         `headers.${name}`,
         'is a contract header set by the library; rename your header',
       );
-    }
-    if (typeof value !== 'string') {
+    if (typeof value !== 'string')
       throw new InvalidEventError(`headers.${name}`, `must be a string (got ${typeof value})`);
-    }
     headers[isReservedHeader(name) ? name.toLowerCase() : name] = value;
   }
   if (headers[EVENT_HEADERS.traceparent] === undefined && traceContext) {
@@ -74,31 +69,24 @@ function buildHeaders(
       if (active.tracestate) headers[EVENT_HEADERS.tracestate] = active.tracestate;
     }
   }
-  if (input.correlationId !== undefined) {
+  if (input.correlationId !== undefined)
     headers[EVENT_HEADERS.correlationId] = requireText('correlationId', input.correlationId);
-  }
   return headers;
 }
 
-/**
- * Validates an event, serializes its payload and assigns its id: everything that can fail
- * fails here, inside `record()`, so the business change rolls back with it.
- * @internal
- */
+/** Everything that can fail fails here, inside `record()`, so the change rolls back with it. @internal */
 export function serializeOutboxEvent(
   input: OutboxEventInput,
   settings: SerializerSettings,
 ): OutboxRow {
-  if (input === null || typeof input !== 'object') {
+  if (input === null || typeof input !== 'object')
     throw new InvalidEventError('event', 'must be an object');
-  }
   const eventType = requireText('eventType', input.eventType);
   const aggregateType = requireText('aggregateType', input.aggregateType);
   const aggregateId = requireText('aggregateId', input.aggregateId);
   const occurredAt = input.occurredAt ?? new Date();
-  if (!(occurredAt instanceof Date) || Number.isNaN(occurredAt.getTime())) {
+  if (!(occurredAt instanceof Date) || Number.isNaN(occurredAt.getTime()))
     throw new InvalidEventError('occurredAt', 'must be a valid Date');
-  }
   if (input.topic !== undefined) requireText('topic', input.topic);
   return {
     eventId: uuidv7(),

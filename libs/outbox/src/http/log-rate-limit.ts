@@ -1,8 +1,4 @@
-/**
- * At most one log line per key per window: `take(key)` answers whether to log now and how
- * many lines of that key were held back since the last one. An outage answered per request
- * (thousands of 503s a minute) then logs a line every window, with its count.
- */
+/** At most one log line per key per window, with the count of the lines held back. */
 export class LogRateLimit {
   private readonly keys = new Map<string, { loggedAt: number; suppressed: number }>();
 
@@ -11,7 +7,7 @@ export class LogRateLimit {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** `suppressed` lines since the last one when `key` may log now; else `undefined`. */
+  /** `undefined` when `key` may not log now. */
   take(key: string): { suppressed: number } | undefined {
     const now = this.now();
     const state = this.keys.get(key);

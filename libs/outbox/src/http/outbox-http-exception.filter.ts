@@ -22,21 +22,13 @@ const DATABASE_RETRY_AFTER_SECONDS = 2;
 const LOG_WINDOW_MS = 10_000;
 
 /**
- * Answers the outbox's errors the HTTP way, on any platform (it extends Nest's
- * `BaseExceptionFilter`), with bodies that name the case in `error` and carry no ids or values:
- * - `InvalidTransitionError`: 409 `invalid_transition`;
- * - `OutboxUniqueViolationError` (a write of the command hit a unique constraint), and a
- *   driver's unique violation thrown outside `@OutboxTransactional()` on any data stack
- *   (23505, Prisma's P2002/P2010): 409 `conflict` with the constraint's name, never the value;
- * - `OutboxBackPressureError`: 503 `back_pressure` with `Retry-After`;
- * - `OutboxDatabaseUnavailableError`, and a driver's error saying PostgreSQL is unreachable
- *   or went away outside `@OutboxTransactional()`: 503 `database_unavailable`,
- *   `retryable: true`, with `Retry-After: 2`;
- * - `NoActiveTransactionError`: 500, logged at ERROR with how to fix the code.
- * The two database cases log at WARN, at most one line per error class every 10 s with the
- * count of the others (an outage answered per request must not flood the log).
- * Other exceptions go to your other filters or Nest's default. Nest tries the global filter
- * registered last first: register a catch-all filter of yours before this one.
+ * Answers the outbox's errors over HTTP (bodies name the case, never ids or values):
+ * `InvalidTransitionError` 409 `invalid_transition`; a unique violation (typed, or a driver's
+ * on any stack) 409 `conflict` with the constraint's name; `OutboxBackPressureError` 503
+ * `back_pressure`; PostgreSQL unavailable (typed, or a driver's) 503 `database_unavailable`;
+ * both 503s with `Retry-After`; `NoActiveTransactionError` 500. The database cases log at most
+ * one WARN per error class per 10 s (an outage must not flood the log). Nest tries the global
+ * filter registered last first: register a catch-all of yours before this one.
  * @example
  * providers: [{ provide: APP_FILTER, useClass: OutboxHttpExceptionFilter }]
  * @publicApi
@@ -55,7 +47,6 @@ export class OutboxHttpExceptionFilter extends BaseExceptionFilter {
   private readonly warnings = new LogRateLimit(LOG_WINDOW_MS);
 
   override catch(error: unknown, host: ArgumentsHost): void {
-    // A driver's error caught by its shape becomes the typed error the outbox would throw.
     const exception = OutboxUniqueViolationError.wrap(OutboxDatabaseUnavailableError.wrap(error));
     if (exception instanceof InvalidTransitionError) {
       const message = 'the entity is not in a state that allows this change; reload it';

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { errorLabel, PeriodicTask, relationExists } from '@nest-outbox/core/internal';
 import { driverErrorChain, sqlStateOf } from '../errors/driver-error';
-import { OutboxIdempotencyTableNotFoundError } from '../errors/outbox-idempotency-table-not-found.error';
+import { OutboxIdempotencyTableNotFoundError } from './idempotency.errors';
 import { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from '../outbox.constants';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';

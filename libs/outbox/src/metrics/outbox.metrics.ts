@@ -9,7 +9,7 @@ import {
 import type { Registry } from 'prom-client';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 
-/** Distinct values a label from the application's code (`event_type`, `command`) keeps, the rest being `other`. */
+/** Distinct values an application label (`event_type`, `command`) keeps; the rest are `other`. */
 const MAX_LABEL_VALUES = 100;
 
 /** The producer's metrics (docs/METRICS.md). @internal */
@@ -24,7 +24,6 @@ export class OutboxMetrics {
 
   constructor(
     make: MetricFactory,
-    /** Where the metrics live; undefined when they are no-ops. */
     readonly registry: Registry | undefined,
   ) {
     this.recorded = make.counter('events_recorded_total', 'Events written to the outbox', [
@@ -57,7 +56,6 @@ export class OutboxMetrics {
     );
   }
 
-  /** `value`, or `other` once the label has `MAX_LABEL_VALUES` others. */
   bounded(label: string, value: string): string {
     let values = this.seen.get(label);
     if (!values) this.seen.set(label, (values = new Set()));
@@ -67,7 +65,6 @@ export class OutboxMetrics {
     return value;
   }
 
-  /** Counts one flush of `eventTypes` (one entry per row). */
   flushed(eventTypes: readonly string[]): void {
     if (eventTypes.length === 0) return;
     this.flushRows.observe(eventTypes.length);
@@ -78,7 +75,7 @@ export class OutboxMetrics {
   }
 }
 
-/** The metrics the `metrics` option asks for; prom-client is required from this package, its peer. @internal */
+/** prom-client is required from this package (its peer), on use. @internal */
 export function createOutboxMetrics(options: ResolvedOutboxOptions): OutboxMetrics {
   const logger = new Logger('OutboxMetrics');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional peer, loaded on use

@@ -8,17 +8,13 @@ export interface NotifyClient {
 
 interface Connection {
   readonly client: NotifyClient;
-  /** Connected and configured. */
   readonly ready: Promise<unknown>;
 }
 
 /**
- * One connection of its own on which the outbox sends its wake-up notifications: opened on
- * the first send, with `synchronous_commit` off for the session (a notification is a hint:
- * its commit need not wait for a WAL flush), closed after `idleMs` without a send, dropped
- * and opened again after an error. Each send is then one short utility statement
- * (`NOTIFY`), with no pool checkout and no competition with business transactions for a
- * pooled connection.
+ * A connection of its own for the wake-up notifications (no pool checkout competing with
+ * business transactions): opened on the first send with `synchronous_commit` off (a hint needs
+ * no WAL flush), closed after `idleMs` idle, dropped after an error.
  * @internal
  */
 export class NotifyConnection {
@@ -31,7 +27,7 @@ export class NotifyConnection {
     private readonly idleMs: number,
   ) {}
 
-  /** Sends the notification; rejects (and drops the connection) on failure. */
+  /** Rejects (and drops the connection) on failure. */
   async send(): Promise<void> {
     const connection = (this.connection ??= this.open());
     try {
@@ -45,7 +41,6 @@ export class NotifyConnection {
     this.idleTimer = setTimeout(() => void this.close(), this.idleMs).unref();
   }
 
-  /** Closes the connection (a later send opens another). */
   async close(): Promise<void> {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;

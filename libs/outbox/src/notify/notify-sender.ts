@@ -12,7 +12,6 @@ interface PgPool {
 /** The notify connection closes after this long without a notification. */
 const IDLE_MS = 10_000;
 
-/** The node-postgres pool behind the adapter's non-transactional instance, if one is there. */
 function pgPoolOf(fallback: unknown): Partial<PgPool> | undefined {
   const f = fallback as {
     connection?: { driver?: { master?: Partial<PgPool> } };
@@ -21,11 +20,7 @@ function pgPoolOf(fallback: unknown): Partial<PgPool> | undefined {
   return f.connection?.driver?.master ?? f.session?.client ?? f;
 }
 
-/**
- * Sends `NOTIFY` outside any business transaction: on a node-postgres pool, on a connection of
- * its own opened as the pool opens its own; otherwise through the stack's non-transactional
- * executor, skipping the WAL flush wait. Both names are validated identifiers, so literals.
- */
+/** On a node-postgres pool, a connection of its own; else the stack's non-transactional executor. */
 function notifySender(
   fallback: unknown,
   sql: SqlExecutor,
@@ -42,7 +37,7 @@ function notifySender(
   return { send: () => sql.query(text, []), close: () => Promise.resolve() };
 }
 
-/** The cross-process wake-up of these options, or undefined when `notifyChannel` is false. @internal */
+/** Undefined when `notifyChannel` is false. @internal */
 export function createOutboxNotifier(
   fallback: unknown,
   sql: SqlExecutor,

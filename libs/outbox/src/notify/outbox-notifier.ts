@@ -8,10 +8,8 @@ export interface NotifySender {
 
 /**
  * Coalesces "events were committed" hints into at most one notification per `intervalMs`
- * (leading and trailing edge): the first hint after a quiet period is sent at once, hints
- * during the interval or while a send is in flight collapse into one more send after it.
- * Fire-and-forget: a failed send is logged, never thrown at a writer (the relay's polling
- * covers a lost notification), as its class and code only.
+ * (leading and trailing edge). A failed send is logged, never thrown at a writer (the relay
+ * polls).
  * @internal
  */
 export class OutboxNotifier {
@@ -28,14 +26,13 @@ export class OutboxNotifier {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Asks for a notification soon. Cheap; never throws. */
+  /** Cheap; never throws. */
   hint(): void {
     if (this.closed) return;
     this.dirty = true;
     if (this.timer === undefined && this.inFlight === undefined) this.schedule();
   }
 
-  /** Stops sending; waits for a send in flight, then closes the sender. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);

@@ -18,21 +18,18 @@ import { OutboxMetrics } from '../metrics/outbox.metrics';
 import { OUTBOX_OPTIONS, OUTBOX_TRANSACTION_HOST } from '../outbox.constants';
 import type { ResolvedOutboxOptions } from '../outbox-options.interface';
 
-/** How often a producer reads the relays' pressure row (one primary-key read). */
+/** How often a producer reads the pressure row (one primary-key read). */
 const READ_INTERVAL_MS = 1000;
 
 const STATES: readonly unknown[] = ['ok', 'warn', 'critical'];
 const unknown = (reason: string): PressureView => ({ state: 'unknown', reasons: [reason] });
 
 /**
- * The producer's view of the back-pressure state (with `pressure: true`). It samples nothing:
- * every second it reads the row the relay publishes (`<table>_pressure`; thresholds are
- * `RelayModule`'s `pressure` option). No row (no relay yet), a row past its freshness (two
- * of its relay's sampling intervals: the relay stopped, or its statement failed or was
- * cancelled), a row without one (an older relay's) or a failed read is `unknown`, never the
- * last state nor `ok`: shown as such with its reason, and commands pass (refusing on figures
- * nobody vouches for would turn a sampler's outage into an outage of the application). Commands never query: a non-critical command reads the last state and is
- * refused while a fresh one is `critical`.
+ * The producer's view of the back-pressure state (with `pressure: true`): every second it reads
+ * the row the relays publish. No row, a stale row or a failed read is `unknown` (never the last
+ * state), and commands pass: refusing on figures nobody vouches for would turn a sampler's
+ * outage into the application's. A non-critical command is refused while a fresh state is
+ * `critical`; commands never query.
  * @publicApi
  */
 @Injectable()
@@ -59,18 +56,15 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
     });
   }
 
-  /** @internal */
   onApplicationBootstrap(): void {
     this.task?.start();
     void this.task?.runNow();
   }
 
-  /** @internal */
   async beforeApplicationShutdown(): Promise<void> {
     await this.task?.stop();
   }
 
-  /** True with the `pressure` option (the row is read). */
   get enabled(): boolean {
     return this.task !== undefined;
   }
@@ -85,11 +79,7 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
     return this.task ? this.task.runNow() : this.last;
   }
 
-  /**
-   * Lets a command through, or refuses a non-critical one while the state is `critical`.
-   * @throws OutboxBackPressureError before any write
-   * @internal
-   */
+  /** @throws OutboxBackPressureError for a non-critical command while the state is `critical` @internal */
   admit(command: string, critical: boolean): void {
     if (critical || this.last.state !== 'critical') return;
     this.metrics.refused.inc({ command: this.metrics.bounded('command', command) });
@@ -98,15 +88,14 @@ export class OutboxPressureService implements OnApplicationBootstrap, BeforeAppl
 
   private async read(): Promise<PressureView> {
     try {
-      // Outside any CLS context (timers), `tx` is the adapter's non-transactional instance.
       const [row] = await this.options
         .sqlExecutor(this.host.tx)
         .query<PressureRow>(this.readSql, []);
       this.failing = false;
       const view = row?.figures.pressure as PressureView | undefined;
-      if (!row || !STATES.includes(view?.state)) {
+      if (!row || !STATES.includes(view?.state))
         this.last = unknown('no relay has published the pressure of this outbox');
-      } else if (!row.fresh) {
+      else if (!row.fresh) {
         this.last = {
           ...unknown(`stale: figures ${Math.round(row.age_seconds)} s old, past their freshness`),
           sampledAt: new Date(row.sampled_at).toISOString(),

@@ -6,17 +6,12 @@ import {
 import { OutboxTableNotFoundError } from '../errors/outbox-table-not-found.error';
 import { outboxSchemaSql, type OutboxTableName } from './outbox-schema.sql';
 
-/** What the installer needs of the application's `TransactionHost`. */
 interface Host {
   readonly tx: unknown;
   withTransaction<R>(fn: () => Promise<R>): Promise<R>;
 }
 
-/**
- * Applies the outbox table's DDL in one transaction under an advisory lock: `CREATE ... IF
- * NOT EXISTS` is not safe against two instances starting together (they race on the catalog).
- * @internal
- */
+/** The DDL under an advisory lock: `CREATE ... IF NOT EXISTS` races on the catalog between instances. @internal */
 export async function installOutboxSchema(
   host: Host,
   name: OutboxTableName & { readonly sqlExecutor: SqlExecutorFactory },

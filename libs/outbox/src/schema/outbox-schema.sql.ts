@@ -8,14 +8,9 @@ export interface OutboxTableName {
 }
 
 /**
- * DDL of the outbox table, version 1, as idempotent statements.
- *
- * Contract columns (what becomes the Kafka record): event_id .. headers, topic.
- * Relay columns (mechanics, never sent): attempts .. kafka_offset.
- * `id` is assigned at insert; the producer serialises writers per aggregate with a
- * transaction-scoped advisory lock taken before the insert, so for one aggregate id order
- * is commit order. Fill factor 80 leaves room on each page so that the relay's lease update
- * (no indexed column changes) is a HOT update.
+ * DDL of the outbox table, version 1, idempotent. Contract columns: event_id .. topic; relay
+ * columns: attempts .. kafka_offset. Fill factor 80 leaves room for the relay's lease update
+ * to be a HOT update.
  */
 export function outboxSchemaSql(name: OutboxTableName): string[] {
   const schema = sqlIdentifier('OutboxModule', 'schema', name.schema);

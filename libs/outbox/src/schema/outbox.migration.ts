@@ -2,19 +2,11 @@ import { type MigrationOptions } from '@nest-outbox/core';
 import { createTableMigration, type SqlMigrationClass } from '@nest-outbox/core/internal';
 import { dropOutboxSchemaSql, outboxSchemaSql } from './outbox-schema.sql';
 
-/**
- * Where the outbox table goes, and when its migration sorts among yours: the options shape
- * every nest-outbox migration factory takes (`MigrationOptions` of `@nest-outbox/core`).
- * `timestamp` defaults to 1764633600000 (version 1 of the outbox DDL).
- * @publicApi
- */
+/** `MigrationOptions`; `timestamp` defaults to 1764633600000 (version 1 of the outbox DDL). @publicApi */
 export type OutboxMigrationOptions = MigrationOptions;
 
 /**
- * A TypeORM migration class creating the outbox table (with its partial index of
- * unpublished rows) in `schema.table`; `down` drops the table. Names are validated; the
- * migration's name carries both (`NestOutbox<Schema><Table><timestamp>`).
- *
+ * A TypeORM migration class creating the outbox table; `down` drops it.
  * @example
  * ```ts
  * new DataSource({ ..., migrations: [createOutboxMigration({ schema: 'app', table: 'outbox' })] });

@@ -7,23 +7,14 @@ export interface NamedStatement {
   readonly text: string;
 }
 
-/**
- * `<prefix>_<digest of text>`: one prepared statement per text on each connection, and a
- * changed text never reuses a name prepared for another.
- * @internal
- */
+/** `<prefix>_<digest of text>`: a changed text never reuses a name prepared for another. @internal */
 export function statementName(prefix: string, text: string): string {
   return `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 }
 
-/** A contract column of the outbox: name, SQL type, and its bound value for one row. */
 type Column = readonly [name: string, type: string, value: (row: OutboxRow) => unknown];
 
-/**
- * The columns `record()` fills, in statement order; the relay's columns keep their
- * defaults. The one place that maps an event to its bound values.
- * @internal
- */
+/** The columns `record()` fills, in statement order: the one map from an event to its values. @internal */
 export const OUTBOX_INSERT_COLUMNS: readonly Column[] = [
   ['event_id', 'uuid', (r) => r.eventId],
   ['event_type', 'text', (r) => r.eventType],
@@ -40,13 +31,10 @@ export const OUTBOX_INSERT_COLUMNS: readonly Column[] = [
 const NAMES = OUTBOX_INSERT_COLUMNS.map(([name]) => name).join(', ');
 
 /**
- * One statement that first takes the advisory locks of every aggregate in the batch (`$1`,
- * keys already sorted and distinct), then inserts all rows in the order given.
- *
- * The locks sit in an uncorrelated sub-select of the WHERE clause, which PostgreSQL runs
- * as an InitPlan / one-time filter before the first row is produced, so every row's `id`
- * (identity) is drawn after the locks are held: for one aggregate, `id` order is commit
- * order. Same shape for any number of rows, so it is prepared once per connection.
+ * Takes the advisory locks of the batch's aggregates (`$1`, sorted, distinct), then inserts
+ * the rows: the locks sit in an uncorrelated sub-select of the WHERE clause, a one-time filter
+ * run before the first row, so every `id` is drawn under the locks (for one aggregate, `id`
+ * order is commit order). One shape for any number of rows.
  * @internal
  */
 export function outboxInsertStatement(qualifiedTable: string): NamedStatement {
@@ -58,13 +46,7 @@ export function outboxInsertStatement(qualifiedTable: string): NamedStatement {
   return { name: statementName('nest_outbox_insert', text), text };
 }
 
-/**
- * The same for exactly one row, with scalar parameters (`$1` the lock key, then one per
- * column): no arrays to build in Node nor to parse and unnest in PostgreSQL, the common
- * case of one event per command. The lock is a one-time filter of the FROM-less SELECT,
- * evaluated before its projection draws the `id`.
- * @internal
- */
+/** The same for one row with scalar parameters (no arrays to build and unnest): the common case. @internal */
 export function outboxInsertOneStatement(qualifiedTable: string): NamedStatement {
   const values = OUTBOX_INSERT_COLUMNS.map(([, type], i) => `$${i + 2}::${type}`).join(', ');
   const text =

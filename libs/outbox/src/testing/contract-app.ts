@@ -23,7 +23,6 @@ export class ContractApp {
     this.pool = new Pool({ connectionString: stack.databaseUrl, max: 3 });
   }
 
-  /** Recreates the schema, runs `ddl` in it, then starts an application importing `modules`. */
   async start(ddl: string, modules: DynamicModule[]): Promise<void> {
     await this.pool.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`);
     await this.pool.query(`CREATE SCHEMA ${this.schema}`);

@@ -2,10 +2,8 @@ import type { RecordedEvent } from '../event/outbox-event.interface';
 import type { OutboxService } from '../outbox.service';
 
 /**
- * Runs `command` and returns the events it recorded (through `record()` and
- * `transitionAndRecord()` of `outbox`), in order, once it has resolved: a unit test of a
- * command checks what it announced without Kafka nor a relay. Rejects as `command` does.
- * Not for concurrent commands on the same `OutboxService`.
+ * Runs `command` and returns the events it recorded, in order: a unit test checks what a
+ * command announced without Kafka nor a relay. Not for concurrent commands.
  * @example
  * ```ts
  * const events = await recordedEvents(app.get(OutboxService), () => orders.confirm('o-1'));

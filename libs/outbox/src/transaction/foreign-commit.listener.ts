@@ -7,10 +7,8 @@ import type {
 } from 'typeorm';
 
 /**
- * Learns when a transaction the outbox did not open (a plain nestjs-cls transaction in
- * which `record()` inserted directly) really commits, so the relay is woken after that
- * commit and not before. A TypeORM subscriber on the data source, attached on first use:
- * TypeORM is the one stack whose commit the outbox can observe; elsewhere the relay polls.
+ * Wakes the relay after a transaction the outbox did not open commits: a TypeORM subscriber,
+ * attached on first use (the one stack whose commit can be observed; elsewhere the relay polls).
  * @internal
  */
 export class ForeignCommitListener implements EntitySubscriberInterface {
@@ -19,7 +17,6 @@ export class ForeignCommitListener implements EntitySubscriberInterface {
 
   constructor(private readonly onCommit: () => void) {}
 
-  /** Wakes the relay when the transaction behind `tx` commits, if `tx` is TypeORM's. */
   track(tx: unknown): void {
     const manager = tx as { queryRunner?: QueryRunner; connection?: DataSource } | null;
     const queryRunner = manager?.queryRunner;
@@ -42,7 +39,6 @@ export class ForeignCommitListener implements EntitySubscriberInterface {
     if (!event.queryRunner.isTransactionActive) this.pending.delete(event.queryRunner);
   }
 
-  /** Removes the subscriber from every data source it was attached to. */
   detach(): void {
     for (const dataSource of this.attached) {
       const index = dataSource.subscribers.indexOf(this);

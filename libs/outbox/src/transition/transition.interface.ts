@@ -8,9 +8,8 @@ export interface TransitionSpec {
   readonly table: string;
   /** Value of the id column (bound, never interpolated). */
   readonly id: unknown;
-  /** The state(s) the row must be in for the transition to happen. */
+  /** The state(s) the row must be in. */
   readonly from: string | readonly string[];
-  /** The new state. */
   readonly to: string;
   /** Other columns to set in the same statement (names validated, values bound). */
   readonly set?: Readonly<Record<string, unknown>>;

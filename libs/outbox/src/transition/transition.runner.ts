@@ -38,16 +38,13 @@ export class TransitionRunner {
     private readonly metrics: OutboxMetrics,
   ) {}
 
-  /**
-   * The UPDATE, with the INSERT of `row` in the same statement when given; returns the new
-   * version, which is also the event's `aggregate_version` (`row.aggregateVersion` is ignored).
-   */
+  /** The UPDATE (with `row`'s INSERT when given); returns the new version (the event's). */
   async run(sql: SqlExecutor, spec: TransitionSpec, row?: OutboxRow): Promise<number> {
     const statement = this.statementFor(spec, row !== undefined);
     const values = transitionValues(spec, statement);
     if (row) values.push(...outboxRowValues(row, EVENT_COLUMNS));
     const version = (await sql.query(statement.text, values, statement.name))[0]?.version;
-    if (version === undefined || version === null) {
+    if (version == null) {
       this.metrics.transitionsRefused.inc();
       throw new InvalidTransitionError(spec.table, spec.id, fromStates(spec), spec.to);
     }

@@ -20,12 +20,7 @@ function quotedTable(table: string): string {
   return parts.map((part) => sqlIdentifier(WHERE, 'table', part)).join('.');
 }
 
-/**
- * The conditional UPDATE for the shape of `spec` (table, columns; not values), named for
- * preparing. `$1` id, `$2` new status, `$3` accepted statuses (an array of the column's
- * type), then one parameter per `set` column.
- * @internal
- */
+/** The UPDATE of `spec`'s shape: `$1` id, `$2` new status, `$3` accepted statuses, then the `set` columns. @internal */
 export function transitionStatement(spec: TransitionSpec): TransitionStatement {
   const status = sqlIdentifier(WHERE, 'statusColumn', spec.statusColumn ?? 'status');
   const version = sqlIdentifier(WHERE, 'versionColumn', spec.versionColumn ?? 'version');
@@ -39,15 +34,11 @@ export function transitionStatement(spec: TransitionSpec): TransitionStatement {
 }
 
 /**
- * The conditional transition and its event as one statement (one round trip), the INSERT
- * reading the new version from the UPDATE's CTE. Parameters: those of the transition's UPDATE (`$1` id, `$2` to, `$3` from, then the `set`
- * columns), then the aggregate's lock key, then the event's columns but its version, which
- * is the UPDATE's new version. The plan is a CTE Scan on `t` filtered by the advisory lock:
- * the UPDATE first produces its row (row lock taken; the condition re-checked after a
- * wait), then the filter takes the aggregate's lock, then the projection draws the
- * identity `id`. That is the order of the two-statement form (transition, then the INSERT
- * with its lock), so the two forms never deadlock each other, and `id` order stays commit
- * order per aggregate. No row updated: no lock taken, no event, no row returned.
+ * The transition and its event as one statement: the UPDATE's parameters, the lock key, then
+ * the event's columns but its version (the UPDATE's). The UPDATE produces its row (row lock),
+ * then the filter takes the aggregate's lock, then the projection draws `id`: the order of the
+ * two-statement form, so the two never deadlock and `id` order stays commit order. No row
+ * updated: no lock, no event.
  * @internal
  */
 export function transitionRecordStatement(
