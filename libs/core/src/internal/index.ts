@@ -44,11 +44,11 @@ export {
 } from '../sql-migration';
 export { errorLabel } from '../error-label';
 export { isDatabaseUnavailable } from '../database-unavailable';
-export { LOG_FORMAT_ENV, logFormat, logLine } from '../log-line';
+export { LOG_FORMAT_ENV, logLine } from '../log-line';
 export { otelApi } from '../tracing/otel-api';
 export { runInSpan } from '../tracing/run-in-span';
 export { activeTraceHeaders, parseTraceHeaders } from '../tracing/w3c-trace-context';
-export { resolvePressureOptions, type ResolvedPressureOptions } from '../pressure/pressure-options';
+export { resolvePressureOptions } from '../pressure/pressure-options';
 export {
   BacklogPressure,
   PRESSURE_LEVEL_VALUE,
