@@ -48,3 +48,4 @@ export {
   type RecordsRewrite,
 } from './kafka-fetch-rewriter';
 export { NATS_SERVERS, createTestStream, natsConnect, type TestStream } from './nats';
+export { RABBITMQ_URL, amqpHeaders, rabbitTestClient, type RabbitTestClient } from './rabbitmq';

@@ -22,6 +22,8 @@ export { RelaySchemaMissingError } from './errors/relay-schema-missing.error';
 export { UnacknowledgedPartitionError } from './errors/unacknowledged-partition.error';
 export { PlatformaticKafkaError } from './platformatic/platformatic-kafka.error';
 export { JetStreamPublishError } from './jetstream/jetstream-publish.error';
+export { RabbitMqPublishError } from './rabbitmq/rabbitmq-publish.error';
+export type { RelayRabbitMqOptions } from './rabbitmq/rabbitmq.options';
 export { RelayLoop } from './loop/relay.loop';
 export type { RelayTotals } from './outcome/batch-outcome';
 export type {

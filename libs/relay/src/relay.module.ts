@@ -14,6 +14,7 @@ import { NatsJetStreamPublisher } from './jetstream/nats-jetstream.publisher';
 import { PlatformaticKafkaPublisher } from './platformatic/platformatic-kafka.publisher';
 import type { RelayPublisher } from './publisher/relay-publisher.interface';
 import { KafkaPublisher } from './publisher/kafka.publisher';
+import { RabbitMqPublisher } from './rabbitmq/rabbitmq.publisher';
 import { createRelayPool, RelayPoolHolder } from './relay-pool.holder';
 import {
   RELAY_METRICS,
@@ -28,6 +29,7 @@ import { RelayStore } from './store/relay.store';
 
 function brokerPublisher(o: ResolvedRelayOptions): RelayPublisher {
   if (o.nats) return new NatsJetStreamPublisher(o.nats, o.publishTimeoutMs);
+  if (o.rabbitmq) return new RabbitMqPublisher(o.rabbitmq);
   return o.client === 'platformatic'
     ? new PlatformaticKafkaPublisher(o.raw.kafka!, o.compression)
     : new KafkaPublisher(o.raw.kafka!, o.raw.tuning?.producer, { compression: o.compression });

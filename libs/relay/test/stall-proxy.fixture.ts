@@ -84,6 +84,14 @@ export class StallProxy {
     }
   }
 
+  /** Destroys every live connection (new ones are still accepted). */
+  cut(): void {
+    for (const entry of this.live) {
+      entry.client.destroy();
+      entry.upstream.destroy();
+    }
+  }
+
   /** Connections opened before `at` and still open. */
   openSince(at: number): ProxiedConnection[] {
     return this.connections.filter((c) => c.openedAt <= at && c.closedAt === undefined);

@@ -26,6 +26,7 @@ const BY_TYPE: Readonly<Record<string, PublishFailureReason>> = {
   REQUEST_TIMED_OUT: 'request_timeout',
   UNKNOWN_TOPIC_OR_PARTITION: 'no_topic',
   INVALID_TOPIC_EXCEPTION: 'no_topic',
+  UNROUTABLE: 'no_topic',
   MESSAGE_TOO_LARGE: 'message_too_large',
   RECORD_LIST_TOO_LARGE: 'message_too_large',
   TOPIC_AUTHORIZATION_FAILED: 'authorization',

@@ -6,6 +6,7 @@ import type { ErrorKind } from '../errors/error-kind';
 import type { Registry } from 'prom-client';
 import type { RelayCompression } from '../publisher/compression';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
+import type { RelayRabbitMqOptions } from '../rabbitmq/rabbitmq.options';
 
 /** What a classifier sees about the event whose publish failed (never the payload). */
 export interface ClassifiedEvent {
@@ -91,7 +92,7 @@ export type RelayKafkaClient = 'kafkajs' | 'platformatic';
 export type RelayNatsOptions = NatsConnectionOptions;
 
 /** The broker the relay publishes to. @publicApi */
-export type RelayBroker = 'kafka' | 'nats-jetstream';
+export type RelayBroker = 'kafka' | 'nats-jetstream' | 'rabbitmq';
 
 /**
  * Options of `RelayModule.forRoot()` / `forRootAsync()`.
@@ -118,12 +119,15 @@ export interface RelayModuleOptions {
    * The broker: `kafka`, or `nats-jetstream` (optional peers: `npm i @nats-io/transport-node@^3
    * @nats-io/jetstream@^3 @nats-io/nats-core@^3`), which takes `nats` instead of `kafka` and
    * publishes each event to subject `<topic>.<aggregate id>` with `Nats-Msg-Id` = event id
-   * (see docs/NATS.md).
+   * (see docs/NATS.md); or `rabbitmq` (optional peer: `npm i amqplib@^2`), which takes
+   * `rabbitmq` instead of `kafka` (see docs/RABBITMQ.md).
    * @default 'kafka'
    */
   readonly broker?: RelayBroker;
   /** NATS connection of `broker: 'nats-jetstream'`. */
   readonly nats?: RelayNatsOptions;
+  /** RabbitMQ connection and exchange of `broker: 'rabbitmq'`. */
+  readonly rabbitmq?: RelayRabbitMqOptions;
   readonly routing: TopicRoutingOptions;
   /** Housekeeping of published rows; `false` keeps them forever. @default {} (delete after 7 days) */
   readonly retention?: RetentionOptions | false;

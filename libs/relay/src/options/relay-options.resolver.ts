@@ -27,7 +27,7 @@ export type ResolvedRelayOptions = ReturnType<typeof resolveRelayOptions>;
 const check = new OptionChecks(RELAY_MODULE);
 const COMPRESSIONS = ['none', 'gzip', 'snappy'] as const;
 const CLIENTS = ['kafkajs', 'platformatic'] as const;
-const BROKERS = ['kafka', 'nats-jetstream'] as const;
+const BROKERS = ['kafka', 'nats-jetstream', 'rabbitmq'] as const;
 
 function resolveRetention(
   r: RetentionOptions | false | undefined,
@@ -97,6 +97,23 @@ function resolveRequired(raw: RelayModuleOptions): void {
     check.fail('routing', 'is required: give { defaultTopic } and/or { routes }');
 }
 
+/** The `rabbitmq` connection of `broker: 'rabbitmq'`, with its defaults. */
+function resolveRabbitMq(r: RelayModuleOptions['rabbitmq']) {
+  if (!r || typeof r.url !== 'string' || !/^amqps?:\/\//.test(r.url))
+    return check.fail(
+      'rabbitmq.url',
+      "is required with broker 'rabbitmq': give 'amqp://user:password@host:5672/vhost'",
+    );
+  if (r.exchange !== undefined && typeof r.exchange !== 'string')
+    check.fail('rabbitmq.exchange', "must be an exchange name ('' for the default exchange)");
+  const maxMessageBytes = check.integer(
+    'rabbitmq.maxMessageBytes',
+    r.maxMessageBytes,
+    16 * 1024 * 1024,
+  );
+  return { ...r, exchange: r.exchange ?? '', maxMessageBytes };
+}
+
 /** The client, and with `platformatic`, no setting only kafkajs has. */
 function resolveClient(raw: RelayModuleOptions) {
   const client = check.oneOf('client', raw.client, CLIENTS, 'kafkajs');
@@ -108,14 +125,14 @@ function resolveClient(raw: RelayModuleOptions) {
   return client;
 }
 
-/** The broker, and with `nats-jetstream`, its connection and no Kafka setting. */
+/** The broker, and with another than Kafka, its connection and no Kafka setting. */
 function resolveBroker(raw: RelayModuleOptions) {
   const broker = check.oneOf('broker', raw.broker, BROKERS, 'kafka');
-  if (broker === 'kafka') {
-    if (raw.nats !== undefined)
-      check.fail('nats', "is a NATS setting: remove it, or set broker 'nats-jetstream'");
-    return { broker, nats: undefined };
-  }
+  if (raw.nats !== undefined && broker !== 'nats-jetstream')
+    check.fail('nats', "is a NATS setting: remove it, or set broker 'nats-jetstream'");
+  if (raw.rabbitmq !== undefined && broker !== 'rabbitmq')
+    check.fail('rabbitmq', "needs broker: 'rabbitmq' (or remove it)");
+  if (broker === 'kafka') return { broker, nats: undefined, rabbitmq: undefined };
   const kafkaOnly = {
     kafka: raw.kafka,
     client: raw.client,
@@ -125,9 +142,12 @@ function resolveBroker(raw: RelayModuleOptions) {
   for (const [option, value] of Object.entries(kafkaOnly))
     if (value !== undefined)
       check.fail(option, `is a Kafka setting: remove it with broker '${broker}'`);
+  const own = !raw.tuning?.publisher;
   return {
     broker,
-    nats: raw.tuning?.publisher ? undefined : natsConnectOptions(check, 'nats', raw.nats),
+    nats:
+      own && broker === 'nats-jetstream' ? natsConnectOptions(check, 'nats', raw.nats) : undefined,
+    rabbitmq: own && broker === 'rabbitmq' ? resolveRabbitMq(raw.rabbitmq) : undefined,
   };
 }
 
