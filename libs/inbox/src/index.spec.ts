@@ -67,6 +67,8 @@ describe('@nest-outbox/inbox public barrel', () => {
        "interface InboxRetentionOptions",
        "class InboxRetentionTooShortError",
        "interface InboxRetryOptions",
+       "class InboxRmqServer",
+       "type InboxRmqServerOptions",
        "class InboxSchemaMissingError",
        "function inboxSchemaSql",
        "interface InboxTableNames",

@@ -40,4 +40,5 @@ export {
 export { createInboxMigration, type InboxMigrationOptions } from './schema/inbox.migration';
 export { InboxKafkaServer, type InboxKafkaServerOptions } from './transport/inbox-kafka.server';
 export { PlatformaticInboxServer } from './platformatic/platformatic-inbox.server';
+export { InboxRmqServer, type InboxRmqServerOptions } from './rabbitmq/inbox-rmq.server';
 export type { PlatformaticInboxServerOptions } from './platformatic/platformatic-inbox.options';

@@ -124,7 +124,8 @@ export function fakeRoute(
     consumer,
     policy: policyOf(options.policy),
     batch: options.batch === true,
-    invoke: (payload, context: InboxKafkaContext) => {
+    invoke: (payload, inboxContext) => {
+      const context = inboxContext as InboxKafkaContext;
       const call = {
         consumer,
         offsets: options.batch

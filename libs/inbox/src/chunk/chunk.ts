@@ -1,10 +1,11 @@
 import type { EventEnvelope } from '@nest-outbox/core';
-import { KafkaContext } from '@nestjs/microservices';
+import { KafkaContext, type RmqContext } from '@nestjs/microservices';
 import type { ConsumerSession } from '../consumer/consumer.session';
 import type { PartitionOffsetTracker } from '../consumer/partition-offset.tracker';
 import { headerStrings, type ParsedRecord, type RejectionCode } from '../envelope/envelope.decoder';
 import type { ResolvedHandlerPolicy } from '../options/inbox-options.resolver';
 import type { RecordPosition } from '../store/inbox.store';
+import type { InboxRmqContext } from './inbox-rmq.context';
 
 /**
  * The final result of one record. `paused` is the only one that is not final: its offset
@@ -36,7 +37,10 @@ export interface InboxRoute {
    * Calls the method with the controller's guards, interceptors, pipes and exception filters;
    * `payload` is what `@Payload()` reads, `context` what `@Ctx()` and `@InboxEvent(s)()` read.
    */
-  readonly invoke: (payload: unknown, context: InboxKafkaContext) => Promise<unknown>;
+  readonly invoke: (
+    payload: unknown,
+    context: InboxKafkaContext | InboxRmqContext,
+  ) => Promise<unknown>;
 }
 
 /** One Kafka record of a chunk, as Nest's parser and deserializer made it. @internal */
@@ -48,7 +52,8 @@ export interface ChunkRecord {
   readonly headers: Record<string, string>;
   /** What `@Payload()` reads (computed on first use). */
   readonly payload: () => unknown;
-  readonly context: KafkaContext;
+  /** The record's `KafkaContext` (consumer, heartbeat, producer), or its `RmqContext`. */
+  readonly context: KafkaContext | RmqContext;
 }
 
 /** Why a record was refused before any handler ran. @internal */
@@ -81,6 +86,12 @@ export interface InboxDelivery extends ChunkRecord {
   readonly tracker?: PartitionOffsetTracker;
   /** The decoded event, when the record was accepted. */
   readonly envelope?: EventEnvelope;
+}
+
+/** Keeps a Kafka consumer in its group while a record waits (RabbitMQ needs nothing). @internal */
+export function heartbeatOf(record: Pick<ChunkRecord, 'context'>): Promise<void> {
+  const { context } = record;
+  return context instanceof KafkaContext ? context.getHeartbeat()() : Promise.resolve();
 }
 
 /** The chunk record of a record's `KafkaContext` (its message as Nest's parser made it). @internal */

@@ -52,9 +52,10 @@ export class InboxConsumerRegistry implements BeforeApplicationShutdown {
       unwatch();
       for (const s of statuses.splice(0)) s.unsubscribe();
     };
-    this.stopLag = pollGroupLag(options.raw.kafka, () =>
-      [...this.sessions.values()].map((s) => s.lag),
-    );
+    const { kafka } = options.raw;
+    this.stopLag = kafka
+      ? pollGroupLag(kafka, () => [...this.sessions.values()].map((s) => s.lag))
+      : () => Promise.resolve();
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { InboxKafkaContext } from '../chunk/chunk';
+import { InboxRmqContext } from '../chunk/inbox-rmq.context';
 import { InboxMisuseError } from '../errors/inbox-misuse.error';
 
 /**
@@ -11,7 +12,7 @@ import { InboxMisuseError } from '../errors/inbox-misuse.error';
  */
 export const InboxEvent = createParamDecorator((_data: unknown, context: ExecutionContext) => {
   const inbox = context.switchToRpc().getContext<unknown>();
-  if (!(inbox instanceof InboxKafkaContext)) {
+  if (!(inbox instanceof InboxKafkaContext || inbox instanceof InboxRmqContext)) {
     throw new InboxMisuseError(
       '@InboxEvent() is only available in a method decorated with @InboxHandler(consumer)',
     );
@@ -33,7 +34,7 @@ export const InboxEvent = createParamDecorator((_data: unknown, context: Executi
  */
 export const InboxEvents = createParamDecorator((_data: unknown, context: ExecutionContext) => {
   const inbox = context.switchToRpc().getContext<unknown>();
-  if (!(inbox instanceof InboxKafkaContext) || !inbox.batch) {
+  if (!(inbox instanceof InboxKafkaContext || inbox instanceof InboxRmqContext) || !inbox.batch) {
     throw new InboxMisuseError(
       '@InboxEvents() is only available in a method decorated with @InboxBatchHandler(consumer); ' +
         'an @InboxHandler method reads its one event with @InboxEvent()',

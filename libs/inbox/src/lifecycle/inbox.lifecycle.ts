@@ -20,6 +20,8 @@ import { InboxPipeline } from '../pipeline/inbox.pipeline';
 import { checkTopicRetention } from '../retention/topic-retention.checker';
 import { InboxStore } from '../store/inbox.store';
 import { InboxKafkaServer } from '../transport/inbox-kafka.server';
+import type { InboxConsumerPort } from '../consumer/inbox-consumer.port';
+import { InboxRmqServer } from '../rabbitmq/inbox-rmq.server';
 
 /** DELETE statements per pruning run at most. */
 const MAX_PRUNE_BATCHES = 100;
@@ -47,17 +49,22 @@ export class InboxLifecycle
     @Inject(InboxConsumerRegistry) registry: InboxConsumerRegistry,
     @Inject(ModulesContainer) modules: ModulesContainer,
   ) {
+    const link = {
+      pipeline,
+      routes: (topic: string) => routes.forTopic(topic),
+      session: (port: InboxConsumerPort) => registry.attachPort(port),
+      connectionName: options.connectionName,
+    };
     const unwatch = watchKafkaServers(modules, (server) => {
       if (!(server instanceof InboxKafkaServer)) return this.watchPlain(server);
-      server.useInbox({
-        pipeline,
-        routes: (topic) => routes.forTopic(topic),
-        session: (port) => registry.attachPort(port),
-        connectionName: options.connectionName,
-      });
+      server.useInbox(link);
+    });
+    const rmq = modules.getRpcTargetRegistry<unknown>().subscribe((server) => {
+      if (server instanceof InboxRmqServer) server.useInbox(link);
     });
     this.unwatch = () => {
       unwatch();
+      rmq.unsubscribe();
       for (const s of this.statuses.splice(0)) s.unsubscribe();
     };
   }

@@ -69,8 +69,14 @@ export interface InboxMetricsOptions {
  * @publicApi
  */
 export interface InboxModuleOptions extends Pick<InboxTableNames, 'schema'> {
-  /** kafkajs client config used for the admin calls (topic retention). `brokers` is required. */
-  readonly kafka: KafkaConfig;
+  /**
+   * The broker the handlers consume from: `kafka` (`InboxKafkaServer`), or `rabbitmq`
+   * (`InboxRmqServer`, no `kafka` needed, no topic retention check; see docs/RABBITMQ.md).
+   * @default 'kafka'
+   */
+  readonly broker?: 'kafka' | 'rabbitmq';
+  /** kafkajs client config used for the admin calls (topic retention, lag). `brokers` is required with broker 'kafka'. */
+  readonly kafka?: KafkaConfig;
   readonly retry?: InboxRetryOptions;
   /** @default 'dead-letter' */
   readonly onExhausted?: ExhaustedPolicy;

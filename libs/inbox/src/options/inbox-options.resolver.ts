@@ -126,8 +126,16 @@ export function resolveInboxOptions(
       'options',
       'must be an object, for example { kafka: { brokers: ["localhost:9092"] } }',
     );
+  const broker = check.oneOf('broker', options.broker, ['kafka', 'rabbitmq'] as const, 'kafka');
   const brokers = options.kafka?.brokers;
-  if (!options.kafka || (Array.isArray(brokers) && brokers.length === 0) || brokers === undefined) {
+  if (broker === 'rabbitmq') {
+    if (options.kafka !== undefined)
+      check.fail('kafka', "is not used with broker 'rabbitmq': remove it");
+  } else if (
+    !options.kafka ||
+    (Array.isArray(brokers) && brokers.length === 0) ||
+    brokers === undefined
+  ) {
     check.fail(
       'kafka.brokers',
       'is required (the kafkajs client config used for admin calls), for example { kafka: { brokers: ["localhost:9092"] } }',

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TransactionHost } from '@nestjs-cls/transactional';
 import type { EventEnvelope } from '@nest-outbox/core';
 import { logLine } from '@nest-outbox/core/internal';
+import { KafkaContext } from '@nestjs/microservices';
+import { InboxRmqContext } from '../chunk/inbox-rmq.context';
 import {
   deliveryFields,
   deliveryOf,
@@ -222,7 +224,10 @@ async function invokeRoute(
   for (const admitted of calls) {
     const { record } = admitted[admitted.length - 1]!;
     const events = admitted.map((a) => a.event);
-    const context = new InboxKafkaContext(record.context, events, route.batch);
+    const context =
+      record.context instanceof KafkaContext
+        ? new InboxKafkaContext(record.context, events, route.batch)
+        : new InboxRmqContext(record.context, events, route.batch);
     const traced = { consumer: route.consumer, position: record.position };
     const done = metrics.handlerSeconds.startTimer({ consumer: route.consumer });
     try {

@@ -14,7 +14,7 @@ export async function checkTopicRetention(
   topics: string[],
   logger: Logger,
 ): Promise<void> {
-  if (!options.retention.checkTopics || topics.length === 0) return;
+  if (!options.retention.checkTopics || topics.length === 0 || !options.raw.kafka) return;
   const { keepMs: inboxRetentionMs, replayWindowMs, onTooShort } = options.retention;
   const admin = new Kafka({
     logLevel: logLevel.NOTHING,

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EVENT_HEADERS } from '@nest-outbox/core';
 import { errorLabel, isUuid, logLine } from '@nest-outbox/core/internal';
-import type { InboxDelivery, Rejection } from '../chunk/chunk';
+import { KafkaContext } from '@nestjs/microservices';
+import { heartbeatOf, type InboxDelivery, type Rejection } from '../chunk/chunk';
 import { valueBytes, type RejectionCode } from '../envelope/envelope.decoder';
 import { InboxMetrics } from '../metrics/inbox.metrics';
 import { InboxStore, type RejectionEvidence, type RejectionRow } from '../store/inbox.store';
@@ -79,7 +80,7 @@ export class DeadLetterSink {
         else if (attempt >= WRITE_DELAYS_MS.length) throw error;
         else {
           await new Promise((resolve) => setTimeout(resolve, WRITE_DELAYS_MS[attempt]));
-          await delivery.context.getHeartbeat()();
+          await heartbeatOf(delivery);
         }
       }
     }
@@ -105,7 +106,9 @@ export class DeadLetterSink {
     reason: string,
     attempts: number,
   ): Promise<RejectionRow> {
-    const topic = delivery.policy.deadLetterTopic;
+    // Under RabbitMQ the queue's dead-letter exchange takes the message (nacked, not requeued).
+    const topic =
+      delivery.context instanceof KafkaContext ? delivery.policy.deadLetterTopic : undefined;
     const sendFailure = topic ? await this.publish(delivery, topic, code, reason) : undefined;
     const { headers, position } = delivery;
     return {
@@ -171,7 +174,9 @@ export class DeadLetterSink {
         'x-inbox-source': `${position.topic}/${position.partition}/${position.offset}`,
       };
       const value = valueBytes(message.value) ?? null;
-      await delivery.context.getProducer().send({ topic, messages: [{ key, value, headers }] });
+      await (delivery.context as KafkaContext)
+        .getProducer()
+        .send({ topic, messages: [{ key, value, headers }] });
       return undefined;
     } catch (error) {
       return errorLabel(error);

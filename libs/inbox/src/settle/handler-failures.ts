@@ -6,7 +6,7 @@ import {
   isDatabaseUnavailable,
   logLine,
 } from '@nest-outbox/core/internal';
-import { deliveryFields, type InboxDelivery, type InboxOutcome } from '../chunk/chunk';
+import { deliveryFields, heartbeatOf, type InboxDelivery, type InboxOutcome } from '../chunk/chunk';
 import { InboxHandlerSkippedError } from '../errors/inbox-handler-skipped.error';
 import { InboxPermanentError } from '../errors/inbox-permanent.error';
 import { InboxRetryAbandoned } from '../errors/inbox-retry-abandoned.error';
@@ -106,7 +106,7 @@ export class HandlerFailures {
   }
 
   private async heartbeat(delivery: InboxDelivery): Promise<void> {
-    await delivery.context.getHeartbeat()();
+    await heartbeatOf(delivery);
     if (delivery.tracker && !delivery.session.isAssigned(delivery.tracker)) {
       throw new InboxRetryAbandoned(
         `retry of event ${delivery.envelope?.eventId ?? '-'} abandoned: partition ${delivery.position.topic}/${delivery.position.partition} revoked or consumer stopping`,

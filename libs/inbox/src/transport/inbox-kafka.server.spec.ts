@@ -1,3 +1,4 @@
+import type { KafkaContext } from '@nestjs/microservices';
 import { InvalidOptionsError } from '@nest-outbox/core';
 import type { MessageHandler } from '@nestjs/microservices';
 import type { Consumer, ConsumerRunConfig, EachBatchPayload } from 'kafkajs';
@@ -133,7 +134,8 @@ describe('InboxKafkaServer', () => {
       offset: 7n,
     });
     expect(record!.headers.event_type).toBe('order.confirmed');
-    expect([record!.context.getTopic(), record!.context.getPartition()]).toEqual(['t', 0]);
+    const context = record!.context as KafkaContext;
+    expect([context.getTopic(), context.getPartition()]).toEqual(['t', 0]);
     expect(await record!.payload()).toEqual({ at: 7 });
   });
 
