@@ -78,6 +78,7 @@ export class PlatformaticFetchLoop {
         if (backoff.attempts > this.settings.retries) {
           const groupId = this.consumer.groupId;
           this.port.emit('crash', { error: error as Error, restart: true, groupId });
+          this.port.positions.clear(); // read again from the group's commits once it rejoined
         } else this.logger.warn(`fetch failed stage=fetch (${errorLabel(error)}); trying again`);
         await sleep(delay);
       }

@@ -1,9 +1,14 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from '@nestjs/common';
+import type { Consumer } from '@platformatic/kafka';
 import { PACKED_HEADERS_HEADER } from '../kafkajs/header-decoding';
 import { guardRecords } from '../kafkajs/record-batch.guard';
 import { createRecordsBatch, readRecordsBatches, Reader } from '@platformatic/kafka';
 import { fetchedBatch } from './fetched-batch';
 import type { FetchedPartition } from './guarded-fetch';
 import { PartitionPositions } from './partition-positions';
+import { PlatformaticConsumerPort } from './platformatic-consumer.port';
+import { PlatformaticFetchLoop } from './platformatic-fetch.loop';
 import { messageOf } from './platformatic-message';
 
 const b = (s: string) => Buffer.from(s);
@@ -131,5 +136,52 @@ describe('platformaticKafka', () => {
       expect(refusal?.constructor.name).toBe('OptionalPeerMissingError');
       expect(() => platformaticKafka()).toThrow(/npm i @platformatic\/kafka/);
     });
+  });
+});
+
+describe('PlatformaticFetchLoop', () => {
+  it('reports a crash after its retries fail in a row, and joins its group again', async () => {
+    const events = new EventEmitter();
+    let joins = 0;
+    const consumer = Object.assign(events, {
+      groupId: 'g',
+      topics: { trackAll: () => undefined },
+      joinGroup: () => {
+        joins += 1;
+        const assignments = [{ topic: 't', partitions: [0] }];
+        events.emit('consumer:group:join', { groupId: 'g', assignments });
+        return Promise.resolve('member');
+      },
+      listCommittedOffsets: () => Promise.reject(new Error('broker down')),
+      clearMetadata: () => undefined,
+    });
+    const port = new PlatformaticConsumerPort(consumer as unknown as Consumer);
+    const seen: string[] = [];
+    const stop = port.listen({
+      join: () => seen.push('join'),
+      crash: (p) => seen.push(`crash ${p.error?.message} restart=${p.restart}`),
+      rebalancing: () => undefined,
+      stop: () => seen.push('stop'),
+      connect: () => undefined,
+      named: () => undefined,
+      batchStart: () => undefined,
+      batchEnd: () => undefined,
+    });
+    const logger = { warn: () => undefined, error: () => undefined } as unknown as Logger;
+    const settings = { fromBeginning: true, partitionMaxBytes: 1, concurrency: 1, retries: 1 };
+    const loop = new PlatformaticFetchLoop(
+      port,
+      ['t'],
+      settings,
+      {} as never,
+      () => Promise.resolve(),
+      logger,
+    );
+    await loop.start();
+    const deadline = Date.now() + 10_000;
+    while (joins < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await loop.stop();
+    stop();
+    expect(seen.slice(0, 3)).toEqual(['join', 'crash broker down restart=true', 'join']);
   });
 });
