@@ -94,7 +94,8 @@ export interface InboxTestAppOptions {
 }
 
 /** The inbox servers the tests run on: `InboxKafkaServer` (kafkajs) or `PlatformaticInboxServer`. */
-export type InboxTestClient = 'kafkajs' | 'platformatic';
+export const INBOX_TEST_CLIENTS = ['kafkajs', 'platformatic'] as const;
+export type InboxTestClient = (typeof INBOX_TEST_CLIENTS)[number];
 
 /** `SetMetadata` key on the test handler: what an application's guard reads with `Reflector`. */
 export const HANDLER_MARK = 'inbox-test:handler-mark';

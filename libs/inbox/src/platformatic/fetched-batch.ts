@@ -1,15 +1,12 @@
-import { crcHolds } from './batch-crc';
-import type { FetchResponsePartition, UndecodableOffsets } from './undecodable-probe';
+import type { DecodedBatch, FetchedPartition } from './guarded-fetch';
 
-/** One record as fetched (control records left out). @internal */
+/** One record as fetched (control records and aborted transactions left out). @internal */
 export interface FetchedRecord {
   readonly offset: bigint;
   readonly timestamp: bigint;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: readonly [Buffer | null, Buffer | null][];
-  /** Set when the record is an offset of a batch that could not be decoded (why). */
-  readonly undecodable?: string;
 }
 
 /** What one fetch returned for one partition, handed to the server as kafkajs' `eachBatch` is. @internal */
@@ -24,35 +21,39 @@ export interface FetchedBatch {
   readonly live: () => boolean;
 }
 
+const IS_TRANSACTIONAL = 1 << 4;
 const IS_CONTROL = 1 << 5;
+const ABORT_MARKER = 0;
 
 /**
- * The records of one partition's fetch from offset `from` on (a batch may start before it), or
- * of its undecodable offsets; a batch whose CRC-32C does not hold gives its offsets as
- * undecodable records. Undefined when the fetch returned nothing. @internal
+ * The records of one partition's fetch from offset `from` on (a batch may start before it),
+ * without control records nor the records of transactions the fetch names as aborted (as
+ * `read_committed` consumers skip them). Undefined when the fetch returned no whole batch.
+ * @internal
  */
 export function fetchedBatch(
   at: { topic: string; partition: number; live: () => boolean },
-  fetched: FetchResponsePartition | UndecodableOffsets,
+  fetched: FetchedPartition,
   from: bigint,
 ): FetchedBatch | undefined {
-  if ('undecodable' in fetched) {
-    const { offsets, undecodable, hwm } = fetched;
-    const records = offsets.map((offset) => marker(offset, undecodable));
-    return { ...at, highWatermark: hwm, records, last: offsets.at(-1)! };
-  }
-  const batches = fetched.records ?? [];
+  const { batches } = fetched;
   if (batches.length === 0) return undefined;
+  const pending = [...fetched.abortedTransactions].sort((a, b) =>
+    a.firstOffset < b.firstOffset ? -1 : 1,
+  );
+  const aborting = new Set<bigint>();
   const records: FetchedRecord[] = [];
   for (const batch of batches) {
-    if (batch.attributes & IS_CONTROL) continue;
-    if (!crcHolds(batch)) {
-      for (let delta = 0; delta <= batch.lastOffsetDelta; delta += 1) {
-        const offset = batch.firstOffset + BigInt(delta);
-        if (offset >= from) records.push(marker(offset, 'crc mismatch'));
-      }
+    while (pending.length > 0 && pending[0]!.firstOffset <= lastOf(batch))
+      aborting.add(pending.shift()!.producerId);
+    const transactional = (batch.attributes & IS_TRANSACTIONAL) !== 0;
+    if (batch.attributes & IS_CONTROL) {
+      const marker = batch.records[0]?.key;
+      if (marker && marker.length >= 4 && marker.readInt16BE(2) === ABORT_MARKER)
+        aborting.delete(batch.producerId);
       continue;
     }
+    if (transactional && aborting.has(batch.producerId)) continue;
     for (const r of batch.records) {
       const offset = batch.firstOffset + BigInt(r.offsetDelta);
       if (offset < from) continue;
@@ -60,16 +61,8 @@ export function fetchedBatch(
       records.push({ offset, timestamp, key: r.key, value: r.value, headers: r.headers });
     }
   }
-  const lastBatch = batches[batches.length - 1]!;
-  const last = lastBatch.firstOffset + BigInt(lastBatch.lastOffsetDelta);
+  const last = lastOf(batches[batches.length - 1]!);
   return { ...at, highWatermark: fetched.highWatermark, records, last };
 }
 
-const marker = (offset: bigint, undecodable: string): FetchedRecord => ({
-  offset,
-  timestamp: 0n,
-  key: null,
-  value: null,
-  headers: [],
-  undecodable,
-});
+const lastOf = (batch: DecodedBatch) => batch.firstOffset + BigInt(batch.lastOffsetDelta);

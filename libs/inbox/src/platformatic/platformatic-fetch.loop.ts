@@ -3,30 +3,26 @@ import { Backoff, errorLabel } from '@nest-outbox/core/internal';
 import type { ClusterMetadata, Consumer } from '@platformatic/kafka';
 import type { PlatformaticConsumerPort } from './platformatic-consumer.port';
 import { fetchedBatch, type FetchedBatch } from './fetched-batch';
+import type { FetchedPartition, GuardedFetch } from './guarded-fetch';
 import type { Position } from './partition-positions';
-import {
-  UndecodableProbe,
-  type FetchOne,
-  type FetchResponsePartition,
-  type UndecodableOffsets,
-} from './undecodable-probe';
 
 const EARLIEST = -2n;
 const LATEST = -1n;
+const OFFSET_OUT_OF_RANGE = 1;
 
 /**
- * The inbox's fetch loop on a `@platformatic/kafka` consumer (its public `joinGroup`, `fetch`,
- * `listCommittedOffsets`, `listOffsets`): fetches each assigned, unpaused partition from its own
- * position, hands each partition's records over as one batch and waits for it, like kafkajs'
- * `eachBatch`. The client heartbeats on its own timer meanwhile. A fetch that fails is retried
- * partition by partition; a batch the client cannot decode becomes rejected offsets. @internal
+ * The inbox's fetch loop on a `@platformatic/kafka` consumer (its public `joinGroup`,
+ * `listCommittedOffsets`, `listOffsets` and the guarded Fetch): fetches each assigned, unpaused
+ * partition from its own position, hands each partition's records over as one batch and waits
+ * for it, like kafkajs' `eachBatch`. The client heartbeats on its own timer meanwhile. A failing
+ * round is retried with backoff; after `retries` failures in a row the loop reports a crash
+ * (status `crashed`, as kafkajs' consumer does), joins its group again and goes on. @internal
  */
 export class PlatformaticFetchLoop {
   private stopped = false;
   private running: Promise<void> | undefined;
   /** Partitions whose batch is being handled (at most `concurrency`), not fetched meanwhile. */
   private readonly busy = new Map<Position, Promise<void>>();
-  private readonly probe: UndecodableProbe;
 
   constructor(
     private readonly port: PlatformaticConsumerPort,
@@ -35,13 +31,12 @@ export class PlatformaticFetchLoop {
       fromBeginning: boolean;
       partitionMaxBytes: number;
       concurrency: number;
+      retries: number;
     },
+    private readonly fetcher: GuardedFetch,
     private readonly handle: (batch: FetchedBatch) => Promise<void>,
     private readonly logger: Logger,
-    probeClient: () => Consumer,
-  ) {
-    this.probe = new UndecodableProbe(port.consumer, probeClient);
-  }
+  ) {}
 
   private get consumer(): Consumer {
     return this.port.consumer;
@@ -57,7 +52,6 @@ export class PlatformaticFetchLoop {
     this.stopped = true;
     await this.running;
     await Promise.all(this.busy.values());
-    await this.probe.close();
     this.port.emit('stop');
   }
 
@@ -65,6 +59,10 @@ export class PlatformaticFetchLoop {
     const backoff = new Backoff({ baseMs: 200, capMs: 5_000 });
     while (!this.stopped) {
       try {
+        if (backoff.attempts > this.settings.retries) {
+          backoff.reset();
+          await this.consumer.joinGroup({});
+        }
         await this.readPositions();
         const fetchable = this.port.positions.fetchable().filter((p) => !this.busy.has(p));
         if (fetchable.length === 0 || this.busy.size >= this.settings.concurrency) {
@@ -75,9 +73,14 @@ export class PlatformaticFetchLoop {
         backoff.reset();
       } catch (error) {
         if (this.stopped) return;
-        this.logger.warn(`fetch failed stage=fetch (${errorLabel(error)}); trying again`);
         this.consumer.clearMetadata();
-        await sleep(backoff.next());
+        const delay = backoff.next();
+        if (backoff.attempts > this.settings.retries) {
+          const groupId = this.consumer.groupId;
+          this.port.emit('crash', { error: error as Error, restart: true, groupId });
+          this.port.positions.clear(); // read again from the group's commits once it rejoined
+        } else this.logger.warn(`fetch failed stage=fetch (${errorLabel(error)}); trying again`);
+        await sleep(delay);
       }
     }
   }
@@ -116,53 +119,37 @@ export class PlatformaticFetchLoop {
     const fetched = await Promise.all(
       [...byLeader].map(async ([node, positions]) => {
         const epochs = positions.map((p) => p.epoch);
-        const fetch = this.fetcher(this.consumer, node, metadata);
-        return fetch(positions, this.settings.partitionMaxBytes).then(
-          (partitions) => ({ node, positions, epochs, partitions }),
-          () => ({ node, positions, epochs, partitions: undefined }),
-        );
+        return { positions, epochs, partitions: await this.fetchFrom(node, metadata, positions) };
       }),
     );
-    for (const { node, positions, epochs, partitions } of fetched) {
-      if (!partitions) {
-        const one = this.fetcher(this.probe.client(), node, metadata);
-        for (const p of positions) {
-          const isolated = await this.probe.isolate(p, one);
-          if (isolated !== 'out-of-range') this.deliver(p, p.epoch, isolated);
-          else p.offset = (await this.logEdge([p.topic])).get(p.topic)?.[p.partition];
-        }
-        continue;
+    let stale = false;
+    for (const { positions, epochs, partitions } of fetched)
+      for (const [i, p] of positions.entries()) {
+        const partition = partitions[i];
+        if (partition?.errorCode === OFFSET_OUT_OF_RANGE && p.epoch === epochs[i])
+          p.offset = (await this.logEdge([p.topic])).get(p.topic)?.[p.partition];
+        else if (partition?.errorCode) stale = true;
+        else this.deliver(p, epochs[i]!, partition);
       }
-      for (const [i, p] of positions.entries()) this.deliver(p, epochs[i]!, partitions[i]);
-    }
+    if (stale) this.consumer.clearMetadata();
   }
 
-  /** Fetches `positions` (all led by `node`) with `client`, answering in their order. */
-  private fetcher(client: Consumer, node: number, metadata: ClusterMetadata): FetchOne {
-    return async (positions, partitionMaxBytes) => {
-      const topicIds = positions.map((p) => metadata.topics.get(p.topic)!.id);
-      const ids = [...new Set(topicIds)];
-      const response = await client.fetch({
-        node,
-        topics: ids.map((topicId) => ({
-          topicId,
-          partitions: positions
-            .filter((_, i) => topicIds[i] === topicId)
-            .map((p) => ({
-              partition: p.partition,
-              fetchOffset: p.offset!,
-              partitionMaxBytes,
-              currentLeaderEpoch: -1,
-              lastFetchedEpoch: -1,
-            })),
-        })),
-      });
-      return positions.map((p, i) =>
-        response.responses
-          .find((r) => r.topicId === topicIds[i])
-          ?.partitions.find((r) => r.partitionIndex === p.partition),
-      );
-    };
+  /** Fetches `positions` (all led by `node`), answering in their order. */
+  private async fetchFrom(node: number, metadata: ClusterMetadata, positions: Position[]) {
+    const topicIds = positions.map((p) => metadata.topics.get(p.topic)!.id);
+    const maxBytes = this.settings.partitionMaxBytes;
+    const response = await this.fetcher.fetch(
+      node,
+      [...new Set(topicIds)].map((topicId) => ({
+        topicId,
+        partitions: positions
+          .filter((_, i) => topicIds[i] === topicId)
+          .map((p) => ({ partition: p.partition, fetchOffset: p.offset!, maxBytes })),
+      })),
+    );
+    return positions.map((p, i) =>
+      response.get(topicIds[i]!)?.find((r) => r.partitionIndex === p.partition),
+    );
   }
 
   /**
@@ -170,11 +157,7 @@ export class PlatformaticFetchLoop {
    * time) once its position still holds, and moves its position past them; a batch that throws
    * is fetched again after a pause.
    */
-  private deliver(
-    position: Position,
-    epoch: number,
-    fetched: FetchResponsePartition | UndecodableOffsets | undefined,
-  ): void {
+  private deliver(position: Position, epoch: number, fetched: FetchedPartition | undefined): void {
     const positions = this.port.positions;
     const from = position.offset;
     if (!fetched || from === undefined || !positions.current(position, epoch)) return;

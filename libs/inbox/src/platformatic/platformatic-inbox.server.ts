@@ -8,6 +8,7 @@ import { InboxKafkaServer } from '../transport/inbox-kafka.server';
 import type { InboxLink } from '../transport/inbox-link';
 import { PlatformaticConsumerPort } from './platformatic-consumer.port';
 import type { FetchedBatch } from './fetched-batch';
+import { GuardedFetch } from './guarded-fetch';
 import { PlatformaticFetchLoop } from './platformatic-fetch.loop';
 import { platformaticKafka } from './platformatic-kafka';
 import { messageOf } from './platformatic-message';
@@ -52,8 +53,12 @@ export class PlatformaticInboxServer extends InboxKafkaServer {
       this.contextProducer = new PlatformaticContextProducer(kafka, options);
       this._status$.next('connected' as KafkaStatus);
       const session = inbox.session(port);
-      const probe = () =>
-        new kafka.Consumer({ ...options, clientId: `${clientId}-probe`, retries: 0 });
+      const fetcher = new GuardedFetch(kafka, port.consumer, {
+        maxWaitTime: options.maxWaitTime ?? 5_000,
+        minBytes: options.minBytes ?? 1,
+        maxBytes: options.maxBytes ?? 10 * 1_048_576,
+        isolationLevel: options.isolationLevel ?? kafka.FetchIsolationLevels.READ_COMMITTED,
+      });
       this.loop = new PlatformaticFetchLoop(
         port,
         [...routes.keys()],
@@ -61,10 +66,11 @@ export class PlatformaticInboxServer extends InboxKafkaServer {
           fromBeginning: this.settings.subscribe?.fromBeginning === true,
           partitionMaxBytes: this.settings.consumer?.maxBytesPerPartition ?? 1_048_576,
           concurrency: this.settings.run?.partitionsConsumedConcurrently ?? 1,
+          retries: this.settings.consumer?.retry?.retries ?? 5,
         },
+        fetcher,
         (batch) => this.consumeBatch(batch, inbox, session, routes.get(batch.topic) ?? []),
         this.logger as never,
-        probe,
       );
       if (routes.size > 0) await this.loop.start();
       callback();

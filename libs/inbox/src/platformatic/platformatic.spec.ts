@@ -1,11 +1,15 @@
-import { MAX_RECORD_HEADERS, TOO_MANY_HEADERS_HEADER } from '../kafkajs/header-decoding';
-import { UNDECODABLE_BATCH_HEADER } from '../kafkajs/undecodable-batch';
-import { createRecordsBatch, readRecordsBatch, Reader } from '@platformatic/kafka';
-import { crcHolds } from './batch-crc';
+import { EventEmitter } from 'node:events';
+import type { Logger } from '@nestjs/common';
+import type { Consumer } from '@platformatic/kafka';
+import { PACKED_HEADERS_HEADER } from '../kafkajs/header-decoding';
+import { guardRecords } from '../kafkajs/record-batch.guard';
+import { createRecordsBatch, readRecordsBatches, Reader } from '@platformatic/kafka';
 import { fetchedBatch } from './fetched-batch';
+import type { FetchedPartition } from './guarded-fetch';
 import { PartitionPositions } from './partition-positions';
+import { PlatformaticConsumerPort } from './platformatic-consumer.port';
+import { PlatformaticFetchLoop } from './platformatic-fetch.loop';
 import { messageOf } from './platformatic-message';
-import type { FetchResponsePartition } from './undecodable-probe';
 
 const b = (s: string) => Buffer.from(s);
 const record = (headers: [Buffer | null, Buffer | null][]) => ({
@@ -31,14 +35,16 @@ describe('platformatic messageOf', () => {
     expect(Object.getPrototypeOf(m.headers)).toBe(Object.prototype);
   });
 
-  it('replaces more headers than the cap, and an undecodable batch offset, by the marker the decoder rejects', () => {
-    const many = Array.from({ length: MAX_RECORD_HEADERS + 1 }, (_, i) => [b(`h${i}`), b('')]);
-    expect(messageOf(record(many as [Buffer, Buffer][])).headers).toEqual({
-      [TOO_MANY_HEADERS_HEADER]: String(MAX_RECORD_HEADERS + 1),
-    });
-    expect(messageOf({ ...record([]), undecodable: 'unknown codec 5' }).headers).toEqual({
-      [UNDECODABLE_BATCH_HEADER]: 'unknown codec 5',
-    });
+  it('unpacks the headers the record-batch guard packed, as the kafkajs path does', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => [b(`h${i % 20}`), b(String(i))]);
+    const bytes = createRecordsBatch([
+      { topic: 't', value: b('v'), headers: new Map(many as [Buffer, Buffer][]) },
+    ]).buffer;
+    const [batch] = readRecordsBatches(Reader.from(await guardRecords(bytes)));
+    const [r] = batch!.records;
+    expect(r!.headers.map(([k]) => String(k))).toEqual([PACKED_HEADERS_HEADER]);
+    const m = messageOf({ ...record(r!.headers), headers: r!.headers });
+    expect(m.headers!['h3']).toEqual([b('3'), b('23')]);
   });
 });
 
@@ -64,43 +70,47 @@ describe('PartitionPositions', () => {
 });
 
 describe('fetchedBatch', () => {
+  const batch = (firstOffset: bigint, count: number, attributes = 0, producerId = -1n) => ({
+    firstOffset,
+    attributes,
+    producerId,
+    lastOffsetDelta: count - 1,
+    firstTimestamp: 100n,
+    records: Array.from({ length: count }, (_, i) => ({
+      offsetDelta: i,
+      timestampDelta: BigInt(i),
+      key: attributes & (1 << 5) ? Buffer.from([0, 0, 0, 0]) : null,
+      value: b(String(i)),
+      headers: [],
+    })),
+  });
+  const at = { topic: 't', partition: 0, live: () => true };
+
   it('leaves out control records and records before the position, and ends at the last offset fetched', () => {
-    // Compressed (attribute bits 0-2): the CRC is not checked again on decoded records.
-    const batch = (firstOffset: bigint, count: number, attributes = 1) => ({
-      firstOffset,
-      attributes,
-      lastOffsetDelta: count - 1,
-      firstTimestamp: 100n,
-      records: Array.from({ length: count }, (_, i) => ({
-        offsetDelta: i,
-        timestampDelta: BigInt(i),
-        key: null,
-        value: b(String(i)),
-        headers: [],
-      })),
-    });
     const fetched = {
       highWatermark: 12n,
-      records: [batch(0n, 4), batch(4n, 1, 1 | (1 << 5)), batch(5n, 2)],
-    } as unknown as FetchResponsePartition;
-    const got = fetchedBatch({ topic: 't', partition: 0, live: () => true }, fetched, 2n)!;
+      abortedTransactions: [],
+      batches: [batch(0n, 4), batch(4n, 1, 1 << 5), batch(5n, 2)],
+    } as unknown as FetchedPartition;
+    const got = fetchedBatch(at, fetched, 2n)!;
     expect(got.records.map((r) => r.offset)).toEqual([2n, 3n, 5n, 6n]);
     expect(got.last).toBe(6n);
     expect(got.highWatermark).toBe(12n);
   });
-});
 
-describe('crcHolds', () => {
-  it("checks an uncompressed batch's CRC-32C on what @platformatic/kafka decoded, which it does not", () => {
-    const bytes = createRecordsBatch([
-      { topic: 't', key: b('k'), value: b('{"a":1}'), headers: new Map([[b('h'), b('v')]]) },
-      { topic: 't', value: b('second'), timestamp: -5n },
-    ]).buffer;
-    expect(crcHolds(readRecordsBatch(Reader.from(bytes)))).toBe(true);
-    bytes[bytes.length - 3]! ^= 0x01; // a bit of the last value, under the CRC
-    const damaged = readRecordsBatch(Reader.from(bytes));
-    expect(damaged.records).toHaveLength(2); // decoded all the same
-    expect(crcHolds(damaged)).toBe(false);
+  it("leaves out an aborted transaction's records up to its abort marker, and keeps the same producer's later ones", () => {
+    const TX = 1 << 4;
+    const fetched = {
+      highWatermark: 9n,
+      abortedTransactions: [{ producerId: 7n, firstOffset: 1n }],
+      batches: [
+        batch(0n, 1),
+        batch(1n, 2, TX, 7n),
+        batch(3n, 1, TX | (1 << 5), 7n), // its abort marker
+        batch(4n, 2, TX, 7n), // a later, committed transaction
+      ],
+    } as unknown as FetchedPartition;
+    expect(fetchedBatch(at, fetched, 0n)!.records.map((r) => r.offset)).toEqual([0n, 4n, 5n]);
   });
 });
 
@@ -126,5 +136,52 @@ describe('platformaticKafka', () => {
       expect(refusal?.constructor.name).toBe('OptionalPeerMissingError');
       expect(() => platformaticKafka()).toThrow(/npm i @platformatic\/kafka/);
     });
+  });
+});
+
+describe('PlatformaticFetchLoop', () => {
+  it('reports a crash after its retries fail in a row, and joins its group again', async () => {
+    const events = new EventEmitter();
+    let joins = 0;
+    const consumer = Object.assign(events, {
+      groupId: 'g',
+      topics: { trackAll: () => undefined },
+      joinGroup: () => {
+        joins += 1;
+        const assignments = [{ topic: 't', partitions: [0] }];
+        events.emit('consumer:group:join', { groupId: 'g', assignments });
+        return Promise.resolve('member');
+      },
+      listCommittedOffsets: () => Promise.reject(new Error('broker down')),
+      clearMetadata: () => undefined,
+    });
+    const port = new PlatformaticConsumerPort(consumer as unknown as Consumer);
+    const seen: string[] = [];
+    const stop = port.listen({
+      join: () => seen.push('join'),
+      crash: (p) => seen.push(`crash ${p.error?.message} restart=${p.restart}`),
+      rebalancing: () => undefined,
+      stop: () => seen.push('stop'),
+      connect: () => undefined,
+      named: () => undefined,
+      batchStart: () => undefined,
+      batchEnd: () => undefined,
+    });
+    const logger = { warn: () => undefined, error: () => undefined } as unknown as Logger;
+    const settings = { fromBeginning: true, partitionMaxBytes: 1, concurrency: 1, retries: 1 };
+    const loop = new PlatformaticFetchLoop(
+      port,
+      ['t'],
+      settings,
+      {} as never,
+      () => Promise.resolve(),
+      logger,
+    );
+    await loop.start();
+    const deadline = Date.now() + 10_000;
+    while (joins < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await loop.stop();
+    stop();
+    expect(seen.slice(0, 3)).toEqual(['join', 'crash broker down restart=true', 'join']);
   });
 });
