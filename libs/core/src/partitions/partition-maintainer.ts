@@ -123,7 +123,7 @@ export class PartitionMaintainer {
     for (const statement of this.setupSql(policy)) await sql.query(statement, []);
     const after = await this.state(sql);
     const created: string[] = [];
-    for (const range of this.missing(after, policy))
+    for (const range of this.missing(after, policy, 1))
       if (await this.create(sql, after, range)) created.push(range.name);
     return created;
   }
@@ -147,7 +147,7 @@ export class PartitionMaintainer {
       overlapping: [],
       analyzed: false,
     };
-    for (const range of this.missing(state, state.policy)) {
+    for (const range of this.missing(state, state.policy, 0)) {
       const made = await this.locked(db, (sql) => this.create(sql, state, range));
       if (made) pass.created.push(range.name);
       else if (made === false) pass.overlapping.push(range.name);
@@ -183,12 +183,15 @@ export class PartitionMaintainer {
     ];
   }
 
-  /** The current period's partition (the one before it too) and those ahead, that do not exist. */
-  private missing(state: PartitionState, policy: PartitionPolicy): RangePartition[] {
+  /**
+   * The partitions of the `back` periods before the current one (a producer's clock may lag
+   * the database's), the current one and those ahead, that do not exist.
+   */
+  private missing(state: PartitionState, policy: PartitionPolicy, back: number): RangePartition[] {
     const step = periodMs(policy.period);
     const current = periodStart(policy.period, state.nowMs);
     const wanted: RangePartition[] = [];
-    for (let from = current - step; from <= current + PERIODS_AHEAD * step; from += step) {
+    for (let from = current - back * step; from <= current + PERIODS_AHEAD * step; from += step) {
       const to = from + step;
       if (state.ranges.some((r) => r.from < to && from < r.to)) continue;
       wanted.push({ name: partitionName(this.spec.table, policy.period, from), from, to });
