@@ -74,6 +74,7 @@ describe('@nest-outbox/inbox public barrel', () => {
        "interface InboxTableNames",
        "interface InboxTuningOptions",
        "class InboxVersionGapError",
+       "function partitionedInboxSchemaSql",
        "class PlatformaticInboxServer",
        "type PlatformaticInboxServerOptions",
        "interface PoisonPause",

@@ -38,6 +38,7 @@ export {
   type InboxTableNames,
 } from './schema/inbox-schema.sql';
 export { createInboxMigration, type InboxMigrationOptions } from './schema/inbox.migration';
+export { partitionedInboxSchemaSql } from './partitions/partitioned-inbox.sql';
 export { InboxKafkaServer, type InboxKafkaServerOptions } from './transport/inbox-kafka.server';
 export { PlatformaticInboxServer } from './platformatic/platformatic-inbox.server';
 export { InboxRmqServer, type InboxRmqServerOptions } from './rabbitmq/inbox-rmq.server';

@@ -36,6 +36,7 @@ describe('@nest-outbox/outbox public barrel', () => {
        "interface OutboxTransactionOptions",
        "interface OutboxTuningOptions",
        "class OutboxUniqueViolationError",
+       "function partitionedOutboxSchemaSql",
        "class PayloadSerializationError",
        "class PayloadTooLargeError",
        "interface RecordedEvent",

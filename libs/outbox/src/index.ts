@@ -43,3 +43,4 @@ export { OutboxBackPressureError } from './errors/outbox-back-pressure.error';
 export { OutboxHttpExceptionFilter } from './http/outbox-http-exception.filter';
 export { outboxSchemaSql, type OutboxTableName } from './schema/outbox-schema.sql';
 export { createOutboxMigration, type OutboxMigrationOptions } from './schema/outbox.migration';
+export { partitionedOutboxSchemaSql } from './partitions/partitioned-outbox.sql';

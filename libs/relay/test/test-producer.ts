@@ -11,6 +11,8 @@ export interface TestEvent {
   rawPayload?: string;
   /** `occurred_at` as PostgreSQL text (default: now). */
   occurredAt?: string;
+  /** The event id (default: a fresh UUIDv7); its time picks the partition of a partitioned outbox. */
+  eventId?: string;
 }
 
 /** An event the producer wrote, for the delivery check. */
@@ -43,7 +45,7 @@ export class TestProducer {
       const planned = events.map((e) => {
         const version = (versions.get(key(e)) ?? 0) + 1;
         versions.set(key(e), version);
-        return { e, version, eventId: uuidv7() };
+        return { e, version, eventId: e.eventId ?? uuidv7() };
       });
       await client.query(
         `INSERT INTO "${this.schema}"."${this.table}"

@@ -64,3 +64,21 @@ export {
 export type { DataStackFixture } from '../sql/data-stack-fixture';
 export { crc32c } from '../crc32c';
 export { natsConnectOptions, type NatsConnectionOptions } from '../nats/nats-connection.options';
+export {
+  PartitionMaintainer,
+  PartitionSetupError,
+  PERIODS_AHEAD,
+  type PartitionDb,
+  type PartitionPass,
+  type PartitionedTable,
+  type PartitionRetention,
+} from '../partitions/partition-maintainer';
+export {
+  keepDuration,
+  partitionPeriod,
+  periodStart,
+  uuidAt,
+  type PartitionPeriod,
+  type PartitionPolicy,
+} from '../partitions/partition-period';
+export { readPartitionState, type PartitionState } from '../partitions/partition-catalog.sql';

@@ -17,6 +17,7 @@ import { INBOX_OPTIONS } from '../inbox.constants';
 import { InboxRoutes } from '../invoke/inbox-routes';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { InboxPipeline } from '../pipeline/inbox.pipeline';
+import { InboxPartitions } from '../partitions/inbox-partitions';
 import { checkTopicRetention } from '../retention/topic-retention.checker';
 import { InboxStore } from '../store/inbox.store';
 import { InboxKafkaServer } from '../transport/inbox-kafka.server';
@@ -37,6 +38,7 @@ export class InboxLifecycle
 {
   private readonly logger = new Logger('InboxModule');
   private pruner: PeriodicTask<number> | undefined;
+  private readonly partitions: InboxPartitions;
   private readonly unwatch: () => void;
   private readonly plain: ServerKafka[] = [];
   private readonly statuses: { unsubscribe(): void }[] = [];
@@ -49,6 +51,7 @@ export class InboxLifecycle
     @Inject(InboxConsumerRegistry) registry: InboxConsumerRegistry,
     @Inject(ModulesContainer) modules: ModulesContainer,
   ) {
+    this.partitions = new InboxPartitions(options.tables);
     const link = {
       pipeline,
       routes: (topic: string) => routes.forTopic(topic),
@@ -99,7 +102,7 @@ export class InboxLifecycle
     refusePlainKafka(this.plain, topics);
     await checkTopicRetention(this.options, topics, this.logger);
     const { keepMs, batchSize, intervalMs } = this.options.retention;
-    if (!Number.isFinite(keepMs)) return;
+    // Also with no retention: a partitioned inbox table needs its partitions ahead.
     this.pruner = new PeriodicTask({
       intervalMs,
       run: () => this.prune(keepMs, batchSize),
@@ -113,11 +116,25 @@ export class InboxLifecycle
     await this.pruner?.stop();
   }
 
-  /** Deletes processed rows older than `keepMs` in small batches; returns how many. */
+  /**
+   * Deletes processed rows older than `keepMs` in small batches; returns how many. On a
+   * partitioned inbox table, maintains the partitions and deletes only in the default one.
+   */
   private async prune(keepMs: number, batchSize: number): Promise<number> {
+    const pass = await this.partitions.maintain(this.store.partitionDb(), keepMs);
+    if (pass?.created.length)
+      this.logger.log(`inbox partitions created: ${pass.created.join(', ')}`);
+    if (pass?.dropped.length)
+      this.logger.log(`inbox partitions dropped: ${pass.dropped.join(', ')}`);
+    if (pass?.overlapping.length)
+      this.logger.warn(
+        `inbox partitions not created, the default partition holds rows of their range: ${pass.overlapping.join(', ')}`,
+      );
+    if (!Number.isFinite(keepMs)) return 0;
+    const table = pass ? this.partitions.defaultPartition : undefined;
     let total = 0;
     for (let i = 0; i < MAX_PRUNE_BATCHES; i++) {
-      const deleted = await this.store.pruneBatch(keepMs, batchSize);
+      const deleted = await this.store.pruneBatch(keepMs, batchSize, table);
       total += deleted;
       if (deleted < batchSize) break;
     }

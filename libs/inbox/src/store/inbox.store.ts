@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TransactionalAdapter, TransactionHost } from '@nestjs-cls/transactional';
 import { type EventEnvelope } from '@nest-outbox/core';
-import { sqlExecutorOf, type SqlExecutor } from '@nest-outbox/core/internal';
+import { sqlExecutorOf, type PartitionDb, type SqlExecutor } from '@nest-outbox/core/internal';
 import { INBOX_OPTIONS, INBOX_TRANSACTION_HOST } from '../inbox.constants';
 import type { ResolvedInboxOptions } from '../options/inbox-options.resolver';
 import { inboxSchemaSql, REJECTED_EVIDENCE } from '../schema/inbox-schema.sql';
@@ -172,9 +172,24 @@ export class InboxStore {
     ]);
   }
 
-  /** Deletes up to `limit` processed rows older than the retention; returns how many. */
-  async pruneBatch(retentionMs: number, limit: number): Promise<number> {
-    const rows = await this.db.query<{ pruned: number }>(this.sql.prune, [retentionMs, limit]);
+  /**
+   * Deletes up to `limit` processed rows older than the retention; returns how many. `table`
+   * (quoted) is pruned instead of the inbox: its default partition (rows are picked by `ctid`,
+   * which names a row only within one table).
+   */
+  async pruneBatch(retentionMs: number, limit: number, table?: string): Promise<number> {
+    const sql = table
+      ? inboxStatements({ ...this.options.tables, inbox: table }).prune
+      : this.sql.prune;
+    const rows = await this.db.query<{ pruned: number }>(sql, [retentionMs, limit]);
     return Number(rows[0]?.pruned ?? 0);
+  }
+
+  /** The database as partition maintenance reaches it: transactions through the host. */
+  partitionDb(): PartitionDb {
+    return {
+      sql: this.db,
+      transaction: (work) => this.txHost.withTransaction(() => work(this.db)),
+    };
   }
 }

@@ -1,25 +1,37 @@
 import {
   CliUsageError,
   inTransaction,
+  InvalidOptionsError,
+  sqlExecutorOf,
   runCli,
   type CliIo,
   type CliValues,
 } from '@nest-outbox/core/internal';
 import { Pool } from 'pg';
+import {
+  installPartitions,
+  PARTITION_FLAGS,
+  partitionedParts,
+  partitionPolicyOf,
+} from '../partitions/partition-migrate';
 import { schemaParts, type SchemaPart } from './schema-parts';
 
 const NEST_OUTBOX_CLI = {
   name: 'nest-outbox',
   usage:
     'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>]\n' +
-    '       nest-outbox sql [--schema <name>] [--table <outbox table>] [--down]\n' +
+    '                  [--partition hourly|daily|weekly [--keep <7d|36h|2w>]]\n' +
+    '       nest-outbox sql [--schema <name>] [--table <outbox table>] [--down] [--partition <period>]\n' +
     'Covers the outbox table, and the relay and inbox objects when @nest-outbox/relay or\n' +
-    '@nest-outbox/inbox is installed. migrate is idempotent and safe to run at every deploy.',
+    '@nest-outbox/inbox is installed. migrate is idempotent and safe to run at every deploy.\n' +
+    '--partition creates the outbox and inbox tables range-partitioned by event time\n' +
+    '(docs/PARTITIONS.md); --keep is the shortest time a partition is kept.',
   flags: {
     url: { type: 'string' },
     schema: { type: 'string' },
     table: { type: 'string' },
     down: { type: 'boolean' },
+    ...PARTITION_FLAGS,
   },
 } as const;
 
@@ -27,6 +39,16 @@ type Values = CliValues<typeof NEST_OUTBOX_CLI.flags>;
 
 const usageError = (problem: string) =>
   new CliUsageError(NEST_OUTBOX_CLI.name, problem, NEST_OUTBOX_CLI.usage);
+
+function partitionPolicy(values: Values) {
+  try {
+    return partitionPolicyOf(values);
+  } catch (error) {
+    if (error instanceof InvalidOptionsError)
+      throw usageError(error.message.slice(`${NEST_OUTBOX_CLI.name}: `.length));
+    throw error;
+  }
+}
 
 async function withPool<T>(values: Values, fn: (pool: Pool) => Promise<T>): Promise<T> {
   const url = values.url ?? process.env.DATABASE_URL;
@@ -53,7 +75,14 @@ export async function runNestOutbox(
   values: Values,
   io: CliIo,
 ): Promise<number> {
-  const parts = schemaParts(values.schema ?? 'public', values.table ?? 'outbox');
+  const name = { schema: values.schema ?? 'public', table: values.table ?? 'outbox' };
+  const policy = partitionPolicy(values);
+  const parts = partitionedParts(
+    schemaParts(name.schema, name.table),
+    name,
+    policy,
+    command === 'sql',
+  );
   if (command === 'sql') {
     for (const part of values.down ? [...parts].reverse() : parts) {
       io.out(`-- nest-outbox ${part.name}${values.down ? ' (drop)' : ''}`);
@@ -62,14 +91,16 @@ export async function runNestOutbox(
     return 0;
   }
   if (command === 'migrate') {
-    await withPool(values, (pool) =>
+    const created = await withPool(values, (pool) =>
       // Under a lock: two deploys migrating together do not race on the catalog.
       inTransaction(pool, async (client) => {
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
         for (const part of parts) for (const statement of part.up) await client.query(statement);
+        return installPartitions(sqlExecutorOf(client), parts, name, policy);
       }),
     );
     io.out(`applied: ${parts.map((p) => p.name).join(', ')}`);
+    if (created.length > 0) io.out(`partitions created: ${created.join(', ')}`);
     return 0;
   }
   if (command === 'status') {

@@ -5,12 +5,13 @@ const HOUSEKEEPING_LOCK = 1852796277;
 
 /**
  * Removes published rows older than `$1` ms, published at `$3` or later, in batches of `$2`;
- * returns the count and the last `published_at` (the next batch's `$3`).
+ * returns the count and the last `published_at` (the next batch's `$3`). `source`
+ * (qualified) is read instead of the outbox table: its default partition.
  * @internal
  */
-export function housekeepingSql(name: RelayTableName) {
+export function housekeepingSql(name: RelayTableName, source?: string) {
   const n = relayObjectNames(name);
-  const T = n.outbox;
+  const T = source ?? n.outbox;
   const olderPublished = `SELECT id FROM ${T} WHERE published_at IS NOT NULL AND published_at < now() - $1 * interval '1 millisecond'
      AND published_at >= coalesce($3::timestamptz, '-infinity')
    ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED`;
