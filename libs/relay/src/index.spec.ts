@@ -9,6 +9,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "interface ClassifiedEvent",
        "function createRelayMigration",
        "function dropRelaySchemaSql",
+       "function dropWalSchemaSql",
        "type ErrorClassifier",
        "type ErrorKind",
        "class HousekeepingService",
@@ -31,6 +32,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "type RelayKafkaClient",
        "class RelayLoop",
        "type RelayMigrationOptions",
+       "type RelayMode",
        "class RelayModule",
        "interface RelayModuleExtras",
        "interface RelayModuleOptions",
@@ -55,6 +57,10 @@ describe('@nest-outbox/relay public barrel', () => {
        "interface TopicRoutingOptions",
        "class UnacknowledgedPartitionError",
        "class UnencodableEventError",
+       "class WalModeUnavailableError",
+       "interface WalRelayOptions",
+       "interface WalRelayState",
+       "function walSchemaSql",
      ]
     `);
   });

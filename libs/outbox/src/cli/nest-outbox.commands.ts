@@ -11,8 +11,10 @@ import { schemaParts, type SchemaPart } from './schema-parts';
 const NEST_OUTBOX_CLI = {
   name: 'nest-outbox',
   usage:
-    'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>]\n' +
-    '       nest-outbox sql [--schema <name>] [--table <outbox table>] [--down]\n' +
+    'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>] [--wal [--publication <name>]]\n' +
+    '       nest-outbox sql [--schema <name>] [--table <outbox table>] [--wal [--publication <name>]] [--down]\n' +
+    "--wal adds the objects of the relay's WAL mode (a publication of the outbox inserts; migrate\n" +
+    'checks wal_level = logical first).\n' +
     'Covers the outbox table, and the relay and inbox objects when @nest-outbox/relay or\n' +
     '@nest-outbox/inbox is installed. migrate is idempotent and safe to run at every deploy.',
   flags: {
@@ -20,6 +22,8 @@ const NEST_OUTBOX_CLI = {
     schema: { type: 'string' },
     table: { type: 'string' },
     down: { type: 'boolean' },
+    wal: { type: 'boolean' },
+    publication: { type: 'string' },
   },
 } as const;
 
@@ -49,13 +53,31 @@ async function missing(pool: Pool, part: SchemaPart): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/** `--wal` on a database whose WAL cannot be decoded: refused, with the fix. */
+async function requireLogicalWal(client: { query: Pool['query'] }): Promise<void> {
+  const { rows } = await client.query<{ level: string }>(
+    `SELECT current_setting('wal_level') AS level`,
+  );
+  if (rows[0]?.level !== 'logical')
+    throw new CliUsageError(
+      NEST_OUTBOX_CLI.name,
+      `--wal needs wal_level = logical (it is '${rows[0]?.level}'): run ALTER SYSTEM SET wal_level = logical and restart PostgreSQL, then migrate again`,
+      NEST_OUTBOX_CLI.usage,
+    );
+}
+
 /** Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 if anything is missing). @internal */
 export async function runNestOutbox(
   command: string | undefined,
   values: Values,
   io: CliIo,
 ): Promise<number> {
-  const parts = schemaParts(values.schema ?? 'public', values.table ?? 'outbox');
+  if (values.publication !== undefined && !values.wal)
+    throw usageError('--publication goes with --wal');
+  const wal = values.wal ? { publication: values.publication } : undefined;
+  const parts = schemaParts(values.schema ?? 'public', values.table ?? 'outbox', wal);
+  if (wal && !parts.some((p) => p.name === 'wal'))
+    throw usageError('--wal needs @nest-outbox/relay installed next to @nest-outbox/outbox');
   if (command === 'sql') {
     for (const part of values.down ? [...parts].reverse() : parts) {
       io.out(`-- nest-outbox ${part.name}${values.down ? ' (drop)' : ''}`);
@@ -67,6 +89,7 @@ export async function runNestOutbox(
     await withPool(values, (pool) =>
       // One transaction, under a lock: two deploys migrating together do not race on the catalog.
       inTransaction(pool, async (client) => {
+        if (wal) await requireLogicalWal(client);
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
         for (const part of parts) for (const statement of part.up) await client.query(statement);
       }),
