@@ -137,13 +137,10 @@ describe('WAL relay mode (private PostgreSQL with wal_level=logical + Kafka)', (
     await s.producer.write([{ aggregateId: 'p1' }, { aggregateId: 'ok1' }, { aggregateId: 'p1' }]);
     await s.producer.write([{ aggregateId: 'ok2' }]);
 
-    const before = await consumeUntil([topic], (r) => r.length >= 4, { timeoutMs: 30_000 });
-    expect(before.map((r) => `${r.key}:${r.headers.aggregate_version}`).sort()).toEqual([
-      'ok1:1',
-      'ok1:2',
-      'ok2:1',
-      'p1:1',
-    ]);
+    const seen = (r: { key: string | null; headers: Record<string, string | undefined> }[]) =>
+      [...new Set(r.map((x) => `${x.key}:${x.headers.aggregate_version}`))].sort();
+    const before = await consumeUntil([topic], (r) => seen(r).length >= 4, { timeoutMs: 30_000 });
+    expect(seen(before)).toEqual(['ok1:1', 'ok1:2', 'ok2:1', 'p1:1']);
     const operator = relay.get(RelayOperatorService);
     await waitFor('parked', async () => (await operator.listParked()).length === 1);
     const [parked] = await operator.listParked();
