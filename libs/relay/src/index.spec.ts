@@ -9,6 +9,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "interface ClassifiedEvent",
        "function createRelayMigration",
        "function dropRelaySchemaSql",
+       "function dropWalSchemaSql",
        "type ErrorClassifier",
        "type ErrorKind",
        "class HousekeepingService",
@@ -32,6 +33,7 @@ describe('@nest-outbox/relay public barrel', () => {
        "type RelayKafkaClient",
        "class RelayLoop",
        "type RelayMigrationOptions",
+       "type RelayMode",
        "class RelayModule",
        "interface RelayModuleExtras",
        "interface RelayModuleOptions",
@@ -57,6 +59,10 @@ describe('@nest-outbox/relay public barrel', () => {
        "interface TopicRoutingOptions",
        "class UnacknowledgedPartitionError",
        "class UnencodableEventError",
+       "class WalModeUnavailableError",
+       "interface WalRelayOptions",
+       "interface WalRelayState",
+       "function walSchemaSql",
      ]
     `);
   });

@@ -57,3 +57,7 @@ export {
 } from './operator/relay-overview.service';
 export type { RelayStats } from './store/relay-stats';
 export { HousekeepingService } from './housekeeping/housekeeping.service';
+export type { RelayMode, WalRelayOptions } from './options/wal-options';
+export type { WalRelayState } from './wal/wal-relay';
+export { WalModeUnavailableError } from './wal/wal-unavailable.error';
+export { dropWalSchemaSql, walSchemaSql } from './wal/wal-schema.sql';

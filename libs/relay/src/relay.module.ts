@@ -26,6 +26,7 @@ import {
 import { RELAY_MODULE_OPTIONS, RelayConfigurableModule } from './relay.module-definition';
 import { RelayFigures } from './store/relay-stats';
 import { RelayStore } from './store/relay.store';
+import { WalRelay } from './wal/wal-relay';
 
 function brokerPublisher(o: ResolvedRelayOptions): RelayPublisher {
   if (o.nats) return new NatsJetStreamPublisher(o.nats, o.publishTimeoutMs);
@@ -73,6 +74,7 @@ const providers: Provider[] = [
   RelayOperatorService,
   RelayOverviewService,
   HousekeepingService,
+  WalRelay,
 ];
 
 /**
@@ -92,6 +94,7 @@ const providers: Provider[] = [
     RelayOverviewService,
     HousekeepingService,
     RelayStatsService,
+    WalRelay,
   ],
 })
 export class RelayModule extends RelayConfigurableModule {}

@@ -20,8 +20,11 @@ const NEST_OUTBOX_CLI = {
   name: 'nest-outbox',
   usage:
     'usage: nest-outbox migrate|status --url <postgres url> [--schema <name>] [--table <outbox table>]\n' +
-    '                  [--partition hourly|daily|weekly [--keep <7d|36h|2w>]]\n' +
+    '                  [--partition hourly|daily|weekly [--keep <7d|36h|2w>]] [--wal [--publication <name>]]\n' +
     '       nest-outbox sql [--schema <name>] [--table <outbox table>] [--down] [--partition <period>]\n' +
+    '                       [--wal [--publication <name>]]\n' +
+    "--wal adds the objects of the relay's WAL mode (a publication of the outbox inserts; migrate\n" +
+    'checks wal_level = logical first).\n' +
     'Covers the outbox table, and the relay and inbox objects when @nest-outbox/relay or\n' +
     '@nest-outbox/inbox is installed. migrate is idempotent and safe to run at every deploy.\n' +
     '--partition creates the outbox and inbox tables range-partitioned by event time\n' +
@@ -32,6 +35,8 @@ const NEST_OUTBOX_CLI = {
     table: { type: 'string' },
     down: { type: 'boolean' },
     ...PARTITION_FLAGS,
+    wal: { type: 'boolean' },
+    publication: { type: 'string' },
   },
 } as const;
 
@@ -69,20 +74,38 @@ async function missing(pool: Pool, part: SchemaPart): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/** `--wal` on a database whose WAL cannot be decoded: refused, with the fix. */
+async function requireLogicalWal(client: { query: Pool['query'] }): Promise<void> {
+  const { rows } = await client.query<{ level: string }>(
+    `SELECT current_setting('wal_level') AS level`,
+  );
+  if (rows[0]?.level !== 'logical')
+    throw new CliUsageError(
+      NEST_OUTBOX_CLI.name,
+      `--wal needs wal_level = logical (it is '${rows[0]?.level}'): run ALTER SYSTEM SET wal_level = logical and restart PostgreSQL, then migrate again`,
+      NEST_OUTBOX_CLI.usage,
+    );
+}
+
 /** Runs `migrate`, `status` or `sql`; returns the exit code (`status`: 1 if anything is missing). @internal */
 export async function runNestOutbox(
   command: string | undefined,
   values: Values,
   io: CliIo,
 ): Promise<number> {
+  if (values.publication !== undefined && !values.wal)
+    throw usageError('--publication goes with --wal');
+  const wal = values.wal ? { publication: values.publication } : undefined;
   const name = { schema: values.schema ?? 'public', table: values.table ?? 'outbox' };
   const policy = partitionPolicy(values);
   const parts = partitionedParts(
-    schemaParts(name.schema, name.table),
+    schemaParts(name.schema, name.table, wal),
     name,
     policy,
     command === 'sql',
   );
+  if (wal && !parts.some((p) => p.name === 'wal'))
+    throw usageError('--wal needs @nest-outbox/relay installed next to @nest-outbox/outbox');
   if (command === 'sql') {
     for (const part of values.down ? [...parts].reverse() : parts) {
       io.out(`-- nest-outbox ${part.name}${values.down ? ' (drop)' : ''}`);
@@ -94,6 +117,7 @@ export async function runNestOutbox(
     const created = await withPool(values, (pool) =>
       // Under a lock: two deploys migrating together do not race on the catalog.
       inTransaction(pool, async (client) => {
+        if (wal) await requireLogicalWal(client);
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('nest-outbox:migrate'))`);
         for (const part of parts) for (const statement of part.up) await client.query(statement);
         return installPartitions(sqlExecutorOf(client), parts, name, policy);

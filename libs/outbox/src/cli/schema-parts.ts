@@ -4,7 +4,7 @@ import { dropOutboxSchemaSql, outboxSchemaSql } from '../schema/outbox-schema.sq
 
 /** One package's DDL for one schema: its statements and the relations they create. @internal */
 export interface SchemaPart {
-  readonly name: 'outbox' | 'relay' | 'inbox';
+  readonly name: 'outbox' | 'relay' | 'inbox' | 'wal';
   readonly up: string[];
   readonly down: string[];
   /** Qualified names `to_regclass` finds once `up` ran. */
@@ -17,6 +17,8 @@ interface RelayApi {
   relaySchemaSql: Ddl;
   dropRelaySchemaSql: Ddl;
   relayObjectNames(name: { schema: string; table: string }): Record<string, string>;
+  walSchemaSql?: (name: { schema: string; table: string }, publication?: string) => string[];
+  dropWalSchemaSql?: (name: { schema: string; table: string }, publication?: string) => string[];
 }
 interface InboxApi {
   inboxSchemaSql(names: { schema: string }): string[];
@@ -26,8 +28,15 @@ interface InboxApi {
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only if installed
 const optionalPackage = <T>(name: string) => loadOptionalPeer(name, () => require(name) as T);
 
-/** The DDL of the outbox table, and of the relay's and the inbox's objects when installed. @internal */
-export function schemaParts(schema: string, table: string): SchemaPart[] {
+/**
+ * The DDL of the outbox table, and of the relay's and the inbox's objects when those
+ * packages are installed, for `schema` (outbox table `table`). @internal
+ */
+export function schemaParts(
+  schema: string,
+  table: string,
+  wal?: { readonly publication?: string },
+): SchemaPart[] {
   const name = { schema, table };
   const parts: SchemaPart[] = [
     {
@@ -46,6 +55,13 @@ export function schemaParts(schema: string, table: string): SchemaPart[] {
       down: relay.dropRelaySchemaSql(name),
       relations: [n.audit!, n.archive!, n.pressure!, `"${schema}".${n.claimIndex!}`],
     });
+    if (wal && relay.walSchemaSql && relay.dropWalSchemaSql)
+      parts.push({
+        name: 'wal',
+        up: relay.walSchemaSql(name, wal.publication),
+        down: relay.dropWalSchemaSql(name, wal.publication),
+        relations: [qualifiedTable('nest-outbox', schema, `${table}_relay_aside`)],
+      });
   }
   const inbox = optionalPackage<InboxApi>('@nest-outbox/inbox');
   if (inbox) {

@@ -6,6 +6,7 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
 import { RelayStatsService } from './relay-stats.service';
+import { WalRelay } from '../wal/wal-relay';
 
 /**
  * Terminus indicator of the relay: down when the loop is not running, the broker does not
@@ -23,6 +24,7 @@ export class RelayHealthIndicator {
     @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
     @Inject(RELAY_PUBLISHER) private readonly publisher: RelayPublisher,
     @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
+    private readonly walRelay: WalRelay,
   ) {}
 
   async isHealthy<const Key extends string = 'relay'>(
@@ -35,6 +37,8 @@ export class RelayHealthIndicator {
     const figures = this.stats.figures();
     const stats = figures.stats;
     const oldest = this.stats.oldestTransaction();
+    // WAL mode: every row stays unpublished in the table; the slot's lag is the backlog.
+    const wal = this.options.wal ? this.walRelay.state : undefined;
     const data = {
       running: this.loop.isRunning,
       paused: this.loop.isPaused,
@@ -50,13 +54,18 @@ export class RelayHealthIndicator {
       pressure: this.stats.pressureNow(),
       // The first thing to check when claims slow down and dead tuples climb.
       oldestTransaction: oldest && { ...oldest.value, figureAgeSeconds: oldest.ageSeconds },
+      ...(wal && { wal }),
     };
     const problems: string[] = [];
     if (!data.running && !data.paused) problems.push('relay loop not running');
     if (!brokerUp) problems.push('broker unreachable');
     const dbError = this.stats.databaseError;
     if (dbError) problems.push(`database unreachable (${dbError})`);
-    if (stats && stats.oldestUnparkedAgeMs > this.options.unhealthyAfterMs) {
+    if (wal?.lagSeconds && wal.lagSeconds * 1000 > this.options.unhealthyAfterMs)
+      problems.push(
+        `slot lag is ${Math.round(wal.lagSeconds)} s (> ${this.options.unhealthyAfterMs} ms)`,
+      );
+    if (!wal && stats && stats.oldestUnparkedAgeMs > this.options.unhealthyAfterMs) {
       problems.push(
         `oldest publishable event is ${Math.round(stats.oldestUnparkedAgeMs)} ms old (> ${this.options.unhealthyAfterMs})`,
       );

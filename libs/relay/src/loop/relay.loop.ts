@@ -21,6 +21,7 @@ import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constant
 import { RelayStore } from '../store/relay.store';
 import { NotificationListener } from '../wakeup/notification.listener';
 import { RelayWaker } from '../wakeup/relay-waker';
+import { WalRelay } from '../wal/wal-relay';
 
 /** Part of the shutdown deadline kept for handing rows back and disconnecting after a cancel. */
 const SHUTDOWN_RESERVE_MS = 250;
@@ -59,6 +60,7 @@ export class RelayLoop
     private readonly recorder: OutcomeRecorder,
     private readonly store: RelayStore,
     @Inject(RELAY_METRICS) private readonly metrics: RelayMetrics,
+    private readonly walRelay: WalRelay,
     @Optional() @Inject(OUTBOX_WAKEUP) private readonly wakeup?: OutboxWakeup,
   ) {
     this.waker = new RelayWaker(options.pollMinMs, options.pollMaxMs);
@@ -67,6 +69,7 @@ export class RelayLoop
 
   /** True while the loop runs. */
   get isRunning(): boolean {
+    if (this.wal) return this.wal.isRunning;
     return this.running !== undefined && !this.stopping;
   }
 
@@ -94,6 +97,7 @@ export class RelayLoop
 
   /** Starts the loop (idempotent). */
   async start(): Promise<void> {
+    if (this.wal) return this.startWal();
     if (this.running) return;
     this.stopping = false;
     this.abort = new AbortController();
@@ -117,6 +121,23 @@ export class RelayLoop
     this.metrics.running.set(1);
     this.running = this.run();
     this.logger.log(`relay ${this.options.relayId} started on ${this.options.qualifiedTable}`);
+  }
+
+  /** `mode: 'wal'`: the WAL relay reads the slot (or stands by) instead of claiming. */
+  private get wal(): WalRelay | undefined {
+    return this.options.wal ? this.walRelay : undefined;
+  }
+
+  private async startWal(): Promise<void> {
+    await this.publisher
+      .connect()
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `broker not reachable at start-up (${errorLabel(error)}); publishes retry with backoff`,
+        ),
+      );
+    await this.walRelay.start();
+    this.metrics.running.set(1);
   }
 
   /** Ends any wait at once (same effect as an after-commit signal). */
@@ -211,6 +232,11 @@ export class RelayLoop
    * cancels it (unsent rows are handed back): the whole shutdown fits in `shutdownTimeoutMs`.
    */
   async stop(): Promise<void> {
+    if (this.wal) {
+      await this.wal.stop();
+      this.metrics.running.set(0);
+      return;
+    }
     if (!this.running) return;
     this.stopping = true;
     this.stopBy = Date.now() + this.options.shutdownTimeoutMs;

@@ -43,6 +43,18 @@ function relayMetrics(make: MetricFactory, registry: Registry | undefined) {
     oldestAge: make.gauge('oldest_pending_age_seconds', 'Age of the oldest unpublished event'),
     running: make.gauge('loop_running', '1 while the relay loop runs'),
     brokerUp: make.gauge('broker_up', '1 when the last broker probe or publish succeeded'),
+    walActive: make.gauge(
+      'wal_active',
+      'WAL mode: 1 while this relay reads the slot, 0 standing by',
+    ),
+    walLagBytes: make.gauge(
+      'wal_slot_lag_bytes',
+      "WAL mode: WAL written since the slot's confirmed position",
+    ),
+    walLagSeconds: make.gauge(
+      'wal_slot_lag_seconds',
+      'WAL mode: age of the oldest commit read and not yet confirmed (0: none; NaN: standing by)',
+    ),
     claimSeconds: make.histogram('claim_duration_seconds', 'Claim transaction duration', SECONDS),
     publishSeconds: make.histogram('publish_duration_seconds', 'Kafka request duration', [
       ...SECONDS,

@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import type { RelayCompression } from '../publisher/compression';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import type { RelayRabbitMqOptions } from '../rabbitmq/rabbitmq.options';
+import type { RelayMode, WalRelayOptions } from './wal-options';
 
 /** What a classifier sees about the event whose publish failed (never the payload). */
 export interface ClassifiedEvent {
@@ -141,6 +142,14 @@ export interface RelayModuleOptions {
   readonly pressure?: PressureOptions;
   /** prom-client registry (default: the module's own) and name prefix, or `false`. @default { prefix: 'nest_outbox_relay_' } */
   readonly metrics?: { readonly registry?: Registry; readonly prefix?: string } | false;
+  /**
+   * `polling` claims rows from the table; `wal` reads committed inserts from a logical
+   * replication slot (needs `wal_level = logical`, REPLICATION rights and
+   * `npx nest-outbox migrate --wal`; see docs/WAL.md). @default 'polling'
+   */
+  readonly mode?: RelayMode;
+  /** Slot, publication and timings of `mode: 'wal'`. */
+  readonly wal?: WalRelayOptions;
   /** Settings whose defaults need no touching (see `RelayTuningOptions`). */
   readonly tuning?: RelayTuningOptions;
 }

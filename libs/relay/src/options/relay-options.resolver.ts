@@ -14,6 +14,7 @@ import type { PoolConfig } from 'pg';
 import { platformaticClientOptions } from '../platformatic/platformatic-config';
 import { RELAY_MODULE } from '../relay.constants';
 import { TopicRouter, parseTopicRoutes } from '../routing/topic-router';
+import { resolveWalOptions } from './wal-options';
 import type {
   RelayModuleOptions,
   RelayTuningOptions,
@@ -222,5 +223,7 @@ export function resolveRelayOptions(raw: RelayModuleOptions) {
     autoStart: check.boolean('tuning.autoStart', t.autoStart, true),
     relayId: t.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     metrics: check.metrics('metrics', raw.metrics, 'nest_outbox_relay_'),
+    /** Set with `mode: 'wal'`. */
+    wal: resolveWalOptions(raw.mode, raw.wal, schema, table),
   };
 }

@@ -69,3 +69,12 @@ export function classifyFailure(
   });
   return custom ?? classifyKafkaError(error);
 }
+
+/**
+ * Whether a failed request is one event's fault (a permanent error, or a TypeError or
+ * RangeError from building the request): then its events are retried apart to find it.
+ * @internal
+ */
+export function isOneEventsFault(error: unknown, kind: ErrorKind): boolean {
+  return error instanceof TypeError || error instanceof RangeError || kind === 'permanent';
+}

@@ -4,7 +4,7 @@ import type { ResolvedRelayOptions } from '../options/relay-options.resolver';
 import { BatchLedger } from '../outcome/batch-ledger';
 import { BrokerAckWatch, sendPlace } from '../outcome/broker-ack.watch';
 import { emptyOutcome, type BatchOutcome } from '../outcome/batch-outcome';
-import { classifyFailure } from '../outcome/failure.policy';
+import { classifyFailure, isOneEventsFault } from '../outcome/failure.policy';
 import { OutcomeRecorder } from '../outcome/outcome.recorder';
 import type { RelayPublisher } from '../publisher/relay-publisher.interface';
 import { RELAY_METRICS, RELAY_OPTIONS, RELAY_PUBLISHER } from '../relay.constants';
@@ -209,11 +209,7 @@ export class BatchProcessor {
 
   /** Whether a failed request's error may be one event's fault (then it is isolated). */
   private oneEventsFault(error: unknown, item: PlannedItem): boolean {
-    return (
-      error instanceof TypeError ||
-      error instanceof RangeError ||
-      this.kindOf(error, item) === 'permanent'
-    );
+    return isOneEventsFault(error, this.kindOf(error, item));
   }
 
   private kindOf(error: unknown, { row, record }: PlannedItem) {
